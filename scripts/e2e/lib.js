@@ -1,0 +1,82 @@
+// Shared helpers for the end-to-end scenarios: a real mineflayer client, a real RCON client,
+// and waits that fail with a clear message instead of hanging. The Rust tests start the server
+// and pass its ports in the environment.
+'use strict'
+
+const mineflayer = require('mineflayer')
+const { Rcon } = require('rcon-client')
+
+const host = '127.0.0.1'
+const port = Number(process.env.HORDE_PORT)
+const rconPort = Number(process.env.HORDE_RCON_PORT)
+const rconPassword = process.env.HORDE_RCON_PASSWORD
+// A generous bound for each wait: these machines are shared and noisy.
+const WAIT_MS = Number(process.env.HORDE_WAIT_MS || 60000)
+
+function log (...args) {
+  console.error(`[${new Date().toISOString()}]`, ...args)
+}
+
+// Resolves with the bot once it has spawned (after the first health update).
+function connectBot (username) {
+  return new Promise((resolve, reject) => {
+    const bot = mineflayer.createBot({ host, port, username, version: '1.20.1', auth: 'offline' })
+    const timer = setTimeout(() => reject(new Error(`${username} did not spawn`)), WAIT_MS)
+    bot.once('spawn', () => { clearTimeout(timer); log(`${username} spawned`); resolve(bot) })
+    bot.once('kicked', (reason) => { clearTimeout(timer); reject(new Error(`kicked: ${reason}`)) })
+    bot.once('error', (err) => { clearTimeout(timer); reject(err) })
+  })
+}
+
+async function rconClient (password = rconPassword) {
+  const rcon = new Rcon({ host, port: rconPort, password, timeout: WAIT_MS })
+  await rcon.connect()
+  return rcon
+}
+
+// Waits for `event` on `emitter` whose arguments satisfy `accept`.
+function waitFor (emitter, event, accept = () => true, what = event) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      emitter.removeListener(event, listener)
+      reject(new Error(`timed out waiting for ${what}`))
+    }, WAIT_MS)
+    function listener (...args) {
+      if (!accept(...args)) return
+      clearTimeout(timer)
+      emitter.removeListener(event, listener)
+      resolve(args)
+    }
+    emitter.on(event, listener)
+  })
+}
+
+// Polls `condition` until it holds.
+async function until (condition, what) {
+  const deadline = Date.now() + WAIT_MS
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+function check (ok, what) {
+  if (!ok) throw new Error(`check failed: ${what}`)
+  log(`ok: ${what}`)
+}
+
+// Runs a scenario: prints its result as one JSON line on stdout, exits 0 only on success.
+function scenario (body) {
+  body()
+    .then((result) => {
+      console.log(JSON.stringify({ ok: true, ...result }))
+      process.exit(0)
+    })
+    .catch((err) => {
+      log(err.stack || String(err))
+      console.log(JSON.stringify({ ok: false, error: String(err.message || err) }))
+      process.exit(1)
+    })
+}
+
+module.exports = { connectBot, rconClient, waitFor, until, check, log, scenario }

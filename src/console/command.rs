@@ -1,0 +1,199 @@
+//! Operator commands as typed values: parsing is pure, so a malformed line always becomes a
+//! usage message and never reaches the world.
+
+/// One parsed command.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    Help,
+    Stop,
+    SaveAll,
+    List,
+    Tps,
+    Chunks,
+    TimeQuery,
+    /// Vanilla-scale ticks.
+    TimeSet(i64),
+    Tp {
+        player: String,
+        to: [Coord; 3],
+    },
+    Damage {
+        player: String,
+        amount: f32,
+    },
+    Kill {
+        player: String,
+    },
+}
+
+/// A coordinate as vanilla writes them: `12.5`, or `~` / `~-3` relative to the player.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Coord {
+    Absolute(f64),
+    Relative(f64),
+}
+
+impl Coord {
+    fn parse(s: &str) -> Option<Self> {
+        let finite = |v: f64| v.is_finite().then_some(v);
+        match s.strip_prefix('~') {
+            Some("") => Some(Coord::Relative(0.0)),
+            Some(rest) => rest.parse().ok().and_then(finite).map(Coord::Relative),
+            None => s.parse().ok().and_then(finite).map(Coord::Absolute),
+        }
+    }
+
+    pub fn resolve(self, from: f64) -> f64 {
+        match self {
+            Coord::Absolute(v) => v,
+            Coord::Relative(d) => from + d,
+        }
+    }
+}
+
+/// Every command with its usage and what it does, for `help` and for usage errors.
+pub const COMMANDS: &[(&str, &str)] = &[
+    ("help", "list the commands"),
+    ("stop", "save the world and shut down"),
+    ("save-all", "write the world save now"),
+    ("list", "players online"),
+    (
+        "tps",
+        "ticks per second and tick times over the last minute",
+    ),
+    ("chunks", "loaded chunks and load/unload latency in ticks"),
+    ("time query", "the world clock"),
+    (
+        "time set <day|noon|night|midnight|TICKS>",
+        "set the time of day",
+    ),
+    (
+        "tp <player> <x> <y> <z>",
+        "teleport a player (~ for relative)",
+    ),
+    ("damage <player> <amount>", "hurt a player"),
+    ("kill <player>", "kill a player"),
+];
+
+/// The usage line of every form of command `name`.
+fn usage(name: &str) -> String {
+    let forms: Vec<&str> = COMMANDS
+        .iter()
+        .map(|(usage, _)| *usage)
+        .filter(|usage| usage.split(' ').next() == Some(name))
+        .collect();
+    format!("usage: {}", forms.join(" | "))
+}
+
+/// Parses one console or RCON line (a leading `/` is accepted, as in game chat).
+pub fn parse(line: &str) -> Result<Command, String> {
+    let line = line.trim();
+    let line = line.strip_prefix('/').unwrap_or(line);
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let Some((&name, args)) = words.split_first() else {
+        return Err("type help for the list of commands".into());
+    };
+    let command = match (name, args) {
+        ("help" | "?", []) => Command::Help,
+        ("stop", []) => Command::Stop,
+        ("save-all", [] | ["flush"]) => Command::SaveAll,
+        ("list", []) => Command::List,
+        ("tps", []) => Command::Tps,
+        ("chunks", []) => Command::Chunks,
+        ("time", ["query", ..]) => Command::TimeQuery,
+        ("time", ["set", when]) => {
+            Command::TimeSet(crate::time::parse_time(when).ok_or_else(|| usage("time"))?)
+        }
+        ("tp" | "teleport", [player, x, y, z]) => {
+            let coord = |s: &str| Coord::parse(s).ok_or_else(|| usage("tp"));
+            Command::Tp {
+                player: player.to_string(),
+                to: [coord(x)?, coord(y)?, coord(z)?],
+            }
+        }
+        ("damage", [player, amount]) => Command::Damage {
+            player: player.to_string(),
+            amount: amount
+                .parse::<f32>()
+                .ok()
+                .filter(|a| a.is_finite() && *a >= 0.0)
+                .ok_or_else(|| usage("damage"))?,
+        },
+        ("kill", [player]) => Command::Kill {
+            player: player.to_string(),
+        },
+        (name, _)
+            if COMMANDS
+                .iter()
+                .any(|(u, _)| u.split(' ').next() == Some(name)) =>
+        {
+            return Err(usage(name))
+        }
+        (name, _) => return Err(format!("unknown command {name:?}; type help")),
+    };
+    Ok(command)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_vanilla_forms() {
+        assert_eq!(parse("stop"), Ok(Command::Stop));
+        assert_eq!(parse("/save-all flush"), Ok(Command::SaveAll));
+        assert_eq!(parse("  time set noon "), Ok(Command::TimeSet(6000)));
+        assert_eq!(parse("time set 18000"), Ok(Command::TimeSet(18000)));
+        assert_eq!(parse("time query daytime"), Ok(Command::TimeQuery));
+        assert_eq!(
+            parse("tp Steve 1 ~2 ~"),
+            Ok(Command::Tp {
+                player: "Steve".into(),
+                to: [
+                    Coord::Absolute(1.0),
+                    Coord::Relative(2.0),
+                    Coord::Relative(0.0)
+                ]
+            })
+        );
+        assert_eq!(
+            parse("damage Alex 2.5"),
+            Ok(Command::Damage {
+                player: "Alex".into(),
+                amount: 2.5
+            })
+        );
+    }
+
+    #[test]
+    fn malformed_lines_get_usage() {
+        assert_eq!(
+            parse("tp Steve 1 2").unwrap_err(),
+            "usage: tp <player> <x> <y> <z>"
+        );
+        assert_eq!(
+            parse("tp Steve 1 2 nan").unwrap_err(),
+            "usage: tp <player> <x> <y> <z>"
+        );
+        assert_eq!(
+            parse("time set dusk").unwrap_err(),
+            "usage: time query | time set <day|noon|night|midnight|TICKS>"
+        );
+        assert!(parse("damage Alex -1")
+            .unwrap_err()
+            .starts_with("usage: damage"));
+        assert!(parse("stop now").unwrap_err().starts_with("usage: stop"));
+        assert!(parse("frobnicate")
+            .unwrap_err()
+            .starts_with("unknown command"));
+        assert!(parse("").is_err());
+        assert!(parse("\u{0}\u{1}garbage\u{7f}").is_err());
+    }
+
+    #[test]
+    fn coordinates_relative_to_a_player() {
+        assert_eq!(Coord::parse("~-3").unwrap().resolve(10.0), 7.0);
+        assert_eq!(Coord::parse("4.5").unwrap().resolve(10.0), 4.5);
+        assert_eq!(Coord::parse("~inf"), None);
+    }
+}

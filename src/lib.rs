@@ -1,0 +1,132 @@
+//! horde: a Minecraft 1.20.1 server on Valence whose zombies roam in packs.
+//!
+//! Each module is one concern with a `Plugin` wiring its systems; [`build_app`] puts them
+//! together into the server.
+
+pub mod config;
+pub mod console;
+pub mod metrics;
+pub mod player;
+pub mod save;
+pub mod time;
+pub mod world;
+
+use std::net::{SocketAddr, TcpListener};
+use std::num::NonZeroU32;
+use std::path::PathBuf;
+
+use anyhow::{bail, Context};
+use valence::log::{info, warn};
+use valence::network::NetworkPlugin;
+use valence::prelude::*;
+use valence::ServerSettings;
+
+use config::Config;
+
+/// What to serve and how.
+pub struct Launch {
+    pub config: Config,
+    /// The world folder.
+    pub world_dir: PathBuf,
+    /// Listen for Minecraft clients; headless tests leave it off.
+    pub network: bool,
+    /// Read commands from stdin.
+    pub stdin: bool,
+}
+
+/// Builds the whole server, ready to `run()`. Fails with an operator-readable message when the
+/// world folder, its save or a port is unusable.
+pub fn build_app(launch: Launch) -> anyhow::Result<App> {
+    let Launch {
+        config,
+        world_dir,
+        network,
+        stdin,
+    } = launch;
+    check_world_dir(&world_dir)?;
+    let mut clock = time::WorldClock::new(config.time.day_length_ticks, config.time.start_time);
+    save::load_clock(&world_dir, &mut clock)?;
+
+    let mut app = App::new();
+    app.insert_resource(ServerSettings {
+        tick_rate: NonZeroU32::new(config.server.tick_rate).context("server.tick_rate is 0")?,
+        ..Default::default()
+    });
+    let mut plugins = DefaultPlugins.build();
+    let mut listening = None;
+    if network {
+        let address = bind_address(&config)?;
+        app.insert_resource(NetworkSettings {
+            address,
+            max_players: config.server.max_players as usize,
+            connection_mode: if config.server.online_mode {
+                ConnectionMode::Online {
+                    prevent_proxy_connections: false,
+                }
+            } else {
+                ConnectionMode::Offline
+            },
+            ..Default::default()
+        });
+        listening = Some(address);
+    } else {
+        plugins = plugins.disable::<NetworkPlugin>();
+    }
+    let rcon = config.rcon.clone();
+    app.insert_resource(config)
+        .add_plugins(plugins)
+        .add_plugins((
+            metrics::MetricsPlugin,
+            world::WorldPlugin { dir: world_dir },
+            time::TimePlugin,
+            player::PlayerPlugin,
+            save::SavePlugin,
+            console::ConsolePlugin { stdin },
+        ))
+        .insert_resource(clock);
+
+    // Logging starts with the plugins: report the listen address only now.
+    if let Some(address) = listening {
+        info!("listening for Minecraft 1.20.1 clients on {address}");
+        if !app.world.resource::<Config>().server.online_mode {
+            warn!("online_mode is off: players are not authenticated and can join under any name");
+        }
+    }
+
+    if rcon.enabled {
+        let address = SocketAddr::new(rcon.address.parse()?, rcon.port);
+        let inbox = app.world.resource::<console::Inbox>().sender();
+        console::rcon::start(address, rcon.password, inbox)
+            .with_context(|| format!("cannot listen for RCON on {address}"))?;
+    }
+    Ok(app)
+}
+
+/// The Minecraft listen address; port 0 is resolved here to a free port so it can be logged.
+fn bind_address(config: &Config) -> anyhow::Result<SocketAddr> {
+    let ip = config.server.address.parse()?;
+    let mut address = SocketAddr::new(ip, config.server.port);
+    // Valence binds on its own thread and reports no failure: probe the port first so a busy
+    // port is a clear error at start.
+    let probe = TcpListener::bind(address)
+        .with_context(|| format!("cannot listen on {address} (is another server running?)"))?;
+    address.set_port(probe.local_addr()?.port());
+    Ok(address)
+}
+
+fn check_world_dir(dir: &std::path::Path) -> anyhow::Result<()> {
+    if !dir.exists() {
+        bail!(
+            "world folder {} does not exist (create it, or set server.world in config.toml)",
+            dir.display()
+        );
+    }
+    if !dir.is_dir() {
+        bail!("world folder {} is not a folder", dir.display());
+    }
+    let region = dir.join("region");
+    if region.exists() && !region.is_dir() {
+        bail!("{} is not a folder of region files", region.display());
+    }
+    Ok(())
+}

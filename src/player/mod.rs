@@ -1,0 +1,257 @@
+//! Players: joining the overworld at the spawn point, health and its packets, damage with the
+//! hurt effect, death, the respawn screen and the void.
+//!
+//! Valence has no health logic at all, and real clients (mineflayer included) only consider a
+//! player spawned after the first health update, so health is sent on join and on every change.
+
+use valence::client::{FlushPacketsSet, UpdateClientsSet};
+use valence::entity::EntityId;
+use valence::layer::Layer;
+use valence::log::info;
+use valence::prelude::*;
+use valence::protocol::packets::play::{EntityDamageS2c, HealthUpdateS2c};
+use valence::protocol::{VarInt, WritePacket};
+use valence::status::RequestRespawnEvent;
+
+use crate::config::{Config, GameModeSetting};
+use crate::world::{Overworld, WorldSpawn, MIN_Y};
+
+pub struct PlayerPlugin;
+
+impl Plugin for PlayerPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_event::<DamagePlayer>()
+            .add_systems(
+                Update,
+                (
+                    join_players,
+                    place_waiting_players,
+                    limit_view_distance,
+                    void_damage,
+                    apply_damage,
+                    respawn_players,
+                    despawn_disconnected_clients,
+                )
+                    .chain(),
+            )
+            // After Valence's respawn packet: a client resets its health when it respawns.
+            .add_systems(
+                PostUpdate,
+                send_health.after(UpdateClientsSet).before(FlushPacketsSet),
+            );
+    }
+}
+
+/// Full health, as vanilla.
+pub const MAX_HEALTH: f32 = 20.0;
+/// Vanilla's void: 4 damage each tick below `MIN_Y - 64`.
+const VOID_DEPTH: f64 = 64.0;
+const VOID_DAMAGE: f32 = 4.0;
+
+/// A player's health in half hearts.
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+pub struct Health(pub f32);
+
+/// The player is on the death screen.
+#[derive(Component, Debug)]
+pub struct Dead;
+
+/// Joined before the spawn point was known; placed as soon as it is.
+#[derive(Component, Debug)]
+struct AwaitingSpawn;
+
+/// Hurts a player; death follows at zero health.
+#[derive(Event, Debug, Clone, Copy)]
+pub struct DamagePlayer {
+    pub player: Entity,
+    pub amount: f32,
+    pub cause: DamageCause,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DamageCause {
+    /// Fell below the world.
+    Void,
+    /// An operator's `damage` or `kill` command.
+    Command,
+    /// Struck by an entity (its raw entity id).
+    Mob(i32),
+}
+
+impl DamageCause {
+    /// Index in the 1.20.1 `damage_type` registry, which picks the client's effect.
+    fn type_id(self) -> i32 {
+        match self {
+            DamageCause::Void => 29,
+            DamageCause::Command => 16,
+            DamageCause::Mob(_) => 25,
+        }
+    }
+
+    fn death_message(self, name: &str) -> String {
+        match self {
+            DamageCause::Void => format!("{name} fell out of the world"),
+            DamageCause::Command => format!("{name} died"),
+            DamageCause::Mob(_) => format!("{name} was slain by a zombie"),
+        }
+    }
+}
+
+fn join_players(
+    mut commands: Commands,
+    mut clients: Query<
+        (
+            Entity,
+            &Username,
+            &mut EntityLayerId,
+            &mut VisibleChunkLayer,
+            &mut VisibleEntityLayers,
+            &mut Position,
+            &mut GameMode,
+        ),
+        Added<Client>,
+    >,
+    layers: Query<Entity, With<Overworld>>,
+    spawn: Res<WorldSpawn>,
+    config: Res<Config>,
+) {
+    let Ok(layer) = layers.get_single() else {
+        return;
+    };
+    for (entity, name, mut layer_id, mut chunks, mut entities, mut pos, mut mode) in &mut clients {
+        layer_id.0 = layer;
+        chunks.0 = layer;
+        entities.0.insert(layer);
+        *mode = match config.server.game_mode {
+            GameModeSetting::Survival => GameMode::Survival,
+            GameModeSetting::Adventure => GameMode::Adventure,
+        };
+        let mut player = commands.entity(entity);
+        player.insert(Health(MAX_HEALTH));
+        match spawn.pos {
+            Some(at) => pos.0 = at,
+            None => {
+                pos.0 = DVec3::new(0.5, (MIN_Y + 400) as f64, 0.5);
+                player.insert(AwaitingSpawn);
+            }
+        }
+        info!("{} joined", name.0);
+    }
+}
+
+fn place_waiting_players(
+    mut commands: Commands,
+    mut waiting: Query<(Entity, &mut Position), With<AwaitingSpawn>>,
+    spawn: Res<WorldSpawn>,
+) {
+    let Some(at) = spawn.pos else {
+        return;
+    };
+    for (entity, mut pos) in &mut waiting {
+        pos.0 = at;
+        commands.entity(entity).remove::<AwaitingSpawn>();
+    }
+}
+
+/// Clients ask for up to 32 chunks; the server grants at most `server.view_distance`.
+fn limit_view_distance(
+    mut clients: Query<&mut ViewDistance, Changed<ViewDistance>>,
+    config: Res<Config>,
+) {
+    for mut view in &mut clients {
+        if view.get() > config.server.view_distance {
+            view.set(config.server.view_distance);
+        }
+    }
+}
+
+fn void_damage(
+    players: Query<(Entity, &Position), (Without<Dead>, Without<AwaitingSpawn>, With<Health>)>,
+    mut damage: EventWriter<DamagePlayer>,
+) {
+    for (player, pos) in &players {
+        if pos.0.y < MIN_Y as f64 - VOID_DEPTH {
+            damage.send(DamagePlayer {
+                player,
+                amount: VOID_DAMAGE,
+                cause: DamageCause::Void,
+            });
+        }
+    }
+}
+
+fn apply_damage(
+    mut commands: Commands,
+    mut events: EventReader<DamagePlayer>,
+    mut players: Query<(&mut Client, &mut Health, &EntityId, &Position, &Username), Without<Dead>>,
+    mut layers: Query<&mut EntityLayer, With<Overworld>>,
+) {
+    for event in events.iter() {
+        let Ok((mut client, mut health, id, pos, name)) = players.get_mut(event.player) else {
+            continue;
+        };
+        if health.0 <= 0.0 {
+            continue;
+        }
+        health.0 = (health.0 - event.amount).max(0.0);
+        let source = match event.cause {
+            DamageCause::Mob(attacker) => attacker + 1,
+            _ => 0,
+        };
+        let hurt = |entity_id: i32| EntityDamageS2c {
+            entity_id: VarInt(entity_id),
+            source_type_id: VarInt(event.cause.type_id()),
+            source_cause_id: VarInt(source),
+            source_direct_id: VarInt(source),
+            source_pos: None,
+        };
+        // The client knows its own entity as id 0; everyone else sees the real id.
+        client.write_packet(&hurt(0));
+        if let Ok(mut layer) = layers.get_single_mut() {
+            layer
+                .view_except_writer(ChunkPos::from_pos(pos.0), event.player)
+                .write_packet(&hurt(id.get()));
+        }
+        if health.0 <= 0.0 {
+            let message = event.cause.death_message(&name.0);
+            info!("{message}");
+            client.kill(message);
+            commands.entity(event.player).insert(Dead);
+        }
+    }
+}
+
+fn respawn_players(
+    mut commands: Commands,
+    mut events: EventReader<RequestRespawnEvent>,
+    mut players: Query<(&mut Health, &mut Position, &mut VisibleChunkLayer), With<Dead>>,
+    spawn: Res<WorldSpawn>,
+) {
+    for event in events.iter() {
+        let Ok((mut health, mut pos, mut chunks)) = players.get_mut(event.client) else {
+            continue;
+        };
+        let at = spawn.pos.unwrap_or(pos.0);
+        // A teleport to the very same spot is not sent, and the respawned client needs one.
+        pos.0 = if pos.0 == at {
+            at + DVec3::new(0.0, 0.01, 0.0)
+        } else {
+            at
+        };
+        health.0 = MAX_HEALTH;
+        // Marking the layer changed makes Valence send the respawn packet that closes the
+        // death screen; the chunks stay, since the layer is the same.
+        chunks.set_changed();
+        commands.entity(event.client).remove::<Dead>();
+    }
+}
+
+fn send_health(mut players: Query<(&mut Client, &Health), Changed<Health>>) {
+    for (mut client, health) in &mut players {
+        client.write_packet(&HealthUpdateS2c {
+            health: health.0,
+            food: VarInt(20),
+            food_saturation: 5.0,
+        });
+    }
+}

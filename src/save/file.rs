@@ -1,0 +1,233 @@
+//! One `data/*.dat` file of the world save: gzipped NBT, written atomically, read with a
+//! fallback to the previous copy, never silently overwritten when it cannot be read.
+
+use std::fs::{self, File};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use flate2::read::GzDecoder;
+use flate2::write::GzEncoder;
+use flate2::Compression;
+use valence::log::{error, warn};
+use valence::nbt::{Compound, Value};
+
+/// Minecraft 1.20.1's data version, stamped on every file as vanilla does.
+pub const DATA_VERSION: i32 = 3465;
+/// Key holding our own format version, for migrating old saves later.
+const FORMAT_KEY: &str = "HordeFormat";
+
+/// A save file and its format version.
+#[derive(Debug, Clone)]
+pub struct SaveFile {
+    path: PathBuf,
+    format: i32,
+}
+
+impl SaveFile {
+    pub fn new(path: impl Into<PathBuf>, format: i32) -> Self {
+        Self {
+            path: path.into(),
+            format,
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn sibling(&self, suffix: &str) -> PathBuf {
+        let mut name = self.path.file_name().unwrap_or_default().to_os_string();
+        name.push(suffix);
+        self.path.with_file_name(name)
+    }
+
+    /// `name.dat.corrupt`, or `.corrupt2`, `.corrupt3`... so no earlier one is overwritten.
+    fn free_aside_path(&self) -> PathBuf {
+        (1..)
+            .map(|n| match n {
+                1 => self.sibling(".corrupt"),
+                n => self.sibling(&format!(".corrupt{n}")),
+            })
+            .find(|p| !p.exists())
+            .expect("some name is free")
+    }
+
+    /// The previous copy, kept by every write (`name.dat_old`, like vanilla's `level.dat_old`).
+    pub fn old_path(&self) -> PathBuf {
+        self.sibling("_old")
+    }
+
+    /// Writes `data` (plus `DataVersion` and our format version): temp file, fsync, the
+    /// current file kept as `.dat_old`, rename into place.
+    pub fn write(&self, data: &Compound) -> anyhow::Result<()> {
+        let mut root = data.clone();
+        root.insert("DataVersion", DATA_VERSION);
+        root.insert(FORMAT_KEY, self.format);
+        let mut gz = GzEncoder::new(Vec::new(), Compression::default());
+        root.to_binary(&mut gz, "")?;
+        let bytes = gz.finish()?;
+
+        if let Some(dir) = self.path.parent() {
+            fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
+        let tmp = self.sibling(".tmp");
+        let mut file = File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
+        file.write_all(&bytes)?;
+        file.sync_all()?;
+        drop(file);
+        if self.path.exists() {
+            fs::rename(&self.path, self.old_path())
+                .with_context(|| format!("keeping {} as _old", self.path.display()))?;
+        }
+        fs::rename(&tmp, &self.path)
+            .with_context(|| format!("moving {} into place", tmp.display()))?;
+        if let Some(dir) = self.path.parent() {
+            // Make the renames themselves durable.
+            File::open(dir).and_then(|d| d.sync_all()).ok();
+        }
+        Ok(())
+    }
+
+    /// Reads and checks one file: `Ok(None)` when it does not exist.
+    fn read_one(&self, path: &Path) -> Result<Option<Compound>, ReadError> {
+        let bytes = match fs::read(path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(ReadError::Unreadable(e.into())),
+        };
+        let root = decode(&bytes).map_err(ReadError::Unreadable)?;
+        match root.get(FORMAT_KEY) {
+            Some(Value::Int(v)) if *v > self.format => Err(ReadError::Newer(*v)),
+            Some(Value::Int(_)) => Ok(Some(root)),
+            _ => Err(ReadError::Unreadable(anyhow::anyhow!(
+                "no {FORMAT_KEY} tag: not a horde save"
+            ))),
+        }
+    }
+
+    /// Loads the save: a missing file is a fresh start; an unreadable one is reported, moved
+    /// aside as `.corrupt` and replaced by the previous copy. A file from a newer horde is an
+    /// error, since using it would lose what the newer version wrote.
+    pub fn load(&self) -> anyhow::Result<Option<Compound>> {
+        match self.read_one(&self.path) {
+            Ok(Some(root)) => return Ok(Some(root)),
+            Ok(None) => {}
+            Err(ReadError::Newer(v)) => bail!(
+                "{} was written by a newer horde (format {v}; this one reads up to {})",
+                self.path.display(),
+                self.format
+            ),
+            Err(ReadError::Unreadable(e)) => {
+                let aside = self.free_aside_path();
+                error!(
+                    "{} is unreadable ({e:#}); moved to {} and using the previous save",
+                    self.path.display(),
+                    aside.display()
+                );
+                fs::rename(&self.path, &aside)
+                    .with_context(|| format!("moving {} aside", self.path.display()))?;
+            }
+        }
+        let old = self.old_path();
+        match self.read_one(&old) {
+            Ok(found) => {
+                if found.is_some() {
+                    warn!("loaded the previous save {}", old.display());
+                }
+                Ok(found)
+            }
+            Err(ReadError::Newer(v)) => bail!(
+                "{} was written by a newer horde (format {v})",
+                old.display()
+            ),
+            Err(ReadError::Unreadable(e)) => {
+                error!(
+                    "{} is unreadable too ({e:#}); starting from a fresh state, the file is kept",
+                    old.display()
+                );
+                Ok(None)
+            }
+        }
+    }
+}
+
+enum ReadError {
+    /// Written by a newer format: must not be touched.
+    Newer(i32),
+    Unreadable(anyhow::Error),
+}
+
+/// Gunzips and parses one NBT root compound, refusing trailing bytes.
+fn decode(bytes: &[u8]) -> anyhow::Result<Compound> {
+    let mut raw = Vec::new();
+    GzDecoder::new(bytes)
+        .read_to_end(&mut raw)
+        .context("not gzip data, or truncated")?;
+    let mut slice = raw.as_slice();
+    let (root, _) = Compound::from_binary(&mut slice).context("not NBT, or truncated")?;
+    if !slice.is_empty() {
+        bail!("{} stray bytes after the NBT", slice.len());
+    }
+    Ok(root)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("horde-save-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn sample(n: i64) -> Compound {
+        let mut c = Compound::new();
+        c.insert("Time", n);
+        c
+    }
+
+    #[test]
+    fn round_trip_keeps_previous_copy() {
+        let dir = temp_dir("round");
+        let file = SaveFile::new(dir.join("data/x.dat"), 1);
+        assert!(file.load().unwrap().is_none());
+        file.write(&sample(1)).unwrap();
+        file.write(&sample(2)).unwrap();
+        let loaded = file.load().unwrap().unwrap();
+        assert_eq!(loaded.get("Time"), Some(&Value::Long(2)));
+        assert_eq!(loaded.get("DataVersion"), Some(&Value::Int(DATA_VERSION)));
+        assert!(file.old_path().exists());
+    }
+
+    #[test]
+    fn every_truncation_falls_back_without_panic() {
+        let dir = temp_dir("trunc");
+        let file = SaveFile::new(dir.join("x.dat"), 1);
+        file.write(&sample(1)).unwrap();
+        file.write(&sample(2)).unwrap();
+        let good = fs::read(file.path()).unwrap();
+        let old = fs::read(file.old_path()).unwrap();
+        for cut in 0..good.len() {
+            fs::write(file.path(), &good[..cut]).unwrap();
+            fs::write(file.old_path(), &old).unwrap();
+            let loaded = file.load().unwrap().unwrap();
+            assert_eq!(loaded.get("Time"), Some(&Value::Long(1)), "cut at {cut}");
+            assert!(dir.join("x.dat.corrupt").exists());
+            assert!(cut == 0 || dir.join(format!("x.dat.corrupt{}", cut + 1)).exists());
+        }
+    }
+
+    #[test]
+    fn newer_format_is_refused() {
+        let dir = temp_dir("newer");
+        SaveFile::new(dir.join("x.dat"), 9)
+            .write(&sample(1))
+            .unwrap();
+        let err = SaveFile::new(dir.join("x.dat"), 1).load().unwrap_err();
+        assert!(err.to_string().contains("newer horde"), "{err}");
+        assert!(dir.join("x.dat").exists(), "never moved or overwritten");
+    }
+}

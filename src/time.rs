@@ -1,0 +1,178 @@
+//! The world clock: it advances one tick per tick, is sent to every client on join and once a
+//! second, and is saved with the world.
+
+use valence::prelude::*;
+use valence::protocol::packets::play::WorldTimeUpdateS2c;
+use valence::protocol::WritePacket;
+
+use crate::config::Config;
+use crate::world::Overworld;
+
+/// Ticks in a vanilla day: the scale the client's sky is drawn in.
+const VANILLA_DAY: i64 = 24_000;
+
+pub struct TimePlugin;
+
+impl Plugin for TimePlugin {
+    fn build(&self, app: &mut App) {
+        let config = &app.world.resource::<Config>().time;
+        let clock = WorldClock::new(config.day_length_ticks, config.start_time);
+        app.insert_resource(clock)
+            .add_systems(Update, (advance_clock, send_clock).chain());
+    }
+}
+
+/// World age and time of day, in ticks.
+#[derive(Resource, Debug, Clone, PartialEq, Eq)]
+pub struct WorldClock {
+    /// Ticks the world has run, over all sessions.
+    pub age: i64,
+    /// Ticks since the last sunrise, `0..day_length`.
+    pub day_time: i64,
+    /// Days completed (vanilla's `time query day`).
+    pub day: i64,
+    pub day_length: i64,
+}
+
+/// Named times of day, in vanilla ticks, as `time set` knows them.
+pub const NAMED_TIMES: [(&str, i64); 4] = [
+    ("day", 1000),
+    ("noon", 6000),
+    ("night", 13_000),
+    ("midnight", 18_000),
+];
+
+impl WorldClock {
+    pub fn new(day_length: i64, start_time: i64) -> Self {
+        Self {
+            age: 0,
+            day_time: start_time,
+            day: 0,
+            day_length,
+        }
+    }
+
+    pub fn tick(&mut self) {
+        self.age += 1;
+        self.day_time += 1;
+        if self.day_time >= self.day_length {
+            self.day_time = 0;
+            self.day += 1;
+        }
+    }
+
+    /// Sets the time of day from a vanilla-scale value (so `noon` is noon whatever the day
+    /// length); values past one day advance the day counter like vanilla's `time set`.
+    pub fn set_vanilla(&mut self, vanilla_ticks: i64) {
+        let ticks = vanilla_ticks * self.day_length / VANILLA_DAY;
+        self.day += ticks.div_euclid(self.day_length);
+        self.day_time = ticks.rem_euclid(self.day_length);
+    }
+
+    /// The time of day in vanilla scale.
+    pub fn vanilla_time(&self) -> i64 {
+        self.day_time * VANILLA_DAY / self.day_length
+    }
+
+    /// Whether the sun is up (vanilla: day from 0 to 12000, dusk and night after).
+    pub fn is_day(&self) -> bool {
+        self.vanilla_time() < 12_000
+    }
+
+    /// The packet that shows this time. With a non-vanilla day length the client's own sun is
+    /// frozen (negative time) so that it does not run at vanilla speed between updates.
+    pub fn packet(&self) -> WorldTimeUpdateS2c {
+        let time = self.day * VANILLA_DAY + self.vanilla_time();
+        WorldTimeUpdateS2c {
+            world_age: self.age,
+            time_of_day: if self.day_length == VANILLA_DAY {
+                time
+            } else {
+                -time.max(1)
+            },
+        }
+    }
+
+    /// `time query` (logfmt).
+    pub fn report(&self) -> String {
+        format!(
+            "daytime={} day={} gametime={} day_length={} is_day={}",
+            self.day_time,
+            self.day,
+            self.age,
+            self.day_length,
+            self.is_day()
+        )
+    }
+}
+
+/// Parses `day|noon|night|midnight|TICKS` into vanilla ticks.
+pub fn parse_time(arg: &str) -> Option<i64> {
+    NAMED_TIMES
+        .iter()
+        .find(|(name, _)| *name == arg)
+        .map(|(_, t)| *t)
+        .or_else(|| {
+            arg.parse::<i64>()
+                .ok()
+                .filter(|t| (0..=i32::MAX as i64).contains(t))
+        })
+}
+
+fn advance_clock(mut clock: ResMut<WorldClock>) {
+    clock.tick();
+}
+
+fn send_clock(
+    clock: Res<WorldClock>,
+    server: Res<Server>,
+    mut layers: Query<&mut ChunkLayer, With<Overworld>>,
+    mut joined: Query<&mut Client, Added<Client>>,
+) {
+    let packet = clock.packet();
+    if clock.age % server.tick_rate().get() as i64 == 0 {
+        if let Ok(mut layer) = layers.get_single_mut() {
+            layer.write_packet(&packet);
+        }
+    }
+    for mut client in &mut joined {
+        client.write_packet(&packet);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wraps_days() {
+        let mut c = WorldClock::new(24_000, 23_999);
+        c.tick();
+        assert_eq!((c.age, c.day_time, c.day), (1, 0, 1));
+    }
+
+    #[test]
+    fn named_times_scale_with_day_length() {
+        assert_eq!(parse_time("noon"), Some(6000));
+        assert_eq!(parse_time("1234"), Some(1234));
+        assert_eq!(parse_time("-3"), None);
+        assert_eq!(parse_time("dusk"), None);
+        let mut c = WorldClock::new(48_000, 0);
+        c.set_vanilla(6000);
+        assert_eq!(c.day_time, 12_000);
+        assert_eq!(c.vanilla_time(), 6000);
+        assert!(c.is_day());
+        c.set_vanilla(18_000);
+        assert!(!c.is_day());
+        c.set_vanilla(30_000);
+        assert_eq!((c.day, c.day_time), (1, 12_000));
+    }
+
+    #[test]
+    fn packet_freezes_the_client_sun_only_for_custom_days() {
+        let mut c = WorldClock::new(24_000, 100);
+        assert_eq!(c.packet().time_of_day, 100);
+        c = WorldClock::new(12_000, 100);
+        assert_eq!(c.packet().time_of_day, -200);
+    }
+}

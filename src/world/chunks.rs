@@ -1,0 +1,324 @@
+//! Chunk lifetime: which chunks are loaded, for how long, and how long that takes.
+//!
+//! `valence_anvil` reads chunks from the world folder; a chunk it does not find is generated on
+//! a worker thread so the tick never waits. Every loaded chunk is added to the Anvil level's
+//! `ignored_chunks`, which hands unloading to this module: a chunk stays for
+//! `chunks.retention_ticks` after its last viewer leaves, as vanilla keeps chunks a while.
+//!
+//! Both latencies are measured in ticks and kept as distributions: from the tick a client's view
+//! first needs a chunk to the tick it is in the layer, and from the tick its last viewer leaves
+//! to the tick it is dropped. The pack system's dematerialisation grace is judged against them.
+
+use std::collections::{HashMap, HashSet};
+
+use valence::anvil::{AnvilLevel, ChunkLoadEvent, ChunkLoadStatus};
+use valence::layer::UpdateLayersPreClientSet;
+use valence::log::{info, warn};
+use valence::prelude::*;
+
+use super::generate::Terrain;
+use super::Overworld;
+use crate::config::Config;
+use crate::metrics::Histogram;
+
+pub struct ChunksPlugin {
+    pub seed: i64,
+}
+
+impl Plugin for ChunksPlugin {
+    fn build(&self, app: &mut App) {
+        let config = &app.world.resource::<Config>().chunks;
+        let lifecycle = ChunkLifecycle::new(config.retention_ticks, config.report_interval_ticks);
+        app.insert_resource(lifecycle)
+            .insert_resource(Generator::start(self.seed))
+            .add_systems(
+                PostUpdate,
+                note_needed_chunks.before(UpdateLayersPreClientSet),
+            )
+            .add_systems(Last, note_anvil_loads)
+            .add_systems(
+                Update,
+                (
+                    insert_generated_chunks,
+                    drop_unviewed_chunks,
+                    log_chunk_report,
+                ),
+            );
+    }
+}
+
+/// Loaded, pending and measured chunks of the overworld.
+#[derive(Resource, Debug)]
+pub struct ChunkLifecycle {
+    retention_ticks: u64,
+    report_interval_ticks: u64,
+    /// Chunks a client needs that are not loaded yet, with the tick the need began.
+    needed_since: HashMap<ChunkPos, i64>,
+    /// Loaded chunks nobody views, with the tick the last viewer left.
+    unviewed_since: HashMap<ChunkPos, i64>,
+    /// Chunks never dropped (spawn chunks).
+    pinned: HashSet<ChunkPos>,
+    loaded: usize,
+    generated: u64,
+    failed: u64,
+    /// Ticks from first needed to in the layer.
+    pub load_latency: Histogram,
+    /// Ticks from last viewer gone to dropped.
+    pub unload_latency: Histogram,
+}
+
+impl ChunkLifecycle {
+    pub fn new(retention_ticks: u64, report_interval_ticks: u64) -> Self {
+        Self {
+            retention_ticks,
+            report_interval_ticks,
+            needed_since: HashMap::new(),
+            unviewed_since: HashMap::new(),
+            pinned: HashSet::new(),
+            loaded: 0,
+            generated: 0,
+            failed: 0,
+            load_latency: Histogram::default(),
+            unload_latency: Histogram::default(),
+        }
+    }
+
+    /// Keeps a chunk loaded for good, and counts it as needed from `now`.
+    pub fn pin(&mut self, pos: ChunkPos, now: i64) {
+        self.pinned.insert(pos);
+        self.need(pos, now);
+    }
+
+    fn need(&mut self, pos: ChunkPos, now: i64) {
+        self.needed_since.entry(pos).or_insert(now);
+    }
+
+    fn arrived(&mut self, pos: ChunkPos, now: i64) {
+        if let Some(since) = self.needed_since.remove(&pos) {
+            self.load_latency.record((now - since).max(0) as u64);
+        }
+    }
+
+    /// Whether a chunk with `viewers` should go, given it is `now`.
+    fn should_drop(&mut self, pos: ChunkPos, viewers: u32, now: i64) -> bool {
+        if viewers > 0 || self.pinned.contains(&pos) {
+            self.unviewed_since.remove(&pos);
+            return false;
+        }
+        let since = *self.unviewed_since.entry(pos).or_insert(now);
+        if (now - since) as u64 >= self.retention_ticks {
+            self.unviewed_since.remove(&pos);
+            self.unload_latency.record((now - since) as u64);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// The `chunks` status line (logfmt).
+    pub fn report(&self) -> String {
+        format!(
+            "loaded={} pending={} generated={} failed={} retention_ticks={} {} {}",
+            self.loaded,
+            self.needed_since.len(),
+            self.generated,
+            self.failed,
+            self.retention_ticks,
+            self.load_latency.logfmt("load"),
+            self.unload_latency.logfmt("unload"),
+        )
+    }
+}
+
+/// The terrain generator's worker thread and the chunks handed to it.
+#[derive(Resource)]
+struct Generator {
+    requests: flume::Sender<ChunkPos>,
+    done: flume::Receiver<(ChunkPos, UnloadedChunk)>,
+    in_flight: HashSet<ChunkPos>,
+}
+
+impl Generator {
+    fn start(seed: i64) -> Self {
+        let (requests, todo) = flume::unbounded::<ChunkPos>();
+        let (finished, done) = flume::unbounded();
+        std::thread::Builder::new()
+            .name("terrain".into())
+            .spawn(move || {
+                let terrain = Terrain::new(seed);
+                for pos in todo.iter() {
+                    if finished.send((pos, terrain.generate(pos))).is_err() {
+                        break;
+                    }
+                }
+            })
+            .expect("the OS refused to start the terrain thread");
+        Self {
+            requests,
+            done,
+            in_flight: HashSet::new(),
+        }
+    }
+
+    fn request(&mut self, pos: ChunkPos) {
+        if self.in_flight.insert(pos) {
+            // The worker lives as long as the generator: a send cannot fail.
+            let _ = self.requests.send(pos);
+        }
+    }
+}
+
+/// Records the tick each chunk entering a client's view was first needed (mirrors the view
+/// diff `valence_anvil` uses to queue loads).
+fn note_needed_chunks(
+    clients: Query<(View, OldView, Ref<OldEntityLayerId>), With<Client>>,
+    layers: Query<&ChunkLayer, With<Overworld>>,
+    server: Res<Server>,
+    mut lifecycle: ResMut<ChunkLifecycle>,
+) {
+    let Ok(layer) = layers.get_single() else {
+        return;
+    };
+    let now = server.current_tick();
+    for (view, old_view, old_layer) in &clients {
+        let (view, old_view) = (view.get(), old_view.get());
+        if view == old_view && !old_layer.is_added() {
+            continue;
+        }
+        let mut note = |pos: ChunkPos| {
+            if layer.chunk(pos).is_none() {
+                lifecycle.need(pos, now);
+            }
+        };
+        if old_layer.is_added() {
+            view.iter().for_each(&mut note);
+        } else {
+            view.diff(old_view).for_each(&mut note);
+        }
+    }
+}
+
+/// Takes over chunks `valence_anvil` loaded, and sends the ones it lacks to the generator.
+fn note_anvil_loads(
+    mut events: EventReader<ChunkLoadEvent>,
+    mut levels: Query<&mut AnvilLevel, With<Overworld>>,
+    mut generator: ResMut<Generator>,
+    mut lifecycle: ResMut<ChunkLifecycle>,
+    server: Res<Server>,
+) {
+    let Ok(mut level) = levels.get_single_mut() else {
+        return;
+    };
+    for event in events.iter() {
+        match &event.status {
+            ChunkLoadStatus::Success { .. } => {
+                level.ignored_chunks.insert(event.pos);
+                lifecycle.arrived(event.pos, server.current_tick());
+            }
+            ChunkLoadStatus::Empty => generator.request(event.pos),
+            ChunkLoadStatus::Failed(err) => {
+                lifecycle.failed += 1;
+                warn!(
+                    "chunk x={} z={} in the world folder is unreadable ({err:#}); generating it instead",
+                    event.pos.x, event.pos.z
+                );
+                generator.request(event.pos);
+            }
+        }
+    }
+}
+
+fn insert_generated_chunks(
+    mut generator: ResMut<Generator>,
+    mut layers: Query<(&mut ChunkLayer, &mut AnvilLevel), With<Overworld>>,
+    mut lifecycle: ResMut<ChunkLifecycle>,
+    server: Res<Server>,
+) {
+    let Ok((mut layer, mut level)) = layers.get_single_mut() else {
+        return;
+    };
+    let generator = &mut *generator;
+    for (pos, chunk) in generator.done.try_iter() {
+        generator.in_flight.remove(&pos);
+        if layer.chunk(pos).is_none() {
+            layer.insert_chunk(pos, chunk);
+            level.ignored_chunks.insert(pos);
+            lifecycle.generated += 1;
+        }
+        lifecycle.arrived(pos, server.current_tick());
+    }
+}
+
+fn drop_unviewed_chunks(
+    mut layers: Query<(&mut ChunkLayer, &mut AnvilLevel), With<Overworld>>,
+    mut lifecycle: ResMut<ChunkLifecycle>,
+    mut to_drop: Local<Vec<ChunkPos>>,
+    server: Res<Server>,
+) {
+    let Ok((mut layer, mut level)) = layers.get_single_mut() else {
+        return;
+    };
+    let now = server.current_tick();
+    let mut loaded = 0;
+    for (pos, chunk) in layer.chunks() {
+        loaded += 1;
+        if lifecycle.should_drop(pos, chunk.viewer_count(), now) {
+            to_drop.push(pos);
+        }
+    }
+    lifecycle.loaded = loaded - to_drop.len();
+    for pos in to_drop.drain(..) {
+        layer.remove_chunk(pos);
+        level.ignored_chunks.remove(&pos);
+    }
+}
+
+fn log_chunk_report(lifecycle: Res<ChunkLifecycle>, server: Res<Server>) {
+    let tick = server.current_tick();
+    if tick > 0 && tick as u64 % lifecycle.report_interval_ticks == 0 {
+        info!("chunks {}", lifecycle.report());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn load_latency_counts_from_first_need() {
+        let mut l = ChunkLifecycle::new(10, 1200);
+        let pos = ChunkPos::new(1, 2);
+        l.need(pos, 5);
+        l.need(pos, 7);
+        l.arrived(pos, 9);
+        assert_eq!(l.load_latency.max(), Some(4));
+        l.arrived(pos, 20);
+        assert_eq!(l.load_latency.samples(), 1, "a chunk arrives once per need");
+    }
+
+    #[test]
+    fn dropped_only_after_retention_without_viewers() {
+        let mut l = ChunkLifecycle::new(10, 1200);
+        let pos = ChunkPos::new(0, 0);
+        assert!(!l.should_drop(pos, 1, 0));
+        assert!(!l.should_drop(pos, 0, 1));
+        assert!(!l.should_drop(pos, 0, 10));
+        assert!(
+            !l.should_drop(pos, 2, 11),
+            "a returning viewer resets the clock"
+        );
+        assert!(!l.should_drop(pos, 0, 12));
+        assert!(!l.should_drop(pos, 0, 21));
+        assert!(l.should_drop(pos, 0, 22));
+        assert_eq!(l.unload_latency.max(), Some(10));
+    }
+
+    #[test]
+    fn pinned_chunks_stay() {
+        let mut l = ChunkLifecycle::new(1, 1200);
+        let pos = ChunkPos::new(0, 0);
+        l.pin(pos, 0);
+        assert!(!l.should_drop(pos, 0, 0));
+        assert!(!l.should_drop(pos, 0, 1000));
+    }
+}

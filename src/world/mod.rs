@@ -1,0 +1,140 @@
+//! The overworld: one chunk layer fed by the Anvil folder and, where that has no chunk, by the
+//! terrain generator; and the spawn point players start and respawn at.
+
+pub mod chunks;
+pub mod generate;
+mod noise;
+
+use std::path::PathBuf;
+
+use valence::anvil::AnvilLevel;
+use valence::log::{info, warn};
+use valence::prelude::*;
+
+use crate::config::Config;
+pub use chunks::ChunkLifecycle;
+pub use generate::{Terrain, HEIGHT, MIN_Y, SEA_LEVEL};
+
+/// Loads and generates the world folder given at construction.
+pub struct WorldPlugin {
+    pub dir: PathBuf,
+}
+
+impl Plugin for WorldPlugin {
+    fn build(&self, app: &mut App) {
+        let seed = app.world.resource::<Config>().server.seed;
+        app.insert_resource(WorldDir(self.dir.clone()))
+            .insert_resource(WorldSpawn::default())
+            .add_plugins(chunks::ChunksPlugin { seed })
+            .add_systems(Startup, create_overworld)
+            .add_systems(Update, resolve_spawn);
+    }
+}
+
+/// The world folder being served.
+#[derive(Resource, Debug, Clone)]
+pub struct WorldDir(pub PathBuf);
+
+/// Marks the layer entity holding the overworld's chunks and entities.
+#[derive(Component, Debug)]
+pub struct Overworld;
+
+/// Where players spawn: found on the ground of the spawn chunk once it has loaded.
+#[derive(Resource, Debug, Default)]
+pub struct WorldSpawn {
+    pub pos: Option<DVec3>,
+}
+
+/// Block column the spawn search starts from.
+const SPAWN_COLUMN: (i32, i32) = (0, 0);
+/// Chunks around spawn kept loaded, as vanilla keeps its spawn chunks.
+pub const SPAWN_CHUNK_RADIUS: i32 = 1;
+
+fn create_overworld(
+    mut commands: Commands,
+    server: Res<Server>,
+    dimensions: Res<DimensionTypeRegistry>,
+    biomes: Res<BiomeRegistry>,
+    dir: Res<WorldDir>,
+    mut lifecycle: ResMut<ChunkLifecycle>,
+) {
+    let layer = LayerBundle::new(ident!("overworld"), &dimensions, &biomes, &server);
+    let mut level = AnvilLevel::new(&dir.0, &biomes);
+    let center = ChunkPos::from_block_pos(BlockPos::new(SPAWN_COLUMN.0, 0, SPAWN_COLUMN.1));
+    for z in -SPAWN_CHUNK_RADIUS..=SPAWN_CHUNK_RADIUS {
+        for x in -SPAWN_CHUNK_RADIUS..=SPAWN_CHUNK_RADIUS {
+            let pos = ChunkPos::new(center.x + x, center.z + z);
+            level.force_chunk_load(pos);
+            lifecycle.pin(pos, server.current_tick());
+        }
+    }
+    commands.spawn((layer, level, Overworld));
+}
+
+/// Finds dry standable ground near the spawn column once its chunk is in the layer.
+fn resolve_spawn(mut spawn: ResMut<WorldSpawn>, layers: Query<&ChunkLayer, With<Overworld>>) {
+    if spawn.pos.is_some() {
+        return;
+    }
+    let Ok(layer) = layers.get_single() else {
+        return;
+    };
+    let radius = SPAWN_CHUNK_RADIUS * 16;
+    let center = ChunkPos::from_block_pos(BlockPos::new(SPAWN_COLUMN.0, 0, SPAWN_COLUMN.1));
+    for z in -SPAWN_CHUNK_RADIUS..=SPAWN_CHUNK_RADIUS {
+        for x in -SPAWN_CHUNK_RADIUS..=SPAWN_CHUNK_RADIUS {
+            if layer
+                .chunk(ChunkPos::new(center.x + x, center.z + z))
+                .is_none()
+            {
+                return;
+            }
+        }
+    }
+    // Spiral out by rings so the spawn is the dry spot nearest the spawn column.
+    for ring in 0..=radius {
+        for dz in -ring..=ring {
+            for dx in -ring..=ring {
+                if dx.abs() != ring && dz.abs() != ring {
+                    continue;
+                }
+                let (x, z) = (SPAWN_COLUMN.0 + dx, SPAWN_COLUMN.1 + dz);
+                if let Some(y) = standable_top(layer, x, z) {
+                    let pos = DVec3::new(x as f64 + 0.5, y as f64, z as f64 + 0.5);
+                    info!("spawn point x={} y={} z={}", pos.x, pos.y, pos.z);
+                    spawn.pos = Some(pos);
+                    return;
+                }
+            }
+        }
+    }
+    let y = (MIN_Y + HEIGHT as i32) as f64;
+    warn!("no dry ground near the spawn column; players spawn at y={y}");
+    spawn.pos = Some(DVec3::new(0.5, y, 0.5));
+}
+
+/// Whether a block stops a body: it has a collision shape.
+pub fn is_solid(block: BlockState) -> bool {
+    block.collision_shapes().next().is_some()
+}
+
+/// The feet height of the highest spot in a column with dry solid ground and two free blocks.
+pub fn standable_top(layer: &ChunkLayer, x: i32, z: i32) -> Option<i32> {
+    let top = MIN_Y + HEIGHT as i32 - 1;
+    let block = |y: i32| layer.block([x, y, z]).map(|b| b.state);
+    for y in (MIN_Y..top - 1).rev() {
+        let ground = block(y)?;
+        if ground.is_air() || ground == BlockState::GRASS {
+            continue;
+        }
+        if ground.to_kind().to_str().ends_with("leaves") {
+            return None;
+        }
+        let feet = block(y + 1)?;
+        let head = block(y + 2)?;
+        let dry = !ground.is_liquid() && !feet.is_liquid() && !head.is_liquid();
+        let clear = !is_solid(feet) && !is_solid(head);
+        return (dry && clear && is_solid(ground)).then_some(y + 1);
+    }
+    None
+}
