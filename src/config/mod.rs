@@ -175,7 +175,7 @@ impl Config {
                 .span()
                 .map(|s| text[..s.start].lines().count().max(1))
                 .unwrap_or(1);
-            ConfigError(format!("line {line}: {}", e.message().trim()))
+            ConfigError(format!("line {line}: {}", one_line(e.message())))
         })?;
         let config: Config = serde_path_to_error::deserialize(table.clone()).map_err(|e| {
             let key = e.path().to_string();
@@ -187,7 +187,7 @@ impl Config {
                 .find(|b| b.key == key);
             match bound {
                 Some(b) => ConfigError(format!("{shown}: expected a number in {}", b.allowed())),
-                None => ConfigError(format!("{shown}: {}", e.inner())),
+                None => ConfigError(format!("{shown}: {}", one_line(&e.inner().to_string()))),
             }
         })?;
         config.validate()?;
@@ -229,6 +229,17 @@ impl Config {
         }
         Ok(())
     }
+}
+
+/// Joins a parser's multi-line message into one line, dropping its "in `table`" trailer (the
+/// key path already says where).
+fn one_line(message: &str) -> String {
+    message
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("in `"))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// Finds `a.b` in a TOML table, for quoting the offending value back.

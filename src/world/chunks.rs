@@ -275,7 +275,7 @@ fn drop_unviewed_chunks(
 
 fn log_chunk_report(lifecycle: Res<ChunkLifecycle>, server: Res<Server>) {
     let tick = server.current_tick();
-    if tick > 0 && tick as u64 % lifecycle.report_interval_ticks == 0 {
+    if tick > 0 && (tick as u64).is_multiple_of(lifecycle.report_interval_ticks) {
         info!("chunks {}", lifecycle.report());
     }
 }

@@ -1,0 +1,109 @@
+//! End to end: the real binary on a free port, joined by mineflayer and driven over RCON.
+
+mod support;
+
+use support::{Stream, TestServer};
+
+/// Reads `key=value` from a logfmt line.
+fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    line.split(|c: char| c.is_whitespace() || c == '"')
+        .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('='))
+}
+
+#[test]
+fn a_player_joins_stands_sees_time_is_hurt_dies_and_respawns() {
+    let server = TestServer::start("join", "");
+    let result = server.scenario("join");
+    assert!(result.contains("\"ok\":true"), "{result}");
+    let spawn_y: f64 = result
+        .split("\"spawn\":[")
+        .nth(1)
+        .and_then(|s| s.split(',').nth(1))
+        .and_then(|y| y.parse().ok())
+        .expect("spawn in result");
+    assert!(
+        spawn_y > 40.0,
+        "spawned on the ground, not in the void: {result}"
+    );
+    server.stop();
+}
+
+#[test]
+fn rcon_refuses_a_wrong_password_and_runs_commands() {
+    let server = TestServer::start("rcon", "");
+    let result = server.scenario("rcon");
+    assert!(result.contains("\"ok\":true"), "{result}");
+    server.stop();
+}
+
+#[test]
+fn chunks_load_and_unload_around_a_roaming_player_and_latency_is_measured() {
+    let server = TestServer::start("roam", "[chunks]\nretention_ticks = 40\n");
+    let result = server.scenario("roam");
+    let chunks = result.split("\"chunks\":\"").nth(1).expect("chunks line");
+    let loads: u64 = field(chunks, "load_samples").unwrap().parse().unwrap();
+    let unloads: u64 = field(chunks, "unload_samples").unwrap().parse().unwrap();
+    let unload_p50: u64 = field(chunks, "unload_p50").unwrap().parse().unwrap();
+    assert!(loads > 400, "chunks loaded at four stops: {chunks}");
+    assert!(unloads > 100, "chunks left behind were dropped: {chunks}");
+    assert!(
+        unload_p50 >= 40,
+        "dropped only after the retention: {chunks}"
+    );
+    for key in ["load_p50", "load_p90", "load_p99", "load_max"] {
+        let ticks: u64 = field(chunks, key).unwrap().parse().unwrap();
+        assert!(ticks < 20 * 60, "{key}={ticks}: loading stalled");
+    }
+    println!("measured {chunks}");
+    server.stop();
+}
+
+#[test]
+fn the_clock_is_saved_on_stop_and_restored_on_start() {
+    let mut server = TestServer::start("clock", "");
+    let set = server.command("time set 5000");
+    assert!(set.starts_with("daytime=5000 "), "{set}");
+    let before = server.command("time query");
+    let dir = server.stop();
+    let mut server = TestServer::start_in(dir, "");
+    let after = server.command("time query");
+    let age = |line: &str| field(line, "gametime").unwrap().parse::<i64>().unwrap();
+    let daytime = |line: &str| field(line, "daytime").unwrap().parse::<i64>().unwrap();
+    assert!(age(&after) >= age(&before), "{before} then {after}");
+    assert!(
+        (5000..5000 + 20 * 60).contains(&daytime(&after)),
+        "{before} then {after}"
+    );
+    server.stop();
+}
+
+#[test]
+fn sigterm_saves_and_exits_cleanly() {
+    let mut server = TestServer::start("sigterm", "");
+    server.command("time set 7000");
+    server.signal("TERM");
+    let status = server.wait_exit();
+    assert!(status.success(), "exit {status:?}");
+    let saved = server.dir.path().join("world/data/horde_world.dat");
+    assert!(saved.exists(), "no save at {}", saved.display());
+    let dir = server.into_dir();
+    let mut server = TestServer::start_in(dir, "");
+    let after = server.command("time query");
+    let daytime: i64 = field(&after, "daytime").unwrap().parse().unwrap();
+    assert!(daytime >= 7000, "{after}");
+    server.stop();
+}
+
+#[test]
+fn sigint_saves_and_exits_cleanly() {
+    let mut server = TestServer::start("sigint", "");
+    server.signal("INT");
+    server.wait_line(Stream::Stderr, "stopping the server");
+    let status = server.wait_exit();
+    assert!(status.success(), "exit {status:?}");
+    assert!(server
+        .dir
+        .path()
+        .join("world/data/horde_world.dat")
+        .exists());
+}

@@ -1,0 +1,142 @@
+//! The server's systems in Valence's headless harness: a mock client in a deterministic app,
+//! no network. `ScenarioSingleClient` brings its own flat layer, so the app is built the same
+//! way around horde's plugins and a mock client from `valence::testing`.
+
+mod support;
+
+use horde::config::Config;
+use horde::player::{DamageCause, DamagePlayer, Health};
+use horde::time::WorldClock;
+use horde::world::WorldSpawn;
+use horde::{build_app, Launch};
+use support::TempDir;
+use valence::prelude::*;
+use valence::protocol::packets::play::{
+    ChunkDataS2c, EntityDamageS2c, GameJoinS2c, HealthUpdateS2c, PlayerRespawnS2c,
+    WorldTimeUpdateS2c,
+};
+use valence::protocol::Packet;
+use valence::status::RequestRespawnEvent;
+use valence::testing::{create_mock_client, MockClientHelper, PacketFrames};
+
+fn count<P: Packet>(frames: &PacketFrames) -> usize {
+    frames.0.iter().filter(|f| f.id == P::ID).count()
+}
+
+struct Harness {
+    app: App,
+    client: Entity,
+    helper: MockClientHelper,
+    _world: TempDir,
+}
+
+/// Updates until `done` holds; terrain comes from a worker thread, so this is bounded by a
+/// number of ticks, not by time.
+fn update_until(app: &mut App, what: &str, mut done: impl FnMut(&mut App) -> bool) {
+    for _ in 0..2000 {
+        app.update();
+        if done(app) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    panic!("never happened: {what}");
+}
+
+fn harness() -> Harness {
+    let world = TempDir::new("headless");
+    let mut app = build_app(Launch {
+        config: Config::default(),
+        world_dir: world.path().to_path_buf(),
+        network: false,
+        stdin: false,
+    })
+    .unwrap();
+    update_until(&mut app, "the spawn point is found", |app| {
+        app.world.resource::<WorldSpawn>().pos.is_some()
+    });
+    let (bundle, helper) = create_mock_client("tester");
+    let client = app.world.spawn(bundle).id();
+    app.update();
+    Harness {
+        app,
+        client,
+        helper,
+        _world: world,
+    }
+}
+
+#[test]
+fn join_sends_game_join_chunks_health_and_time() {
+    let mut h = harness();
+    h.app.update();
+    let frames = h.helper.collect_received();
+    frames.assert_count::<GameJoinS2c>(1);
+    assert!(count::<WorldTimeUpdateS2c>(&frames) >= 1, "no time on join");
+    let health = frames.first::<HealthUpdateS2c>();
+    assert_eq!(health.health, 20.0);
+    assert_eq!(health.food.0, 20);
+    assert!(count::<ChunkDataS2c>(&frames) > 0, "no chunk sent");
+    let spawn = h.app.world.resource::<WorldSpawn>().pos.unwrap();
+    assert_eq!(h.app.world.get::<Position>(h.client).unwrap().0, spawn);
+}
+
+#[test]
+fn time_is_sent_once_a_second_and_advances_one_per_tick() {
+    let mut h = harness();
+    h.helper.clear_received();
+    let age = h.app.world.resource::<WorldClock>().age;
+    for _ in 0..40 {
+        h.app.update();
+    }
+    assert_eq!(h.app.world.resource::<WorldClock>().age, age + 40);
+    let frames = h.helper.collect_received();
+    frames.assert_count::<WorldTimeUpdateS2c>(2);
+    let sent = frames.first::<WorldTimeUpdateS2c>();
+    assert_eq!(sent.world_age % 20, 0);
+}
+
+#[test]
+fn damage_sends_health_and_hurt_effect_then_death_and_respawn() {
+    let mut h = harness();
+    h.app.update();
+    h.helper.clear_received();
+
+    h.app.world.send_event(DamagePlayer {
+        player: h.client,
+        amount: 5.0,
+        cause: DamageCause::Command,
+    });
+    h.app.update();
+    let frames = h.helper.collect_received();
+    assert_eq!(frames.first::<HealthUpdateS2c>().health, 15.0);
+    assert_eq!(frames.first::<EntityDamageS2c>().entity_id.0, 0);
+
+    h.app.world.send_event(DamagePlayer {
+        player: h.client,
+        amount: 100.0,
+        cause: DamageCause::Void,
+    });
+    h.app.update();
+    let frames = h.helper.collect_received();
+    assert_eq!(frames.first::<HealthUpdateS2c>().health, 0.0);
+    assert_eq!(h.app.world.get::<Health>(h.client), Some(&Health(0.0)));
+
+    h.app
+        .world
+        .send_event(RequestRespawnEvent { client: h.client });
+    h.app.update();
+    let frames = h.helper.collect_received();
+    frames.assert_order::<(PlayerRespawnS2c, HealthUpdateS2c)>();
+    assert_eq!(frames.first::<HealthUpdateS2c>().health, 20.0);
+}
+
+#[test]
+fn falling_into_the_void_kills() {
+    let mut h = harness();
+    h.app.world.get_mut::<Position>(h.client).unwrap().0.y = -200.0;
+    for _ in 0..10 {
+        h.app.update();
+    }
+    assert_eq!(h.app.world.get::<Health>(h.client), Some(&Health(0.0)));
+}

@@ -1,0 +1,292 @@
+//! Runs the real `horde` binary on a free port with a temporary config and world, and the real
+//! clients under `scripts/` against it.
+#![allow(dead_code)] // Each test binary uses its own subset.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// A generous bound for anything to happen on a shared, noisy machine.
+pub const PATIENCE: Duration = Duration::from_secs(120);
+pub const RCON_PASSWORD: &str = "horde-test";
+
+/// A fresh folder under the system temp dir, removed on drop.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(name: &str) -> Self {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("horde-{name}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Self(dir)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+pub fn binary() -> &'static str {
+    env!("CARGO_BIN_EXE_horde")
+}
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Copies a folder tree (the shipped world) so tests never touch the repository's copy.
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// Removes terminal colour codes from a log line.
+pub fn strip_ansi(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Which stream a line came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+/// A running server process.
+pub struct TestServer {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<(Stream, String)>,
+    /// Everything printed so far, for failure messages.
+    pub transcript: Arc<Mutex<Vec<String>>>,
+    pub port: u16,
+    pub rcon_port: u16,
+    pub dir: TempDir,
+}
+
+impl TestServer {
+    /// Starts the server on a copy of the shipped world with `extra` appended to a test config
+    /// (offline mode, RCON on, port 0).
+    pub fn start(name: &str, extra: &str) -> Self {
+        let dir = TempDir::new(name);
+        copy_tree(&repo().join("worlds/default"), &dir.path().join("world"));
+        Self::start_in(dir, extra)
+    }
+
+    /// Starts (or restarts) the server on the world and config already in `dir`, writing the
+    /// config first.
+    pub fn start_in(dir: TempDir, extra: &str) -> Self {
+        let rcon_port = free_port();
+        let config = format!(
+            "[server]\nport = 0\nonline_mode = false\nview_distance = 6\n{extra}\n\
+             [rcon]\nenabled = true\nport = {rcon_port}\npassword = \"{RCON_PASSWORD}\"\n"
+        );
+        std::fs::write(dir.path().join("config.toml"), config).unwrap();
+        let mut child = Command::new(binary())
+            .arg("--config")
+            .arg(dir.path().join("config.toml"))
+            .arg("--world")
+            .arg(dir.path().join("world"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start horde");
+        let (tx, lines) = mpsc::channel();
+        let transcript = Arc::new(Mutex::new(Vec::new()));
+        let stdout = child.stdout.take().unwrap();
+        let stderr = child.stderr.take().unwrap();
+        for (stream, reader) in [
+            (
+                Stream::Stdout,
+                Box::new(stdout) as Box<dyn std::io::Read + Send>,
+            ),
+            (Stream::Stderr, Box::new(stderr)),
+        ] {
+            let (tx, transcript) = (tx.clone(), transcript.clone());
+            std::thread::spawn(move || {
+                for line in BufReader::new(reader).lines().map_while(Result::ok) {
+                    let line = strip_ansi(&line);
+                    transcript.lock().unwrap().push(line.clone());
+                    if tx.send((stream, line)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        let stdin = child.stdin.take();
+        let mut server = TestServer {
+            child,
+            stdin,
+            lines,
+            transcript,
+            port: 0,
+            rcon_port,
+            dir,
+        };
+        let line = server.wait_line(Stream::Stderr, "listening for Minecraft");
+        server.port = line
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no port in {line:?}"));
+        server.wait_line(Stream::Stderr, "spawn point");
+        server
+    }
+
+    /// Waits for a line on `stream` containing `needle`, and returns it.
+    pub fn wait_line(&mut self, stream: Stream, needle: &str) -> String {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok((s, line)) if s == stream && line.contains(needle) => return line,
+                Ok(_) => {}
+                Err(_) => panic!(
+                    "no {stream:?} line containing {needle:?}; output so far:\n{}",
+                    self.transcript()
+                ),
+            }
+        }
+    }
+
+    /// Types a console command and returns the first line of its answer.
+    pub fn command(&mut self, line: &str) -> String {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok((Stream::Stdout, answer)) => return answer,
+                Ok(_) => {}
+                Err(_) => panic!("no answer to {line:?}; output:\n{}", self.transcript()),
+            }
+        }
+    }
+
+    pub fn transcript(&self) -> String {
+        self.transcript.lock().unwrap().join("\n")
+    }
+
+    /// Waits for the process to exit on its own.
+    pub fn wait_exit(&mut self) -> ExitStatus {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "server did not exit:\n{}",
+                self.transcript()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Sends a signal (e.g. "TERM", "KILL") to the process.
+    pub fn signal(&self, signal: &str) {
+        let status = Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(self.child.id().to_string())
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    /// Stops with `stop`, checks the exit is clean, and hands back the folder for a restart.
+    pub fn stop(mut self) -> TempDir {
+        let answer = self.command("stop");
+        assert!(answer.contains("saved=true"), "{answer}");
+        let status = self.wait_exit();
+        assert!(status.success(), "exit {status:?}:\n{}", self.transcript());
+        self.into_dir()
+    }
+
+    /// Hands back the folder of an exited server.
+    pub fn into_dir(mut self) -> TempDir {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let dir = TempDir(std::mem::take(&mut self.dir.0));
+        std::mem::forget(self);
+        dir
+    }
+
+    /// Runs `scripts/e2e/<name>.js` against this server; returns its JSON line. Panics with
+    /// the client's and the server's output when the scenario fails.
+    pub fn scenario(&self, name: &str) -> String {
+        let scripts = repo().join("scripts");
+        assert!(
+            scripts.join("node_modules/mineflayer").exists(),
+            "the test clients are not installed: run scripts/test.sh"
+        );
+        let output = Command::new("node")
+            .arg(scripts.join("e2e").join(format!("{name}.js")))
+            .current_dir(&scripts)
+            .env("HORDE_PORT", self.port.to_string())
+            .env("HORDE_RCON_PORT", self.rcon_port.to_string())
+            .env("HORDE_RCON_PASSWORD", RCON_PASSWORD)
+            .output()
+            .expect("run node");
+        let stdout = String::from_utf8_lossy(&output.stdout).to_string();
+        let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+        assert!(
+            output.status.success(),
+            "scenario {name} failed\n--- client stdout\n{stdout}\n--- client stderr\n{stderr}\n--- server\n{}",
+            self.transcript()
+        );
+        eprintln!("{stderr}");
+        stdout.lines().last().unwrap_or_default().to_string()
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
