@@ -107,3 +107,24 @@ fn sigint_saves_and_exits_cleanly() {
         .join("world/data/horde_world.dat")
         .exists());
 }
+
+#[test]
+fn a_vanilla_world_is_served_block_for_block() {
+    let dir = support::TempDir::new("vanilla");
+    let region = dir.path().join("world/region");
+    std::fs::create_dir_all(&region).unwrap();
+    // A region saved by vanilla Minecraft, shipped as a test fixture by the npm package.
+    let fixture = support::repo()
+        .join("scripts/node_modules/prismarine-provider-anvil/test/fixtures/1.19.4/r.0.0.mca");
+    std::fs::copy(&fixture, region.join("r.0.0.mca"))
+        .expect("fixture installed by scripts/test.sh");
+    let mut server = TestServer::start_in(dir, "");
+    let result = server.scenario_with(
+        "vanilla-world",
+        &[("HORDE_REGION_DIR", region.to_str().unwrap())],
+    );
+    assert!(result.contains("\"ok\":true"), "{result}");
+    let chunks = server.command("chunks");
+    assert_eq!(field(&chunks, "failed"), Some("0"), "{chunks}");
+    server.stop();
+}

@@ -259,6 +259,11 @@ impl TestServer {
     /// Runs `scripts/e2e/<name>.js` against this server; returns its JSON line. Panics with
     /// the client's and the server's output when the scenario fails.
     pub fn scenario(&self, name: &str) -> String {
+        self.scenario_with(name, &[])
+    }
+
+    /// Like `scenario`, with extra environment variables for the script.
+    pub fn scenario_with(&self, name: &str, env: &[(&str, &str)]) -> String {
         let scripts = repo().join("scripts");
         assert!(
             scripts.join("node_modules/mineflayer").exists(),
@@ -270,6 +275,7 @@ impl TestServer {
             .env("HORDE_PORT", self.port.to_string())
             .env("HORDE_RCON_PORT", self.rcon_port.to_string())
             .env("HORDE_RCON_PASSWORD", RCON_PASSWORD)
+            .envs(env.iter().copied())
             .output()
             .expect("run node");
         let stdout = String::from_utf8_lossy(&output.stdout).to_string();
