@@ -13,6 +13,7 @@ pub mod player;
 pub mod save;
 pub mod time;
 pub mod world;
+pub mod zombie;
 
 use std::net::{SocketAddr, TcpListener};
 use std::num::NonZeroU32;
@@ -86,6 +87,7 @@ pub fn build_app(launch: Launch) -> anyhow::Result<App> {
             time::TimePlugin,
             player::PlayerPlugin,
             save::SavePlugin,
+            zombie::ZombiePlugin,
             console::ConsolePlugin { stdin },
         ))
         .insert_resource(clock);

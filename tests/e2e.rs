@@ -128,3 +128,11 @@ fn a_vanilla_world_is_served_block_for_block() {
     assert_eq!(field(&chunks, "failed"), Some("0"), "{chunks}");
     server.stop();
 }
+
+#[test]
+fn a_zombie_walks_around_a_wall_hits_the_player_dies_to_a_sword_and_follows_a_runner() {
+    let server = TestServer::start("chase", "");
+    let result = server.scenario("chase");
+    assert!(result.contains("\"ok\":true"), "{result}");
+    server.stop();
+}

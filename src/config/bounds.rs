@@ -4,9 +4,9 @@
 use super::{Config, ConfigError};
 
 /// A numeric key with its current value and inclusive range.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Bound {
-    pub key: &'static str,
+    pub key: String,
     pub value: f64,
     pub min: f64,
     pub max: f64,
@@ -14,13 +14,13 @@ pub struct Bound {
 
 impl Bound {
     fn new(
-        key: &'static str,
+        key: impl Into<String>,
         value: impl Into<f64>,
         min: impl Into<f64>,
         max: impl Into<f64>,
     ) -> Self {
         Self {
-            key,
+            key: key.into(),
             value: value.into(),
             min: min.into(),
             max: max.into(),
@@ -30,7 +30,7 @@ impl Bound {
     /// Every numeric key of `config`.
     pub fn all(config: &Config) -> Vec<Bound> {
         let c = config;
-        vec![
+        let mut bounds = vec![
             Bound::new("server.port", c.server.port, 0, u16::MAX),
             Bound::new("server.max_players", c.server.max_players, 1, 10_000),
             Bound::new("server.view_distance", c.server.view_distance, 2, 32),
@@ -67,7 +67,57 @@ impl Bound {
                 20,
                 1_728_000,
             ),
-        ]
+            Bound::new("zombies.follow_range", c.zombies.follow_range, 1, 128),
+            Bound::new("zombies.attack_windup_s", c.zombies.attack_windup_s, 0, 10),
+            Bound::new(
+                "zombies.attack_cooldown_s",
+                c.zombies.attack_cooldown_s,
+                0.05,
+                60,
+            ),
+            Bound::new("zombies.wander_radius", c.zombies.wander_radius, 1, 64),
+            Bound::new("chase.hop_radius", c.chase.hop_radius, 0.5, 32),
+            Bound::new("chase.watchdog_k", c.chase.watchdog_k, 1, 10),
+            Bound::new("chase.node_budget", c.chase.node_budget as f64, 16, 100_000),
+            Bound::new("chase.max_drop", c.chase.max_drop, 0, 16),
+            Bound::new("chase.stuck_distance", c.chase.stuck_distance, 0, 1),
+            Bound::new("chase.replan_collapse_s", c.chase.replan_collapse_s, 0, 1),
+            Bound::new("chase.backoff_s", c.chase.backoff_s, 0, 10),
+            Bound::new("chase.give_up_plans", c.chase.give_up_plans, 1, 1000),
+            Bound::new("chase.give_up_s", c.chase.give_up_s, 0, 3600),
+            Bound::new(
+                "chase.retarget_ticks",
+                c.chase.retarget_ticks as f64,
+                1,
+                200,
+            ),
+            Bound::new("lod.full_radius", c.lod.full_radius, 0, 1024),
+            Bound::new("lod.half_radius", c.lod.half_radius, 0, 1024),
+            Bound::new("lod.quarter_radius", c.lod.quarter_radius, 0, 1024),
+            Bound::new("lod.hysteresis", c.lod.hysteresis, 0, 64),
+            Bound::new("hunt.schedule_every_s", c.hunt.schedule_every_s, 1, 86_400),
+        ];
+        for (i, t) in c.zombies.types.iter().enumerate() {
+            let key = |field: &str| format!("zombies.types[{i}].{field}");
+            bounds.extend([
+                Bound::new(key("health"), t.health, 1, 100_000),
+                Bound::new(key("speed"), t.speed, 0.1, 20),
+                Bound::new(key("damage"), t.damage, 0, 1000),
+                Bound::new(key("reach"), t.reach, 0.5, 8),
+                Bound::new(key("rarity"), t.rarity, 0, 10_000),
+            ]);
+        }
+        for (i, h) in c.hunt.presets.iter().enumerate() {
+            let key = |field: &str| format!("hunt.presets[{i}].{field}");
+            bounds.extend([
+                Bound::new(key("max_spawn"), h.max_spawn, 1, 1000),
+                Bound::new(key("spawn_rate_s"), h.spawn_rate_s, 0.05, 3600),
+                Bound::new(key("max_alive"), h.max_alive, 1, 100_000),
+                Bound::new(key("max_total"), h.max_total, 1, 1_000_000),
+                Bound::new(key("round_time_s"), h.round_time_s, 1, 86_400),
+            ]);
+        }
+        bounds
     }
 
     /// The range as written in messages and in `config.toml`.

@@ -23,6 +23,10 @@ pub struct Config {
     pub rcon: RconConfig,
     pub save: SaveConfig,
     pub chunks: ChunksConfig,
+    pub zombies: ZombiesConfig,
+    pub chase: ChaseConfig,
+    pub lod: LodConfig,
+    pub hunt: HuntConfig,
 }
 
 /// `[server]`: networking, world and players.
@@ -148,6 +152,233 @@ impl Default for ChunksConfig {
     }
 }
 
+/// `[zombies]`: the zombie types and what every zombie shares.
+#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct ZombiesConfig {
+    /// Type summoned when none is named.
+    pub default_type: String,
+    /// Blocks within which a zombie notices and keeps a player (vanilla: 35).
+    pub follow_range: f64,
+    /// Seconds from the start of a swing to the hit.
+    pub attack_windup_s: f64,
+    /// Seconds between two attacks of one zombie.
+    pub attack_cooldown_s: f64,
+    /// Blocks a zombie with no target strolls from where it stands.
+    pub wander_radius: f64,
+    pub types: Vec<ZombieType>,
+}
+
+/// One kind of zombie.
+#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ZombieType {
+    pub name: String,
+    pub health: f32,
+    /// Walking speed in blocks per second (a walking player does 4.3).
+    pub speed: f64,
+    pub damage: f32,
+    /// Melee reach in blocks, from the zombie to the player.
+    pub reach: f64,
+    /// Weight in a hunt's spawn roulette.
+    pub rarity: u32,
+}
+
+impl ZombieType {
+    fn new(name: &str, rarity: u32, health: f32, studs_per_s: f64, damage: f32) -> Self {
+        Self {
+            name: name.into(),
+            health,
+            speed: (studs_per_s * STUD * 100.0).round() / 100.0,
+            damage,
+            reach: 2.0,
+            rarity,
+        }
+    }
+}
+
+/// Blocks per Roblox stud: the seed's distances and speeds are converted with it.
+pub const STUD: f64 = 0.28;
+
+impl Default for ZombiesConfig {
+    fn default() -> Self {
+        Self {
+            default_type: "zombie".into(),
+            follow_range: 35.0,
+            attack_windup_s: 0.333,
+            attack_cooldown_s: 2.0,
+            wander_radius: 8.0,
+            types: vec![
+                ZombieType {
+                    name: "zombie".into(),
+                    health: 20.0,
+                    speed: 2.3,
+                    damage: 3.0,
+                    reach: 2.0,
+                    rarity: 100,
+                },
+                ZombieType::new("forest_zombie", 45, 25.0, 19.0, 3.0),
+                ZombieType::new("fast_zombie", 30, 20.0, 27.0, 2.0),
+                ZombieType::new("slow_zombie", 20, 40.0, 16.0, 4.0),
+                ZombieType::new("crystal_guard", 5, 250.0, 14.0, 8.0),
+                ZombieType::new("zombie_gladiator", 45, 30.0, 20.0, 3.0),
+                ZombieType::new("attacker_zombie", 30, 40.0, 27.0, 3.0),
+                ZombieType::new("armored_zombie", 20, 75.0, 15.0, 4.0),
+                ZombieType::new("victorious_zomdiator", 5, 450.0, 13.0, 9.0),
+            ],
+        }
+    }
+}
+
+/// `[chase]`: the hop re-planning rule and its watchdog.
+#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct ChaseConfig {
+    /// R: blocks per hop (12 studs = 3.36). Waypoints are every R/2.
+    pub hop_radius: f64,
+    /// Watchdog margin k in tau = k * R / v.
+    pub watchdog_k: f64,
+    /// Most path nodes expanded per plan (vanilla: 560).
+    pub node_budget: u32,
+    /// Highest drop a path may take, in blocks.
+    pub max_drop: i32,
+    /// Moved this far or less since the last plan means stuck (0.07 studs).
+    pub stuck_distance: f64,
+    /// Plans closer together than this collapse into one.
+    pub replan_collapse_s: f64,
+    /// Wait after a collapsed plan.
+    pub backoff_s: f64,
+    /// Plans in a row without getting closer before a target is given up.
+    pub give_up_plans: u32,
+    /// Seconds a given-up target is ignored.
+    pub give_up_s: f64,
+    /// Ticks between target checks of one zombie.
+    pub retarget_ticks: u64,
+}
+
+impl Default for ChaseConfig {
+    fn default() -> Self {
+        Self {
+            hop_radius: 12.0 * STUD,
+            watchdog_k: 1.5,
+            node_budget: 560,
+            max_drop: 3,
+            stuck_distance: 0.07 * STUD,
+            replan_collapse_s: 0.07,
+            backoff_s: 0.333,
+            give_up_plans: 8,
+            give_up_s: 10.0,
+            retarget_ticks: 10,
+        }
+    }
+}
+
+/// `[lod]`: how often zombies act by the distance from the point they walk to to the nearest
+/// player: every tick within `full_radius`, every 2nd within `half_radius`, every 4th within
+/// `quarter_radius`, frozen beyond.
+#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct LodConfig {
+    pub full_radius: f64,
+    pub half_radius: f64,
+    pub quarter_radius: f64,
+    /// Blocks past a boundary before a zombie changes tier, so it does not flicker.
+    pub hysteresis: f64,
+}
+
+impl Default for LodConfig {
+    fn default() -> Self {
+        Self {
+            full_radius: 32.0,
+            half_radius: 64.0,
+            quarter_radius: 128.0,
+            hysteresis: 4.0,
+        }
+    }
+}
+
+/// `[hunt]`: wave rounds (`hunt start <preset>`), and an optional schedule.
+#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct HuntConfig {
+    /// Preset started automatically every `schedule_every_s` seconds; empty for none.
+    pub schedule_preset: String,
+    pub schedule_every_s: f64,
+    pub presets: Vec<HuntPreset>,
+}
+
+/// One hunt map.
+#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct HuntPreset {
+    pub name: String,
+    /// Zombie types drawn by roulette on their rarity.
+    pub types: Vec<String>,
+    /// Each wave spawns 1..=max_spawn zombies.
+    pub max_spawn: u32,
+    pub spawn_rate_s: f64,
+    /// Cap on zombies alive at once.
+    pub max_alive: u32,
+    /// Cap on zombies spawned in the round.
+    pub max_total: u32,
+    pub round_time_s: f64,
+    /// Spawn points as [x, z] offsets in blocks from the hunt's centre.
+    pub spawn_points: Vec<[f64; 2]>,
+}
+
+impl Default for HuntConfig {
+    fn default() -> Self {
+        let ring = |r: f64, n: usize| {
+            (0..n)
+                .map(|i| {
+                    let a = i as f64 * std::f64::consts::TAU / n as f64;
+                    [(r * a.cos()).round(), (r * a.sin()).round()]
+                })
+                .collect()
+        };
+        Self {
+            schedule_preset: String::new(),
+            schedule_every_s: 600.0,
+            presets: vec![
+                HuntPreset {
+                    name: "mystery_forest".into(),
+                    types: [
+                        "forest_zombie",
+                        "fast_zombie",
+                        "slow_zombie",
+                        "crystal_guard",
+                    ]
+                    .map(String::from)
+                    .into(),
+                    max_spawn: 7,
+                    spawn_rate_s: 5.0,
+                    max_alive: 40,
+                    max_total: 75,
+                    round_time_s: 225.0,
+                    spawn_points: ring(20.0, 6),
+                },
+                HuntPreset {
+                    name: "colosseum".into(),
+                    types: [
+                        "zombie_gladiator",
+                        "attacker_zombie",
+                        "armored_zombie",
+                        "victorious_zomdiator",
+                    ]
+                    .map(String::from)
+                    .into(),
+                    max_spawn: 9,
+                    spawn_rate_s: 7.0,
+                    max_alive: 30,
+                    max_total: 41,
+                    round_time_s: 225.0,
+                    spawn_points: ring(14.0, 4),
+                },
+            ],
+        }
+    }
+}
+
 /// A configuration problem, rendered as one line for the operator.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigError(pub String);
@@ -220,11 +451,78 @@ impl Config {
                 "server.world = {world:?}: expected a folder name under worlds/"
             )));
         }
+        self.validate_zombies()?;
         if !(0..self.time.day_length_ticks).contains(&self.time.start_time) {
             return Err(ConfigError(format!(
                 "time.start_time = {}: is out of range (allowed 0..={})",
                 self.time.start_time,
                 self.time.day_length_ticks - 1
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl Config {
+    fn validate_zombies(&self) -> Result<(), ConfigError> {
+        let types = &self.zombies.types;
+        if types.is_empty() {
+            return Err(ConfigError(
+                "zombies.types: at least one type is needed".into(),
+            ));
+        }
+        for (i, t) in types.iter().enumerate() {
+            if t.name.is_empty() || t.name.contains(char::is_whitespace) {
+                return Err(ConfigError(format!(
+                    "zombies.types[{i}].name = {:?}: expected one word, used in commands",
+                    t.name
+                )));
+            }
+            if types[..i].iter().any(|o| o.name == t.name) {
+                return Err(ConfigError(format!(
+                    "zombies.types[{i}].name = {:?}: the name is used twice",
+                    t.name
+                )));
+            }
+        }
+        let known = |name: &str| types.iter().any(|t| t.name == name);
+        if !known(&self.zombies.default_type) {
+            return Err(ConfigError(format!(
+                "zombies.default_type = {:?}: no such entry in zombies.types",
+                self.zombies.default_type
+            )));
+        }
+        let lod = &self.lod;
+        if !(lod.full_radius <= lod.half_radius && lod.half_radius <= lod.quarter_radius) {
+            return Err(ConfigError(format!(
+                "lod radii {} / {} / {}: expected full_radius <= half_radius <= quarter_radius",
+                lod.full_radius, lod.half_radius, lod.quarter_radius
+            )));
+        }
+        let presets = &self.hunt.presets;
+        for (i, preset) in presets.iter().enumerate() {
+            let key = format!("hunt.presets[{i}]");
+            if let Some(bad) = preset.types.iter().find(|t| !known(t)) {
+                return Err(ConfigError(format!(
+                    "{key}.types: {bad:?} is not in zombies.types"
+                )));
+            }
+            if preset.types.is_empty() || preset.spawn_points.is_empty() {
+                return Err(ConfigError(format!(
+                    "{key}: needs at least one type and one spawn point"
+                )));
+            }
+            if presets[..i].iter().any(|o| o.name == preset.name) {
+                return Err(ConfigError(format!(
+                    "{key}.name = {:?}: the name is used twice",
+                    preset.name
+                )));
+            }
+        }
+        let scheduled = &self.hunt.schedule_preset;
+        if !scheduled.is_empty() && !presets.iter().any(|p| &p.name == scheduled) {
+            return Err(ConfigError(format!(
+                "hunt.schedule_preset = {scheduled:?}: no such entry in hunt.presets"
             )));
         }
         Ok(())
@@ -244,12 +542,22 @@ fn one_line(message: &str) -> String {
 
 /// Finds `a.b` in a TOML table, for quoting the offending value back.
 fn lookup(table: &toml::Table, dotted: &str) -> Option<toml::Value> {
-    let mut parts = dotted.split('.');
-    let mut value = table.get(parts.next()?)?;
-    for part in parts {
-        value = value.as_table()?.get(part)?;
+    let mut value: Option<&toml::Value> = None;
+    for part in dotted.split('.') {
+        let (name, index) = match part.split_once('[') {
+            Some((name, rest)) => (name, rest.trim_end_matches(']').parse::<usize>().ok()),
+            None => (part, None),
+        };
+        let next = match value {
+            None => table.get(name)?,
+            Some(v) => v.as_table()?.get(name)?,
+        };
+        value = Some(match index {
+            Some(i) => next.as_array()?.get(i)?,
+            None => next,
+        });
     }
-    Some(value.clone())
+    value.cloned()
 }
 
 #[cfg(test)]
@@ -270,6 +578,9 @@ mod tests {
         let text = include_str!("../../config.toml");
         Config::parse(text).unwrap();
         for bound in Bound::all(&Config::default()) {
+            if bound.key.contains('[') {
+                continue; // Entries of [[arrays]] are checked by parsing the file.
+            }
             let (table, key) = bound.key.split_once('.').unwrap();
             assert!(text.contains(&format!("[{table}]")), "{table} missing");
             let line = text

@@ -24,6 +24,21 @@ pub enum Command {
     Kill {
         player: String,
     },
+    Summon {
+        at: [Coord; 3],
+        kind: Option<String>,
+    },
+    Zombies,
+    Fill {
+        from: [Coord; 3],
+        to: [Coord; 3],
+        block: String,
+    },
+    Give {
+        player: String,
+        item: String,
+        count: u8,
+    },
 }
 
 /// A coordinate as vanilla writes them: `12.5`, or `~` / `~-3` relative to the player.
@@ -73,6 +88,19 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     ("damage <player> <amount>", "hurt a player"),
     ("kill <player>", "kill a player"),
+    (
+        "summon zombie <x> <y> <z> [type]",
+        "spawn a zombie (~ is relative to spawn)",
+    ),
+    ("zombies", "zombie counts by state and level of detail"),
+    (
+        "fill <x1> <y1> <z1> <x2> <y2> <z2> <block>",
+        "set a box of blocks (loaded chunks)",
+    ),
+    (
+        "give <player> <item> [count]",
+        "put items in a player's inventory",
+    ),
 ];
 
 /// The usage line of every form of command `name`.
@@ -121,6 +149,34 @@ pub fn parse(line: &str) -> Result<Command, String> {
         },
         ("kill", [player]) => Command::Kill {
             player: player.to_string(),
+        },
+        ("summon", ["zombie", x, y, z, rest @ ..]) if rest.len() <= 1 => {
+            let coord = |s: &str| Coord::parse(s).ok_or_else(|| usage("summon"));
+            Command::Summon {
+                at: [coord(x)?, coord(y)?, coord(z)?],
+                kind: rest.first().map(|k| k.to_string()),
+            }
+        }
+        ("zombies", []) => Command::Zombies,
+        ("fill", [x1, y1, z1, x2, y2, z2, block]) => {
+            let coord = |s: &str| Coord::parse(s).ok_or_else(|| usage("fill"));
+            Command::Fill {
+                from: [coord(x1)?, coord(y1)?, coord(z1)?],
+                to: [coord(x2)?, coord(y2)?, coord(z2)?],
+                block: block.to_string(),
+            }
+        }
+        ("give", [player, item, count @ ..]) if count.len() <= 1 => Command::Give {
+            player: player.to_string(),
+            item: item.to_string(),
+            count: match count.first() {
+                Some(n) => n
+                    .parse::<u8>()
+                    .ok()
+                    .filter(|n| (1..=64).contains(n))
+                    .ok_or_else(|| usage("give"))?,
+                None => 1,
+            },
         },
         (name, _)
             if COMMANDS
@@ -188,6 +244,28 @@ mod tests {
             .starts_with("unknown command"));
         assert!(parse("").is_err());
         assert!(parse("\u{0}\u{1}garbage\u{7f}").is_err());
+    }
+
+    #[test]
+    fn summon_forms() {
+        assert_eq!(
+            parse("summon zombie 1 64 ~2 fast_zombie"),
+            Ok(Command::Summon {
+                at: [
+                    Coord::Absolute(1.0),
+                    Coord::Absolute(64.0),
+                    Coord::Relative(2.0)
+                ],
+                kind: Some("fast_zombie".into())
+            })
+        );
+        assert!(parse("summon zombie 1 2")
+            .unwrap_err()
+            .starts_with("usage: summon"));
+        assert!(parse("summon creeper 1 2 3")
+            .unwrap_err()
+            .starts_with("usage: summon"));
+        assert!(parse("summon zombie 1 2 3 a b").is_err());
     }
 
     #[test]

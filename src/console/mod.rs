@@ -17,7 +17,8 @@ use crate::config::Config;
 use crate::metrics::TickTimes;
 use crate::player::{DamageCause, DamagePlayer, Health};
 use crate::time::WorldClock;
-use crate::world::{ChunkLifecycle, Overworld};
+use crate::world::{ChunkLifecycle, Overworld, WorldSpawn};
+use crate::zombie::{zombie_bundle, Attack, Chase, ChaseStats, Dying, Lod, Tier, ZombieKinds};
 use command::{Command, COMMANDS};
 
 pub struct ConsolePlugin {
@@ -173,7 +174,151 @@ pub fn execute(world: &mut World, command: Command) -> String {
         }
         Command::Damage { player, amount } => hurt(world, &player, amount),
         Command::Kill { player } => hurt(world, &player, f32::INFINITY),
+        Command::Summon { at, kind } => summon(world, at, kind.as_deref()),
+        Command::Zombies => zombie_report(world),
+        Command::Fill { from, to, block } => fill(world, from, to, &block),
+        Command::Give {
+            player,
+            item,
+            count,
+        } => give(world, &player, &item, count),
     }
+}
+
+fn summon(world: &mut World, at: [command::Coord; 3], kind: Option<&str>) -> String {
+    let kinds = world.resource::<ZombieKinds>().clone();
+    let name = kind
+        .unwrap_or(&world.resource::<Config>().zombies.default_type)
+        .to_string();
+    let Some(index) = kinds.find(&name) else {
+        let known: Vec<&str> = kinds.0.iter().map(|t| t.name.as_str()).collect();
+        return format!("error=\"no zombie type {name}\" types={}", known.join(","));
+    };
+    let origin = world.resource::<WorldSpawn>().pos.unwrap_or_default();
+    let pos = DVec3::new(
+        at[0].resolve(origin.x),
+        at[1].resolve(origin.y),
+        at[2].resolve(origin.z),
+    );
+    let mut layers = world.query_filtered::<Entity, With<Overworld>>();
+    let Ok(layer) = layers.get_single(world) else {
+        return "error=\"the world is not ready\"".into();
+    };
+    let seed = world.resource::<Server>().current_tick() as u64
+        ^ pos.x.to_bits()
+        ^ pos.z.to_bits().rotate_left(17);
+    let entity = world
+        .spawn(zombie_bundle(layer, pos, index, &kinds, seed))
+        .id();
+    format!(
+        "summoned={} id={} x={} y={} z={}",
+        kinds.0[index].name,
+        entity.index(),
+        pos.x,
+        pos.y,
+        pos.z
+    )
+}
+
+/// Largest box `fill` sets at once, as vanilla.
+const FILL_LIMIT: i64 = 32_768;
+
+fn fill(
+    world: &mut World,
+    from: [command::Coord; 3],
+    to: [command::Coord; 3],
+    block: &str,
+) -> String {
+    let name = block.strip_prefix("minecraft:").unwrap_or(block);
+    let Some(kind) = BlockKind::from_str(name) else {
+        return format!("error=\"no block named {block}\"");
+    };
+    let origin = world.resource::<WorldSpawn>().pos.unwrap_or_default();
+    let corner = |c: [command::Coord; 3]| {
+        BlockPos::new(
+            c[0].resolve(origin.x).floor() as i32,
+            c[1].resolve(origin.y).floor() as i32,
+            c[2].resolve(origin.z).floor() as i32,
+        )
+    };
+    let (a, b) = (corner(from), corner(to));
+    let (min, max) = (
+        BlockPos::new(a.x.min(b.x), a.y.min(b.y), a.z.min(b.z)),
+        BlockPos::new(a.x.max(b.x), a.y.max(b.y), a.z.max(b.z)),
+    );
+    let volume =
+        (max.x - min.x + 1) as i64 * (max.y - min.y + 1) as i64 * (max.z - min.z + 1) as i64;
+    if volume > FILL_LIMIT {
+        return format!("error=\"{volume} blocks is more than {FILL_LIMIT}\"");
+    }
+    let mut layers = world.query_filtered::<&mut ChunkLayer, With<Overworld>>();
+    let Ok(mut layer) = layers.get_single_mut(world) else {
+        return "error=\"the world is not ready\"".into();
+    };
+    let (mut set, mut unloaded) = (0, 0);
+    for x in min.x..=max.x {
+        for y in min.y..=max.y {
+            for z in min.z..=max.z {
+                match layer.set_block([x, y, z], kind.to_state()) {
+                    Some(_) => set += 1,
+                    None => unloaded += 1,
+                }
+            }
+        }
+    }
+    format!("filled={set} unloaded={unloaded} block={name}")
+}
+
+fn give(world: &mut World, player: &str, item: &str, count: u8) -> String {
+    let name = item.strip_prefix("minecraft:").unwrap_or(item);
+    let Some(kind) = ItemKind::from_str(name) else {
+        return format!("error=\"no item named {item}\"");
+    };
+    let Some(entity) = find_player(world, player) else {
+        return no_such_player(player);
+    };
+    let Some(mut inventory) = world.get_mut::<Inventory>(entity) else {
+        return no_such_player(player);
+    };
+    // The hotbar first, as vanilla fills it.
+    let slot = inventory
+        .first_empty_slot_in(36..45)
+        .or_else(|| inventory.first_empty_slot_in(9..36));
+    match slot {
+        Some(slot) => {
+            inventory.set_slot(slot, ItemStack::new(kind, count, None));
+            format!("given={name} count={count} to={player} slot={slot}")
+        }
+        None => format!("error=\"{player}'s inventory is full\""),
+    }
+}
+
+fn zombie_report(world: &mut World) -> String {
+    let mut tiers = [0usize; 4];
+    let (mut total, mut chasing, mut wandering, mut attacking, mut dying) = (0, 0, 0, 0, 0);
+    let mut zombies = world.query::<(&Chase, &Attack, &Lod, Option<&Dying>)>();
+    for (chase, attack, lod, dead) in zombies.iter(world) {
+        total += 1;
+        if dead.is_some() {
+            dying += 1;
+            continue;
+        }
+        tiers[Tier::ALL.iter().position(|t| *t == lod.tier).unwrap_or(3)] += 1;
+        if *attack != Attack::Ready {
+            attacking += 1;
+        } else if chase.target.is_some() {
+            chasing += 1;
+        } else if chase.wandering() {
+            wandering += 1;
+        }
+    }
+    let idle = total - dying - attacking - chasing - wandering;
+    let stats = world.resource::<ChaseStats>();
+    format!(
+        "total={total} chasing={chasing} attacking={attacking} wandering={wandering} idle={idle} dying={dying} \
+         lod_full={} lod_half={} lod_quarter={} lod_frozen={} plans={} nodes={} watchdog_fires={} give_ups={}",
+        tiers[0], tiers[1], tiers[2], tiers[3], stats.plans, stats.expanded_nodes, stats.watchdog_fires, stats.give_ups
+    )
 }
 
 fn hurt(world: &mut World, player: &str, amount: f32) -> String {

@@ -127,7 +127,7 @@ fn join_players(
             GameModeSetting::Adventure => GameMode::Adventure,
         };
         let mut player = commands.entity(entity);
-        player.insert(Health(MAX_HEALTH));
+        player.insert((Health(MAX_HEALTH), crate::zombie::Kills::default()));
         match spawn.pos {
             Some(at) => pos.0 = at,
             None => {

@@ -4,6 +4,7 @@
 pub mod chunks;
 pub mod generate;
 mod noise;
+pub mod voxels;
 
 use std::path::PathBuf;
 
@@ -14,6 +15,7 @@ use valence::prelude::*;
 use crate::config::Config;
 pub use chunks::ChunkLifecycle;
 pub use generate::{Terrain, HEIGHT, MIN_Y, SEA_LEVEL};
+pub use voxels::{is_solid, Grid, Voxels};
 
 /// Loads and generates the world folder given at construction.
 pub struct WorldPlugin {
@@ -111,11 +113,6 @@ fn resolve_spawn(mut spawn: ResMut<WorldSpawn>, layers: Query<&ChunkLayer, With<
     let y = (MIN_Y + HEIGHT as i32) as f64;
     warn!("no dry ground near the spawn column; players spawn at y={y}");
     spawn.pos = Some(DVec3::new(0.5, y, 0.5));
-}
-
-/// Whether a block stops a body: it has a collision shape.
-pub fn is_solid(block: BlockState) -> bool {
-    block.collision_shapes().next().is_some()
 }
 
 /// The feet height of the highest spot in a column with dry solid ground and two free blocks.

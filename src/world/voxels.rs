@@ -1,0 +1,121 @@
+//! What a body needs to know about blocks: solid, free, water, or not loaded. Path finding and
+//! the walker read the world only through [`Voxels`], so they run the same on a chunk layer and
+//! on a hand-made grid in a unit test.
+
+use std::collections::HashMap;
+
+use valence::prelude::*;
+
+/// Read access to blocks; `None` means not loaded (never walked into).
+pub trait Voxels {
+    fn block(&self, pos: BlockPos) -> Option<BlockState>;
+
+    /// Stops a body: has a collision shape. Unloaded counts as solid so nothing enters it.
+    fn solid(&self, pos: BlockPos) -> bool {
+        self.block(pos).is_none_or(is_solid)
+    }
+
+    /// Water (or another liquid) a body swims in.
+    fn liquid(&self, pos: BlockPos) -> bool {
+        self.block(pos).is_some_and(|b| b.is_liquid())
+    }
+
+    /// A body's feet fit here: two loaded free blocks, standing on something solid, or swimming.
+    fn standable(&self, pos: BlockPos) -> bool {
+        let head = BlockPos::new(pos.x, pos.y + 1, pos.z);
+        let below = BlockPos::new(pos.x, pos.y - 1, pos.z);
+        !self.solid(pos)
+            && !self.solid(head)
+            && (self.liquid(pos) || (self.solid(below) && self.block(below).is_some()))
+    }
+}
+
+/// Whether a block stops a body: it has a collision shape.
+pub fn is_solid(block: BlockState) -> bool {
+    block.collision_shapes().next().is_some()
+}
+
+impl Voxels for ChunkLayer {
+    fn block(&self, pos: BlockPos) -> Option<BlockState> {
+        ChunkLayer::block(self, pos).map(|b| b.state)
+    }
+}
+
+/// A hand-made world for tests and benchmarks: air everywhere inside its bounds unless set,
+/// unloaded outside.
+#[derive(Debug, Clone, Default)]
+pub struct Grid {
+    blocks: HashMap<BlockPos, BlockState>,
+    pub min: [i32; 3],
+    pub max: [i32; 3],
+}
+
+impl Grid {
+    /// An empty (air) box from `min` to `max` inclusive.
+    pub fn new(min: [i32; 3], max: [i32; 3]) -> Self {
+        Self {
+            blocks: HashMap::new(),
+            min,
+            max,
+        }
+    }
+
+    pub fn set(&mut self, pos: impl Into<BlockPos>, block: BlockState) {
+        self.blocks.insert(pos.into(), block);
+    }
+
+    /// Fills a box (inclusive) with one block.
+    pub fn fill(&mut self, from: [i32; 3], to: [i32; 3], block: BlockState) {
+        for x in from[0]..=to[0] {
+            for y in from[1]..=to[1] {
+                for z in from[2]..=to[2] {
+                    self.set([x, y, z], block);
+                }
+            }
+        }
+    }
+
+    /// A flat stone floor with its top at `y`, over the whole grid.
+    pub fn floor(mut self, y: i32) -> Self {
+        let (min, max) = (self.min, self.max);
+        self.fill(
+            [min[0], min[1], min[2]],
+            [max[0], y, max[2]],
+            BlockState::STONE,
+        );
+        self
+    }
+}
+
+impl Voxels for Grid {
+    fn block(&self, pos: BlockPos) -> Option<BlockState> {
+        let inside = (0..3).all(|i| {
+            let v = [pos.x, pos.y, pos.z][i];
+            (self.min[i]..=self.max[i]).contains(&v)
+        });
+        inside.then(|| self.blocks.get(&pos).copied().unwrap_or(BlockState::AIR))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn standing_needs_ground_and_two_free_blocks() {
+        let mut g = Grid::new([0, 0, 0], [4, 6, 4]).floor(0);
+        assert!(g.standable(BlockPos::new(1, 1, 1)));
+        assert!(!g.standable(BlockPos::new(1, 2, 1)), "nothing underneath");
+        g.set([1, 2, 1], BlockState::STONE);
+        assert!(!g.standable(BlockPos::new(1, 1, 1)), "no headroom");
+        g.set([2, 1, 2], BlockState::WATER);
+        assert!(g.standable(BlockPos::new(2, 1, 2)), "swimming");
+        assert!(g.standable(BlockPos::new(3, 1, 3)));
+        assert!(!g.standable(BlockPos::new(4, 1, 5)), "outside is unloaded");
+        assert!(g.solid(BlockPos::new(9, 9, 9)));
+        g.set([3, 1, 3], BlockState::GRASS);
+        assert!(g.standable(BlockPos::new(3, 1, 3)), "plants do not block");
+        g.set([3, 1, 3], BlockState::OAK_LEAVES);
+        assert!(!g.standable(BlockPos::new(3, 1, 3)));
+    }
+}

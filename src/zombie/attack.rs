@@ -1,0 +1,300 @@
+//! Blows both ways. A zombie in reach of its target raises its arms and swings; the hit lands
+//! after the wind-up only if the target is still in reach then (the seed's fix), followed by a
+//! cooldown, one attack in flight at a time. A player's hit on a zombie is checked for reach and
+//! the zombie's hurt cooldown, shows the hurt effect and knockback, and a zombie with no health
+//! left plays the death animation before it is removed.
+
+use valence::entity::living::LivingEntity;
+use valence::entity::mob::MobFlags;
+use valence::entity::{EntityId, EntityStatuses};
+use valence::inventory::HeldItem;
+use valence::layer::Layer;
+use valence::prelude::*;
+use valence::protocol::packets::play::EntityDamageS2c;
+use valence::protocol::{VarInt, WritePacket};
+
+use super::body::{Body, BODY_HEIGHT, HALF_WIDTH};
+use super::chase::ZombieSet;
+use super::{Chase, Vitality, Zombie, ZombieKinds};
+use crate::config::Config;
+use crate::player::{DamageCause, DamagePlayer, Dead};
+use crate::world::Overworld;
+
+pub struct AttackPlugin;
+
+impl Plugin for AttackPlugin {
+    fn build(&self, app: &mut App) {
+        let config = app.world.resource::<Config>();
+        let tick_rate = app.world.resource::<Server>().tick_rate().get() as f64;
+        let timing = AttackTiming {
+            windup_ticks: (config.zombies.attack_windup_s * tick_rate).round() as u64,
+            cooldown_ticks: (config.zombies.attack_cooldown_s * tick_rate)
+                .round()
+                .max(1.0) as u64,
+        };
+        app.insert_resource(timing).add_systems(
+            Update,
+            (players_hit_zombies, zombies_attack, remove_the_dead)
+                .chain()
+                .in_set(ZombieSet::Attack),
+        );
+    }
+}
+
+#[derive(Resource, Debug, Clone, Copy)]
+struct AttackTiming {
+    windup_ticks: u64,
+    cooldown_ticks: u64,
+}
+
+/// Where a zombie is in its swing.
+#[derive(Component, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Attack {
+    #[default]
+    Ready,
+    /// Swinging at `target`; the blow lands at `hits_at`.
+    WindUp { target: Entity, hits_at: u64 },
+    /// Recovering until `until`.
+    Cooldown { until: u64 },
+}
+
+/// Playing the death animation; removed at `until`.
+#[derive(Component, Debug, Clone, Copy)]
+pub struct Dying {
+    until: u64,
+}
+
+/// Zombies a player has killed.
+#[derive(Component, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Kills(pub u32);
+
+/// A zombie is hurt at most once per this many ticks (vanilla's invulnerability time).
+const HURT_COOLDOWN: u64 = 10;
+/// Ticks the death animation plays before the body goes.
+const DEATH_TICKS: u64 = 20;
+/// Survival reach is 3 blocks; allow for latency between what the client saw and now.
+const PLAYER_REACH: f64 = 4.5;
+/// Index of `player_attack` in the 1.20.1 damage type registry.
+const PLAYER_ATTACK: i32 = 31;
+
+/// Horizontal and vertical closeness for a zombie's punch.
+fn in_reach(zombie: DVec3, player: DVec3, reach: f64) -> bool {
+    let flat = DVec2::new(player.x - zombie.x, player.z - zombie.z).length();
+    flat <= reach && (player.y - zombie.y).abs() < 2.0
+}
+
+/// Damage of a player's blow with `item` in hand (vanilla attack damage of swords and axes).
+pub fn weapon_damage(item: ItemKind) -> f32 {
+    match item {
+        ItemKind::WoodenSword | ItemKind::GoldenSword => 4.0,
+        ItemKind::StoneSword => 5.0,
+        ItemKind::IronSword => 6.0,
+        ItemKind::DiamondSword => 7.0,
+        ItemKind::NetheriteSword => 8.0,
+        ItemKind::WoodenAxe | ItemKind::GoldenAxe => 7.0,
+        ItemKind::StoneAxe | ItemKind::IronAxe | ItemKind::DiamondAxe => 9.0,
+        ItemKind::NetheriteAxe => 10.0,
+        _ => 1.0,
+    }
+}
+
+/// Distance from a point to a zombie's box.
+fn distance_to_box(point: DVec3, feet: DVec3) -> f64 {
+    let min = feet - DVec3::new(HALF_WIDTH, 0.0, HALF_WIDTH);
+    let max = feet + DVec3::new(HALF_WIDTH, BODY_HEIGHT, HALF_WIDTH);
+    point.clamp(min, max).distance(point)
+}
+
+fn zombies_attack(
+    mut zombies: Query<
+        (
+            Entity,
+            &Zombie,
+            &Chase,
+            &mut Attack,
+            &Position,
+            &EntityId,
+            &mut MobFlags,
+        ),
+        (Without<Dying>, Without<Client>),
+    >,
+    players: Query<&Position, (With<Client>, Without<Dead>, Without<Zombie>)>,
+    mut damage: EventWriter<DamagePlayer>,
+    mut swings: Query<&mut valence::entity::EntityAnimations>,
+    kinds: Res<ZombieKinds>,
+    timing: Res<AttackTiming>,
+    server: Res<Server>,
+) {
+    let now = server.current_tick() as u64;
+    for (entity, zombie, chase, mut attack, pos, id, mut flags) in &mut zombies {
+        let kind = &kinds.0[zombie.kind];
+        let target = chase.target.and_then(|t| Some((t, players.get(t).ok()?.0)));
+        let reachable = target.is_some_and(|(_, at)| in_reach(pos.0, at, kind.reach));
+        match *attack {
+            Attack::Ready => {
+                if let (Some((player, _)), true) = (target, reachable) {
+                    *attack = Attack::WindUp {
+                        target: player,
+                        hits_at: now + timing.windup_ticks,
+                    };
+                    if let Ok(mut anim) = swings.get_mut(entity) {
+                        anim.trigger(EntityAnimation::SwingMainHand);
+                    }
+                }
+            }
+            Attack::WindUp {
+                target: player,
+                hits_at,
+            } if now >= hits_at => {
+                let still = players
+                    .get(player)
+                    .is_ok_and(|p| in_reach(pos.0, p.0, kind.reach));
+                if still {
+                    damage.send(DamagePlayer {
+                        player,
+                        amount: kind.damage,
+                        cause: DamageCause::Mob(id.get()),
+                    });
+                }
+                *attack = Attack::Cooldown {
+                    until: hits_at + timing.cooldown_ticks,
+                };
+            }
+            Attack::Cooldown { until } if now >= until => *attack = Attack::Ready,
+            _ => {}
+        }
+        // Arms up while swinging or with the target in reach, as vanilla zombies do.
+        let raised = reachable || matches!(*attack, Attack::WindUp { .. });
+        if flags.attacking() != raised {
+            flags.set_attacking(raised);
+        }
+    }
+}
+
+/// The last tick each zombie was hurt.
+#[derive(Component, Debug, Clone, Copy)]
+struct LastHurt(u64);
+
+fn players_hit_zombies(
+    mut commands: Commands,
+    mut events: EventReader<InteractEntityEvent>,
+    mut players: Query<
+        (
+            &Position,
+            &EntityId,
+            Option<&Inventory>,
+            Option<&HeldItem>,
+            &mut Kills,
+        ),
+        (With<Client>, Without<Dead>, Without<Zombie>),
+    >,
+    mut zombies: Query<
+        (
+            &Position,
+            &EntityId,
+            &mut Vitality,
+            &mut Body,
+            &mut Chase,
+            &mut EntityStatuses,
+            Option<&LastHurt>,
+            &EntityLayerId,
+        ),
+        (With<Zombie>, Without<Dying>),
+    >,
+    mut layers: Query<&mut EntityLayer, With<Overworld>>,
+    server: Res<Server>,
+) {
+    let now = server.current_tick() as u64;
+    for event in events.iter() {
+        if event.interact != EntityInteraction::Attack {
+            continue;
+        }
+        let Ok((player_pos, player_id, inventory, held, mut kills)) = players.get_mut(event.client)
+        else {
+            continue;
+        };
+        let Ok((pos, id, mut vitality, mut body, mut chase, mut statuses, last, layer)) =
+            zombies.get_mut(event.entity)
+        else {
+            continue;
+        };
+        let eye = player_pos.0 + DVec3::new(0.0, 1.62, 0.0);
+        if distance_to_box(eye, pos.0) > PLAYER_REACH
+            || last.is_some_and(|l| now < l.0 + HURT_COOLDOWN)
+        {
+            continue;
+        }
+        let item = inventory
+            .zip(held)
+            .and_then(|(inv, held)| inv.slot(held.slot()).map(|s| s.item))
+            .unwrap_or(ItemKind::Air);
+        vitality.0 -= weapon_damage(item);
+        commands.entity(event.entity).insert(LastHurt(now));
+
+        if let Ok(mut entities) = layers.get_mut(layer.0) {
+            entities
+                .view_writer(ChunkPos::from_pos(pos.0))
+                .write_packet(&EntityDamageS2c {
+                    entity_id: VarInt(id.get()),
+                    source_type_id: VarInt(PLAYER_ATTACK),
+                    source_cause_id: VarInt(player_id.get() + 1),
+                    source_direct_id: VarInt(player_id.get() + 1),
+                    source_pos: None,
+                });
+        }
+        // Knocked away from the player, as vanilla's 0.4 strength.
+        let away = DVec2::new(pos.0.x - player_pos.0.x, pos.0.z - player_pos.0.z)
+            .normalize_or_zero()
+            * 0.4;
+        body.knockback = DVec3::new(away.x, 0.0, away.y);
+        if body.on_ground {
+            body.vel_y = 0.36;
+        }
+        // A zombie hit by someone turns on them.
+        if chase.target.is_none() {
+            chase.set_target(Some(event.client));
+        }
+        if vitality.0 <= 0.0 {
+            statuses.trigger(EntityStatus::PlayDeathSoundOrAddProjectileHitParticles);
+            commands.entity(event.entity).insert(Dying {
+                until: now + DEATH_TICKS,
+            });
+            kills.0 += 1;
+        }
+    }
+}
+
+fn remove_the_dead(
+    mut commands: Commands,
+    dying: Query<(Entity, &Dying), With<LivingEntity>>,
+    server: Res<Server>,
+) {
+    let now = server.current_tick() as u64;
+    for (entity, dying) in &dying {
+        if now >= dying.until {
+            commands.entity(entity).insert(Despawned);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reach_is_flat_distance_with_a_height_limit() {
+        let z = DVec3::new(0.0, 64.0, 0.0);
+        assert!(in_reach(z, DVec3::new(1.5, 64.0, 1.0), 2.0));
+        assert!(!in_reach(z, DVec3::new(2.5, 64.0, 0.0), 2.0));
+        assert!(!in_reach(z, DVec3::new(0.5, 67.0, 0.0), 2.0));
+    }
+
+    #[test]
+    fn box_distance_and_weapons() {
+        let feet = DVec3::new(0.0, 0.0, 0.0);
+        assert_eq!(distance_to_box(DVec3::new(0.0, 1.0, 0.0), feet), 0.0);
+        assert!((distance_to_box(DVec3::new(3.3, 1.0, 0.0), feet) - 3.0).abs() < 1e-9);
+        assert_eq!(weapon_damage(ItemKind::IronSword), 6.0);
+        assert_eq!(weapon_damage(ItemKind::Dirt), 1.0);
+    }
+}

@@ -1,0 +1,244 @@
+//! A kinematic walker for zombie bodies: gravity and falling, steps up one block, jumps, never
+//! passes through a block with a collision shape, swims slowly in water, and never enters an
+//! unloaded chunk (unloaded blocks count as solid). Positions are rounded to 1/4096 of a block,
+//! the resolution of relative moves, so clients do not drift.
+
+use valence::prelude::*;
+
+use crate::world::Voxels;
+
+/// Half the width of a zombie's box, and its height (vanilla: 0.6 x 1.95).
+pub const HALF_WIDTH: f64 = 0.3;
+pub const BODY_HEIGHT: f64 = 1.95;
+/// Vanilla's per-tick gravity, drag and jump impulse.
+const GRAVITY: f64 = 0.08;
+const DRAG: f64 = 0.98;
+const JUMP: f64 = 0.42;
+const TERMINAL: f64 = 3.92;
+/// Water halves walking speed and slows sinking.
+const WATER_SPEED: f64 = 0.5;
+const WATER_SINK: f64 = 0.02;
+const SWIM_UP: f64 = 0.12;
+/// Fraction of knockback left after each tick.
+const KNOCKBACK_DECAY: f64 = 0.6;
+
+/// Motion state of one body.
+#[derive(Component, Debug, Clone, Default, PartialEq)]
+pub struct Body {
+    pub vel_y: f64,
+    pub on_ground: bool,
+    /// Pushed away when hit; decays each tick.
+    pub knockback: DVec3,
+    /// The last step was stopped by a wall.
+    pub blocked: bool,
+}
+
+/// Whether a zombie's box with its feet at `pos` overlaps any solid (or unloaded) block.
+pub fn collides(world: &impl Voxels, pos: DVec3) -> bool {
+    const EPS: f64 = 1e-7;
+    let (x0, x1) = (
+        (pos.x - HALF_WIDTH).floor() as i32,
+        (pos.x + HALF_WIDTH - EPS).floor() as i32,
+    );
+    let (z0, z1) = (
+        (pos.z - HALF_WIDTH).floor() as i32,
+        (pos.z + HALF_WIDTH - EPS).floor() as i32,
+    );
+    let (y0, y1) = (
+        pos.y.floor() as i32,
+        (pos.y + BODY_HEIGHT - EPS).floor() as i32,
+    );
+    for x in x0..=x1 {
+        for y in y0..=y1 {
+            for z in z0..=z1 {
+                if world.solid(BlockPos::new(x, y, z)) {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+/// Rounds to the 1/4096 grid of relative move packets.
+pub fn snap(v: f64) -> f64 {
+    (v * 4096.0).round() / 4096.0
+}
+
+fn feet_block(pos: DVec3) -> BlockPos {
+    BlockPos::new(
+        pos.x.floor() as i32,
+        pos.y.floor() as i32,
+        pos.z.floor() as i32,
+    )
+}
+
+impl Body {
+    /// Advances one tick: walk by `wish` (blocks this tick, horizontal), jump if asked.
+    pub fn step(&mut self, world: &impl Voxels, pos: DVec3, wish: DVec2, jump: bool) -> DVec3 {
+        let in_water = world.liquid(feet_block(pos));
+        let scale = if in_water { WATER_SPEED } else { 1.0 };
+        let dx = wish.x * scale + self.knockback.x;
+        let dz = wish.y * scale + self.knockback.z;
+        self.knockback *= KNOCKBACK_DECAY;
+        if self.knockback.length_squared() < 1e-4 {
+            self.knockback = DVec3::ZERO;
+        }
+
+        let mut pos = pos;
+        self.blocked = false;
+        for delta in [DVec3::new(dx, 0.0, 0.0), DVec3::new(0.0, 0.0, dz)] {
+            if delta == DVec3::ZERO {
+                continue;
+            }
+            let moved = pos + delta;
+            if !collides(world, moved) {
+                pos = moved;
+                continue;
+            }
+            // Step up a block when standing, if the body fits on top.
+            let up = DVec3::new(0.0, 1.0, 0.0);
+            let lifted = DVec3::new(moved.x, pos.y.floor() + 1.0, moved.z);
+            if (self.on_ground || in_water)
+                && !collides(world, pos + up)
+                && !collides(world, lifted)
+            {
+                pos = lifted;
+            } else {
+                self.blocked = true;
+            }
+        }
+
+        if jump && self.on_ground {
+            self.vel_y = JUMP;
+        } else if in_water && (self.blocked || jump) {
+            self.vel_y = SWIM_UP;
+        }
+        // Move first, then accelerate, as vanilla does.
+        let moved = pos + DVec3::new(0.0, self.vel_y, 0.0);
+        if collides(world, moved) {
+            if self.vel_y < 0.0 {
+                // Land on top of the block the feet went into.
+                let landed = DVec3::new(pos.x, moved.y.floor() + 1.0, pos.z);
+                if !collides(world, landed) && landed.y <= pos.y {
+                    pos = landed;
+                }
+            }
+            self.vel_y = 0.0;
+        } else {
+            pos = moved;
+        }
+        self.on_ground = collides(world, pos - DVec3::new(0.0, 1e-3, 0.0));
+        self.vel_y = if self.on_ground && self.vel_y <= 0.0 {
+            0.0
+        } else if in_water {
+            (self.vel_y - WATER_SINK).max(-0.1)
+        } else {
+            ((self.vel_y - GRAVITY) * DRAG).max(-TERMINAL)
+        };
+        DVec3::new(snap(pos.x), snap(pos.y), snap(pos.z))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::world::Grid;
+
+    fn settle(body: &mut Body, world: &Grid, mut pos: DVec3, wish: DVec2, ticks: usize) -> DVec3 {
+        for _ in 0..ticks {
+            pos = body.step(world, pos, wish, false);
+        }
+        pos
+    }
+
+    #[test]
+    fn falls_and_lands_on_the_floor() {
+        let g = Grid::new([-4, 0, -4], [4, 20, 4]).floor(0);
+        let mut body = Body::default();
+        let pos = settle(&mut body, &g, DVec3::new(0.5, 10.0, 0.5), DVec2::ZERO, 60);
+        assert_eq!(pos.y, 1.0);
+        assert!(body.on_ground);
+    }
+
+    #[test]
+    fn walks_steps_up_one_block_and_stops_at_two() {
+        let mut g = Grid::new([-4, 0, -4], [12, 8, 4]).floor(0);
+        g.fill([3, 1, -4], [6, 1, 4], BlockState::STONE);
+        g.fill([7, 1, -4], [7, 3, 4], BlockState::STONE);
+        let mut body = Body {
+            on_ground: true,
+            ..Default::default()
+        };
+        let pos = settle(
+            &mut body,
+            &g,
+            DVec3::new(0.5, 1.0, 0.5),
+            DVec2::new(0.2, 0.0),
+            80,
+        );
+        assert_eq!(pos.y, 2.0, "stepped onto the 1-block ledge");
+        assert!(pos.x < 7.0 - HALF_WIDTH + 1e-9, "the wall stops it: {pos}");
+        assert!(body.blocked);
+        assert!(!collides(&g, pos));
+    }
+
+    #[test]
+    fn never_walks_into_unloaded_blocks() {
+        let g = Grid::new([-4, 0, -4], [4, 8, 4]).floor(0);
+        let mut body = Body::default();
+        let pos = settle(
+            &mut body,
+            &g,
+            DVec3::new(0.5, 1.0, 0.5),
+            DVec2::new(0.3, 0.0),
+            40,
+        );
+        assert!(
+            pos.x <= 5.0 - HALF_WIDTH,
+            "stopped at the edge of the loaded grid: {pos}"
+        );
+    }
+
+    #[test]
+    fn water_slows_walking() {
+        let mut g = Grid::new([-4, 0, -4], [40, 8, 4]).floor(0);
+        let mut body = Body::default();
+        let dry = settle(
+            &mut body,
+            &g,
+            DVec3::new(0.5, 1.0, 0.5),
+            DVec2::new(0.2, 0.0),
+            20,
+        );
+        g.fill([-4, 1, -4], [40, 2, 4], BlockState::WATER);
+        let mut body = Body::default();
+        let wet = settle(
+            &mut body,
+            &g,
+            DVec3::new(0.5, 1.0, 0.5),
+            DVec2::new(0.2, 0.0),
+            20,
+        );
+        assert!(wet.x - 0.5 < (dry.x - 0.5) * 0.6, "dry {dry} wet {wet}");
+    }
+
+    #[test]
+    fn jump_clears_a_block_and_positions_are_on_the_4096_grid() {
+        let g = Grid::new([-4, 0, -4], [4, 8, 4]).floor(0);
+        let mut body = Body {
+            on_ground: true,
+            ..Default::default()
+        };
+        let mut pos = DVec3::new(0.5, 1.0, 0.5);
+        let mut top: f64 = 0.0;
+        pos = body.step(&g, pos, DVec2::new(0.0123, 0.0), true);
+        for _ in 0..30 {
+            top = top.max(pos.y);
+            assert_eq!(pos.x * 4096.0, (pos.x * 4096.0).round());
+            pos = body.step(&g, pos, DVec2::new(0.0123, 0.0), false);
+        }
+        assert!(top > 2.0, "a jump rises over one block: {top}");
+        assert_eq!(pos.y, 1.0);
+    }
+}

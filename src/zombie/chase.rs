@@ -1,0 +1,447 @@
+//! Chasing: choosing a target, planning hops to it with A*, walking the waypoints, and
+//! wandering when there is nobody to chase. The decisions live in `hop` and `path`; this is the
+//! glue that feeds them the world and applies their answers.
+
+use std::collections::VecDeque;
+
+use valence::prelude::*;
+
+use super::body::Body;
+use super::hop::{hop_goal, Decision, HopEvent, HopPlanner, HopRules};
+use super::lod::Lod;
+use super::path::{find_path, waypoints, PathLimits};
+use super::{Dying, Zombie, ZombieKinds};
+use crate::config::Config;
+use crate::player::Dead;
+use crate::world::{Overworld, Voxels};
+
+/// Order of the zombie systems within a tick.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ZombieSet {
+    Classify,
+    Target,
+    Move,
+    Attack,
+}
+
+pub struct ChasePlugin;
+
+impl Plugin for ChasePlugin {
+    fn build(&self, app: &mut App) {
+        let tick_rate = app.world.resource::<Server>().tick_rate().get() as f64;
+        let rules = ChaseRules::new(app.world.resource::<Config>(), tick_rate);
+        app.insert_resource(rules)
+            .insert_resource(ChaseStats::default())
+            .configure_sets(
+                Update,
+                (
+                    ZombieSet::Classify,
+                    ZombieSet::Target,
+                    ZombieSet::Move,
+                    ZombieSet::Attack,
+                )
+                    .chain(),
+            )
+            .add_systems(Update, choose_targets.in_set(ZombieSet::Target))
+            .add_systems(Update, move_zombies.in_set(ZombieSet::Move));
+    }
+}
+
+/// Chase settings in the units the systems use.
+#[derive(Resource, Debug, Clone)]
+pub struct ChaseRules {
+    pub hop: HopRules,
+    pub limits: PathLimits,
+    pub follow_range: f64,
+    pub retarget_ticks: u64,
+    pub give_up_ticks: u64,
+    pub wander_radius: f64,
+}
+
+impl ChaseRules {
+    pub fn new(config: &Config, tick_rate: f64) -> Self {
+        let chase = &config.chase;
+        let ticks = |s: f64| (s * tick_rate).ceil() as u64;
+        Self {
+            hop: HopRules {
+                radius: chase.hop_radius,
+                stuck_distance: chase.stuck_distance,
+                collapse_ticks: ticks(chase.replan_collapse_s).max(1),
+                backoff_ticks: ticks(chase.backoff_s).max(1),
+                watchdog_k: chase.watchdog_k,
+                give_up_plans: chase.give_up_plans,
+                tick_rate,
+            },
+            limits: PathLimits {
+                node_budget: chase.node_budget as usize,
+                max_drop: chase.max_drop,
+            },
+            follow_range: config.zombies.follow_range,
+            retarget_ticks: chase.retarget_ticks,
+            give_up_ticks: ticks(chase.give_up_s),
+            wander_radius: config.zombies.wander_radius,
+        }
+    }
+}
+
+/// Totals since start, for `zombies` and the benchmark.
+#[derive(Resource, Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChaseStats {
+    pub plans: u64,
+    pub expanded_nodes: u64,
+    pub watchdog_fires: u64,
+    pub give_ups: u64,
+}
+
+/// A zombie's pursuit or stroll.
+#[derive(Component, Debug, Clone)]
+pub struct Chase {
+    /// The player being chased.
+    pub target: Option<Entity>,
+    /// A player given up on, and the tick until which it is ignored.
+    ignored: Option<(Entity, u64)>,
+    /// The current hop's goal.
+    pub goal: Option<DVec3>,
+    /// Where a wandering zombie strolls to.
+    stroll: Option<DVec3>,
+    rest_until: u64,
+    waypoints: VecDeque<BlockPos>,
+    planner: HopPlanner,
+    retarget: bool,
+    jump: bool,
+    blocked_ticks: u32,
+    rng: u64,
+}
+
+impl Chase {
+    pub fn new(seed: u64) -> Self {
+        Self {
+            target: None,
+            ignored: None,
+            goal: None,
+            stroll: None,
+            rest_until: 0,
+            waypoints: VecDeque::new(),
+            planner: HopPlanner::default(),
+            retarget: false,
+            jump: false,
+            blocked_ticks: 0,
+            rng: seed | 1,
+        }
+    }
+
+    /// Chases `target` from now on (or stops chasing).
+    pub fn set_target(&mut self, target: Option<Entity>) {
+        if self.target != target {
+            self.target = target;
+            self.retarget = true;
+            self.stroll = None;
+            self.planner.reset_progress();
+        }
+    }
+
+    /// Whether the zombie is strolling rather than standing.
+    pub fn wandering(&self) -> bool {
+        self.target.is_none() && self.stroll.is_some()
+    }
+
+    /// xorshift64: a zombie's own reproducible random numbers.
+    fn next_random(&mut self) -> f64 {
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        (self.rng >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+const EYE_HEIGHT: f64 = 1.74;
+const PLAYER_EYE: f64 = 1.62;
+
+/// Whether no opaque block lies between two points (sampled every 0.25 blocks): zombies see
+/// through glass, leaves and bars, not through stone.
+pub fn line_of_sight(world: &impl Voxels, from: DVec3, to: DVec3) -> bool {
+    let steps = (from.distance(to) / 0.25).ceil() as usize;
+    (1..steps).all(|i| {
+        let p = from.lerp(to, i as f64 / steps as f64);
+        let at = BlockPos::new(p.x.floor() as i32, p.y.floor() as i32, p.z.floor() as i32);
+        world.block(at).is_some_and(|b| !b.is_opaque())
+    })
+}
+
+/// Players zombies may hunt: alive and in survival or adventure.
+fn huntable(mode: &GameMode) -> bool {
+    matches!(mode, GameMode::Survival | GameMode::Adventure)
+}
+
+fn choose_targets(
+    mut zombies: Query<(Entity, &mut Chase, &Position), (With<Zombie>, Without<Dying>)>,
+    players: Query<
+        (Entity, &Position, &GameMode, &UniqueId),
+        (With<Client>, Without<Dead>, Without<Zombie>),
+    >,
+    layers: Query<&ChunkLayer, With<Overworld>>,
+    rules: Res<ChaseRules>,
+    server: Res<Server>,
+) {
+    let Ok(layer) = layers.get_single() else {
+        return;
+    };
+    let now = server.current_tick() as u64;
+    let mut candidates: Vec<(Entity, DVec3, UniqueId)> = players
+        .iter()
+        .filter(|(_, _, mode, _)| huntable(mode))
+        .map(|(e, p, _, id)| (e, p.0, *id))
+        .collect();
+    // Equal distances are broken by UUID, the same way on every run.
+    candidates.sort_by_key(|(_, _, id)| id.0);
+    for (entity, mut chase, pos) in &mut zombies {
+        if !(now + entity.index() as u64).is_multiple_of(rules.retarget_ticks) {
+            continue;
+        }
+        if chase.ignored.is_some_and(|(_, until)| now >= until) {
+            chase.ignored = None;
+        }
+        let in_range = |p: DVec3| p.distance(pos.0) <= rules.follow_range;
+        if let Some(target) = chase.target {
+            let kept = candidates
+                .iter()
+                .any(|(e, p, _)| *e == target && in_range(*p));
+            if !kept {
+                chase.set_target(None);
+            }
+            continue;
+        }
+        let eye = pos.0 + DVec3::new(0.0, EYE_HEIGHT, 0.0);
+        let ignored = chase.ignored.map(|(e, _)| e);
+        let mut best: Option<(f64, Entity)> = None;
+        for &(player, at, _) in &candidates {
+            let d = at.distance(pos.0);
+            if Some(player) == ignored
+                || d > rules.follow_range
+                || best.is_some_and(|(b, _)| d >= b)
+            {
+                continue;
+            }
+            if line_of_sight(layer, eye, at + DVec3::new(0.0, PLAYER_EYE, 0.0)) {
+                best = Some((d, player));
+            }
+        }
+        if let Some((_, player)) = best {
+            chase.set_target(Some(player));
+        }
+    }
+}
+
+/// Snaps a point to the nearest standable block within a small neighbourhood.
+fn standable_near(world: &impl Voxels, p: DVec3) -> BlockPos {
+    let base = BlockPos::new(p.x.floor() as i32, p.y.floor() as i32, p.z.floor() as i32);
+    for dy in [0, 1, -1, 2, -2, 3, -3] {
+        for (dx, dz) in [(0, 0), (1, 0), (-1, 0), (0, 1), (0, -1)] {
+            let c = BlockPos::new(base.x + dx, base.y + dy, base.z + dz);
+            if world.standable(c) {
+                return c;
+            }
+        }
+    }
+    base
+}
+
+fn feet(pos: DVec3) -> BlockPos {
+    BlockPos::new(
+        pos.x.floor() as i32,
+        (pos.y + 1e-6).floor() as i32,
+        pos.z.floor() as i32,
+    )
+}
+
+/// Yaw in degrees facing along `d` (0 faces +z, -90 faces +x).
+fn yaw_of(d: DVec3) -> f32 {
+    (-d.x).atan2(d.z).to_degrees() as f32
+}
+
+fn move_zombies(
+    mut zombies: Query<
+        (
+            &Zombie,
+            &mut Chase,
+            &mut Body,
+            &mut Position,
+            &mut Look,
+            &mut HeadYaw,
+            &Lod,
+        ),
+        (Without<Dying>, Without<Client>),
+    >,
+    players: Query<&Position, (With<Client>, Without<Zombie>)>,
+    layers: Query<&ChunkLayer, With<Overworld>>,
+    kinds: Res<ZombieKinds>,
+    rules: Res<ChaseRules>,
+    mut stats: ResMut<ChaseStats>,
+    server: Res<Server>,
+) {
+    let Ok(layer) = layers.get_single() else {
+        return;
+    };
+    let now = server.current_tick() as u64;
+    for (zombie, mut chase, mut body, mut position, mut look, mut head, lod) in &mut zombies {
+        let steps = lod.steps(now);
+        if steps == 0 {
+            continue;
+        }
+        let kind = &kinds.0[zombie.kind];
+        let watchdog = rules.hop.watchdog_ticks(kind.speed);
+        let chase = &mut *chase;
+        let mut pos = position.0;
+        let target = chase.target.and_then(|t| players.get(t).ok()).map(|p| p.0);
+
+        // Close enough to strike: stand and face the target; the attack system does the rest.
+        let holding = target.is_some_and(|t| t.distance(pos) <= kind.reach * 0.8);
+        let destination = match target {
+            Some(t) => Some(t),
+            None => {
+                if chase.stroll.is_none() && now >= chase.rest_until {
+                    let angle = chase.next_random() * std::f64::consts::TAU;
+                    let dist = rules.wander_radius * (0.3 + 0.7 * chase.next_random());
+                    chase.stroll =
+                        Some(pos + DVec3::new(angle.cos() * dist, 0.0, angle.sin() * dist));
+                    chase.retarget = true;
+                }
+                chase.stroll
+            }
+        };
+
+        if holding || destination.is_none() {
+            chase.waypoints.clear();
+            chase.planner.hold(now, watchdog);
+        } else if let Some(dest) = destination {
+            let next_blocked = chase
+                .waypoints
+                .front()
+                .is_some_and(|w| !layer.standable(*w));
+            let event = if std::mem::take(&mut chase.retarget) {
+                Some(HopEvent::Retarget)
+            } else if next_blocked || chase.blocked_ticks >= 10 {
+                Some(HopEvent::Blocked)
+            } else if chase.waypoints.is_empty() {
+                Some(HopEvent::Reached)
+            } else {
+                chase.planner.due(now)
+            };
+            if event == Some(HopEvent::Reached) && target.is_none() && dest.distance(pos) < 1.5 {
+                // The stroll is over: rest a while before the next one.
+                chase.stroll = None;
+                chase.goal = None;
+                chase.rest_until = now + 40 + (chase.next_random() * 80.0) as u64;
+            } else if let Some(event) = event {
+                if event == HopEvent::Watchdog {
+                    stats.watchdog_fires += 1;
+                }
+                if let Decision::Plan { jump } =
+                    chase.planner.request(event, now, pos, &rules.hop, watchdog)
+                {
+                    let goal = hop_goal(pos, dest, rules.hop.radius);
+                    let start = feet(pos);
+                    let path = find_path(layer, start, standable_near(layer, goal), rules.limits);
+                    stats.plans += 1;
+                    stats.expanded_nodes += path.expanded as u64;
+                    chase.waypoints = waypoints(start, &path.nodes, rules.hop.radius / 2.0).into();
+                    chase.goal = Some(goal);
+                    chase.jump |= jump;
+                    chase.blocked_ticks = 0;
+                    let gave_up = match chase.target {
+                        Some(t) => chase
+                            .planner
+                            .note_progress(dest.distance(pos), &rules.hop)
+                            .then_some(t),
+                        None => None,
+                    };
+                    if let Some(t) = gave_up {
+                        stats.give_ups += 1;
+                        chase.ignored = Some((t, now + rules.give_up_ticks));
+                        chase.set_target(None);
+                        chase.waypoints.clear();
+                    }
+                }
+            }
+        }
+
+        // Walk the waypoints.
+        let per_tick = kind.speed / rules.hop.tick_rate;
+        let mut heading = None;
+        for _ in 0..steps {
+            let mut wish = DVec2::ZERO;
+            while let Some(&w) = chase.waypoints.front() {
+                let to = DVec2::new(w.x as f64 + 0.5 - pos.x, w.z as f64 + 0.5 - pos.z);
+                if to.length() < 0.3 && (pos.y - w.y as f64).abs() < 1.2 {
+                    chase.waypoints.pop_front();
+                    continue;
+                }
+                wish = to.normalize() * per_tick.min(to.length());
+                heading = Some(DVec3::new(to.x, 0.0, to.y));
+                break;
+            }
+            pos = body.step(layer, pos, wish, std::mem::take(&mut chase.jump));
+            chase.blocked_ticks = if body.blocked {
+                chase.blocked_ticks + 1
+            } else {
+                0
+            };
+        }
+        if position.0 != pos {
+            position.0 = pos;
+        }
+
+        // Body faces where it walks; the head follows a target in front, else droops 30°.
+        let body_yaw = heading.map_or(look.yaw, yaw_of);
+        let (head_yaw, pitch) = match target {
+            Some(t) => {
+                let to =
+                    t + DVec3::new(0.0, PLAYER_EYE, 0.0) - (pos + DVec3::new(0.0, EYE_HEIGHT, 0.0));
+                let facing = DVec3::new(
+                    -(body_yaw.to_radians() as f64).sin(),
+                    0.0,
+                    (body_yaw.to_radians() as f64).cos(),
+                );
+                if facing.dot(to) > 0.0 || holding {
+                    let flat = (to.x * to.x + to.z * to.z).sqrt();
+                    (yaw_of(to), (-to.y).atan2(flat).to_degrees() as f32)
+                } else {
+                    (body_yaw, 30.0)
+                }
+            }
+            None => (body_yaw, 30.0),
+        };
+        let body_yaw = if holding { head_yaw } else { body_yaw };
+        if look.yaw != body_yaw || look.pitch != pitch {
+            look.yaw = body_yaw;
+            look.pitch = pitch;
+        }
+        if head.0 != head_yaw {
+            head.0 = head_yaw;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::world::Grid;
+
+    #[test]
+    fn sight_is_blocked_by_walls_only() {
+        let mut g = Grid::new([-10, 0, -10], [10, 10, 10]).floor(0);
+        let a = DVec3::new(0.5, 2.7, 0.5);
+        let b = DVec3::new(8.5, 2.6, 0.5);
+        assert!(line_of_sight(&g, a, b));
+        g.fill([4, 1, -3], [4, 4, 3], BlockState::STONE);
+        assert!(!line_of_sight(&g, a, b));
+        g.fill([4, 1, -3], [4, 4, 3], BlockState::GLASS);
+        assert!(line_of_sight(&g, a, b), "glass hides no one");
+    }
+
+    #[test]
+    fn yaw_convention() {
+        assert_eq!(yaw_of(DVec3::new(0.0, 0.0, 1.0)), 0.0);
+        assert_eq!(yaw_of(DVec3::new(1.0, 0.0, 0.0)), -90.0);
+    }
+}

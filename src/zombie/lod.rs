@@ -1,0 +1,170 @@
+//! Level of detail: a zombie far from every player acts on fewer ticks. The distance is taken
+//! from the point it walks to (its hop goal), so a zombie heading towards players wakes up
+//! before it arrives. Zombies are spread over buckets so the slow tiers do not all act on the
+//! same tick, and a tier changes only past its boundary plus a hysteresis margin.
+
+use valence::prelude::*;
+
+use super::{Chase, Zombie};
+use crate::config::{Config, LodConfig};
+use crate::player::Dead;
+
+pub struct LodPlugin;
+
+impl Plugin for LodPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_systems(
+            Update,
+            classify_zombies.in_set(super::chase::ZombieSet::Classify),
+        );
+    }
+}
+
+/// How often a zombie acts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Tier {
+    Full,
+    Half,
+    Quarter,
+    Frozen,
+}
+
+impl Tier {
+    pub const ALL: [Tier; 4] = [Tier::Full, Tier::Half, Tier::Quarter, Tier::Frozen];
+
+    /// Ticks between activations; `None` when frozen.
+    pub fn period(self) -> Option<u64> {
+        match self {
+            Tier::Full => Some(1),
+            Tier::Half => Some(2),
+            Tier::Quarter => Some(4),
+            Tier::Frozen => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Tier::Full => "full",
+            Tier::Half => "half",
+            Tier::Quarter => "quarter",
+            Tier::Frozen => "frozen",
+        }
+    }
+
+    /// The tier for distance `d` to the nearest player, starting from `self`.
+    pub fn classify(self, d: f64, lod: &LodConfig) -> Tier {
+        let bounds = [lod.full_radius, lod.half_radius, lod.quarter_radius];
+        let raw = |d: f64| match bounds.iter().position(|&b| d <= b) {
+            Some(0) => Tier::Full,
+            Some(1) => Tier::Half,
+            Some(2) => Tier::Quarter,
+            _ => Tier::Frozen,
+        };
+        let wanted = raw(d);
+        // Move only if the tier still differs with the distance pushed back by the margin.
+        let held = if wanted > self {
+            raw(d - lod.hysteresis)
+        } else {
+            raw(d + lod.hysteresis)
+        };
+        if held == self {
+            self
+        } else {
+            wanted
+        }
+    }
+}
+
+/// A zombie's activation tier and stagger bucket.
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lod {
+    pub tier: Tier,
+    bucket: u64,
+}
+
+impl Lod {
+    pub fn new(seed: u64) -> Self {
+        Self {
+            tier: Tier::Full,
+            bucket: seed % 4,
+        }
+    }
+
+    /// Ticks to simulate on `tick`: 0 when the zombie does not act on it.
+    pub fn steps(&self, tick: u64) -> u64 {
+        match self.tier.period() {
+            Some(period) if (tick + self.bucket).is_multiple_of(period) => period,
+            _ => 0,
+        }
+    }
+}
+
+/// Re-tiers one zombie in eight each tick.
+fn classify_zombies(
+    mut zombies: Query<(&mut Lod, &Position, &Chase), With<Zombie>>,
+    players: Query<&Position, (With<Client>, Without<Dead>, Without<Zombie>)>,
+    config: Res<Config>,
+    server: Res<Server>,
+) {
+    let tick = server.current_tick() as u64;
+    let players: Vec<DVec3> = players.iter().map(|p| p.0).collect();
+    for (mut lod, pos, chase) in &mut zombies {
+        if !(tick + lod.bucket).is_multiple_of(8) {
+            continue;
+        }
+        let from = chase.goal.unwrap_or(pos.0);
+        let nearest = players
+            .iter()
+            .map(|p| p.distance(from))
+            .fold(f64::INFINITY, f64::min);
+        let tier = lod.tier.classify(nearest, &config.lod);
+        if tier != lod.tier {
+            lod.tier = tier;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tiers_by_distance_with_hysteresis() {
+        let lod = LodConfig::default();
+        assert_eq!(Tier::Full.classify(10.0, &lod), Tier::Full);
+        assert_eq!(
+            Tier::Full.classify(34.0, &lod),
+            Tier::Full,
+            "inside the margin"
+        );
+        assert_eq!(Tier::Full.classify(37.0, &lod), Tier::Half);
+        assert_eq!(
+            Tier::Half.classify(30.0, &lod),
+            Tier::Half,
+            "inside the margin"
+        );
+        assert_eq!(Tier::Half.classify(27.0, &lod), Tier::Full);
+        assert_eq!(Tier::Full.classify(1000.0, &lod), Tier::Frozen);
+        assert_eq!(Tier::Frozen.classify(f64::INFINITY, &lod), Tier::Frozen);
+        assert_eq!(Tier::Frozen.classify(100.0, &lod), Tier::Quarter);
+    }
+
+    #[test]
+    fn buckets_stagger_and_steps_cover_every_tick() {
+        let mut a = Lod::new(0);
+        let mut b = Lod::new(1);
+        a.tier = Tier::Quarter;
+        b.tier = Tier::Quarter;
+        let total: u64 = (0..40).map(|t| a.steps(t)).sum();
+        assert_eq!(
+            total, 40,
+            "a quarter-rate zombie simulates every tick in bursts of 4"
+        );
+        let same = (0..40)
+            .filter(|&t| a.steps(t) > 0 && b.steps(t) > 0)
+            .count();
+        assert_eq!(same, 0, "different buckets act on different ticks");
+        a.tier = Tier::Frozen;
+        assert!((0..40).all(|t| a.steps(t) == 0));
+    }
+}

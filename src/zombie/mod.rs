@@ -1,0 +1,78 @@
+//! Zombies: bodies that walk the voxel world (`body`), find paths (`path`), chase players in
+//! hops with a watchdog (`hop`, `chase`), hit and get hit (`attack`), and act less often far
+//! from players (`lod`).
+
+pub mod attack;
+pub mod body;
+pub mod chase;
+pub mod hop;
+pub mod lod;
+pub mod path;
+
+use valence::entity::zombie::ZombieEntityBundle;
+use valence::prelude::*;
+
+use crate::config::{Config, ZombieType};
+pub use attack::{Attack, Dying, Kills};
+pub use body::Body;
+pub use chase::{Chase, ChaseStats};
+pub use lod::{Lod, Tier};
+
+pub struct ZombiePlugin;
+
+impl Plugin for ZombiePlugin {
+    fn build(&self, app: &mut App) {
+        let kinds = ZombieKinds(app.world.resource::<Config>().zombies.types.clone());
+        app.insert_resource(kinds).add_plugins((
+            lod::LodPlugin,
+            chase::ChasePlugin,
+            attack::AttackPlugin,
+        ));
+    }
+}
+
+/// A zombie, of `kinds[kind]`.
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Zombie {
+    pub kind: usize,
+}
+
+/// Health left, in half hearts.
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+pub struct Vitality(pub f32);
+
+/// The configured zombie types.
+#[derive(Resource, Debug, Clone)]
+pub struct ZombieKinds(pub Vec<ZombieType>);
+
+impl ZombieKinds {
+    pub fn find(&self, name: &str) -> Option<usize> {
+        self.0
+            .iter()
+            .position(|t| t.name.eq_ignore_ascii_case(name))
+    }
+}
+
+/// Everything a new zombie entity needs. `seed` makes its wandering reproducible.
+pub fn zombie_bundle(
+    layer: Entity,
+    pos: DVec3,
+    kind: usize,
+    kinds: &ZombieKinds,
+    seed: u64,
+) -> impl Bundle {
+    let stats = &kinds.0[kind];
+    (
+        ZombieEntityBundle {
+            layer: EntityLayerId(layer),
+            position: Position(pos),
+            ..Default::default()
+        },
+        Zombie { kind },
+        Vitality(stats.health),
+        Body::default(),
+        Chase::new(seed),
+        Attack::default(),
+        Lod::new(seed),
+    )
+}
