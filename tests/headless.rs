@@ -4,12 +4,10 @@
 
 mod support;
 
-use horde::config::Config;
 use horde::player::{DamageCause, DamagePlayer, Health};
 use horde::time::WorldClock;
 use horde::world::WorldSpawn;
-use horde::{build_app, Launch};
-use support::TempDir;
+use support::headless::{harness, Harness};
 use valence::prelude::*;
 use valence::protocol::packets::play::{
     ChunkDataS2c, EntityDamageS2c, GameJoinS2c, HealthUpdateS2c, PlayerRespawnS2c,
@@ -17,53 +15,10 @@ use valence::protocol::packets::play::{
 };
 use valence::protocol::Packet;
 use valence::status::RequestRespawnEvent;
-use valence::testing::{create_mock_client, MockClientHelper, PacketFrames};
+use valence::testing::PacketFrames;
 
 fn count<P: Packet>(frames: &PacketFrames) -> usize {
     frames.0.iter().filter(|f| f.id == P::ID).count()
-}
-
-struct Harness {
-    app: App,
-    client: Entity,
-    helper: MockClientHelper,
-    _world: TempDir,
-}
-
-/// Updates until `done` holds; terrain comes from a worker thread, so this is bounded by a
-/// number of ticks, not by time.
-fn update_until(app: &mut App, what: &str, mut done: impl FnMut(&mut App) -> bool) {
-    for _ in 0..2000 {
-        app.update();
-        if done(app) {
-            return;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
-    panic!("never happened: {what}");
-}
-
-fn harness() -> Harness {
-    let world = TempDir::new("headless");
-    let mut app = build_app(Launch {
-        config: Config::default(),
-        world_dir: world.path().to_path_buf(),
-        network: false,
-        stdin: false,
-    })
-    .unwrap();
-    update_until(&mut app, "the spawn point is found", |app| {
-        app.world.resource::<WorldSpawn>().pos.is_some()
-    });
-    let (bundle, helper) = create_mock_client("tester");
-    let client = app.world.spawn(bundle).id();
-    app.update();
-    Harness {
-        app,
-        client,
-        helper,
-        _world: world,
-    }
 }
 
 #[test]

@@ -320,12 +320,14 @@ fn move_zombies(
                 .is_some_and(|w| !layer.standable(*w));
             let event = if std::mem::take(&mut chase.retarget) {
                 Some(HopEvent::Retarget)
+            } else if let Some(due) = chase.planner.due(now) {
+                Some(due)
             } else if next_blocked || chase.blocked_ticks >= 10 {
                 Some(HopEvent::Blocked)
             } else if chase.waypoints.is_empty() {
                 Some(HopEvent::Reached)
             } else {
-                chase.planner.due(now)
+                None
             };
             if event == Some(HopEvent::Reached) && target.is_none() && dest.distance(pos) < 1.5 {
                 // The stroll is over: rest a while before the next one.

@@ -2,6 +2,8 @@
 //! clients under `scripts/` against it.
 #![allow(dead_code)] // Each test binary uses its own subset.
 
+pub mod headless;
+
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};

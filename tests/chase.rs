@@ -1,0 +1,182 @@
+//! No zombie stands still forever: zombies put where paths fail keep re-planning and give up a
+//! target they cannot reach; a target across water is reached, the watchdog re-launching hops
+//! that swimming makes too slow.
+//! Headless, on a stone arena built with `fill` around the spawn point.
+
+mod support;
+
+use horde::zombie::{Chase, ChaseStats, Zombie};
+use support::headless::{harness, Harness};
+use valence::prelude::*;
+
+/// Clears a flat stone arena around the spawn point and puts the player at `player`
+/// (offsets from the spawn block); returns the spawn block.
+fn arena(h: &mut Harness, player: [i32; 3]) -> BlockPos {
+    let s = h.spawn_point();
+    let (x, y, z) = (s.x.floor() as i32, s.y.floor() as i32, s.z.floor() as i32);
+    h.run(&format!(
+        "fill {} {} {} {} {} {} stone",
+        x - 12,
+        y - 6,
+        z - 12,
+        x + 12,
+        y - 1,
+        z + 12
+    ));
+    h.run(&format!(
+        "fill {} {} {} {} {} {} air",
+        x - 12,
+        y,
+        z - 12,
+        x + 12,
+        y + 6,
+        z + 12
+    ));
+    let at = DVec3::new(
+        (x + player[0]) as f64 + 0.5,
+        (y + player[1]) as f64,
+        (z + player[2]) as f64 + 0.5,
+    );
+    h.app.world.get_mut::<Position>(h.client).unwrap().0 = at;
+    BlockPos::new(x, y, z)
+}
+
+fn zombie(h: &mut Harness) -> Entity {
+    h.app
+        .world
+        .query_filtered::<Entity, With<Zombie>>()
+        .single(&h.app.world)
+}
+
+fn stats(h: &Harness) -> ChaseStats {
+    h.app.world.resource::<ChaseStats>().clone()
+}
+
+/// Runs ticks, recording whether the zombie ever chased and the longest stretch without a plan.
+fn watch(h: &mut Harness, ticks: usize) -> (bool, usize) {
+    let (mut chased, mut quiet, mut longest) = (false, 0, 0);
+    let mut plans = stats(h).plans;
+    for _ in 0..ticks {
+        h.app.update();
+        let z = zombie(h);
+        chased |= h.app.world.get::<Chase>(z).unwrap().target.is_some();
+        let now = stats(h).plans;
+        quiet = if now == plans { quiet + 1 } else { 0 };
+        longest = longest.max(quiet);
+        plans = now;
+    }
+    (chased, longest)
+}
+
+#[test]
+fn a_zombie_sealed_in_a_glass_box_keeps_trying_then_gives_up() {
+    let mut h = harness();
+    let o = arena(&mut h, [6, 0, 0]);
+    // Glass lets it see the player; nothing lets it out.
+    h.run(&format!(
+        "fill {} {} {} {} {} {} glass",
+        o.x - 2,
+        o.y,
+        o.z - 2,
+        o.x + 2,
+        o.y + 3,
+        o.z + 2
+    ));
+    h.run(&format!(
+        "fill {} {} {} {} {} {} air",
+        o.x - 1,
+        o.y,
+        o.z - 1,
+        o.x + 1,
+        o.y + 2,
+        o.z + 1
+    ));
+    h.run(&format!(
+        "summon zombie {} {} {}",
+        o.x as f64 + 0.5,
+        o.y,
+        o.z as f64 + 0.5
+    ));
+    let before = stats(&h);
+    let (chased, longest) = watch(&mut h, 1200);
+    let after = stats(&h);
+    assert!(chased, "the zombie saw the player through the glass");
+    assert!(after.plans > before.plans + 50, "kept re-planning: {after:?}");
+    assert!(
+        after.give_ups > before.give_ups,
+        "gave up an unreachable target: {after:?}"
+    );
+    assert!(longest < 200, "went {longest} ticks without planning");
+    let z = zombie(&mut h);
+    let pos = h.app.world.get::<Position>(z).unwrap().0;
+    assert!(
+        (pos.x - (o.x as f64 + 0.5)).abs() < 1.5,
+        "still in the box: {pos}"
+    );
+}
+
+#[test]
+fn a_zombie_in_a_pit_relaunches_and_gives_up() {
+    let mut h = harness();
+    let o = arena(&mut h, [2, 0, 0]);
+    // A pit 4 deep: a zombie climbs one block at a time, so it cannot get out.
+    h.run(&format!(
+        "fill {} {} {} {} {} {} air",
+        o.x - 1,
+        o.y - 4,
+        o.z - 1,
+        o.x + 1,
+        o.y - 1,
+        o.z + 1
+    ));
+    h.run(&format!(
+        "summon zombie {} {} {}",
+        o.x as f64 + 0.5,
+        o.y - 4,
+        o.z as f64 + 0.5
+    ));
+    let before = stats(&h);
+    let (chased, longest) = watch(&mut h, 1200);
+    let after = stats(&h);
+    assert!(chased);
+    assert!(after.plans > before.plans + 50, "kept re-planning: {after:?}");
+    assert!(after.give_ups > before.give_ups, "{after:?}");
+    assert!(longest < 200, "went {longest} ticks without planning");
+}
+
+#[test]
+fn a_target_across_water_is_reached_by_swimming() {
+    let mut h = harness();
+    let o = arena(&mut h, [8, 0, 0]);
+    // A channel 3 wide and 3 deep across the whole arena.
+    h.run(&format!(
+        "fill {} {} {} {} {} {} water",
+        o.x + 3,
+        o.y - 3,
+        o.z - 12,
+        o.x + 5,
+        o.y - 1,
+        o.z + 12
+    ));
+    h.run(&format!(
+        "summon zombie {} {} {}",
+        o.x as f64 + 0.5,
+        o.y,
+        o.z as f64 + 0.5
+    ));
+    let player = h.app.world.get::<Position>(h.client).unwrap().0;
+    let before = stats(&h);
+    let mut closest = f64::INFINITY;
+    for _ in 0..1200 {
+        h.app.update();
+        let z = zombie(&mut h);
+        let pos = h.app.world.get::<Position>(z).unwrap().0;
+        closest = closest.min(pos.distance(player));
+        if closest < 2.0 {
+            break;
+        }
+    }
+    assert!(closest < 2.0, "the zombie got no closer than {closest:.2}");
+    // Swimming at half speed, a hop outlasts tau = k R / v: the watchdog re-launches it.
+    assert!(stats(&h).watchdog_fires > before.watchdog_fires, "{:?}", stats(&h));
+}
