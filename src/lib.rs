@@ -8,6 +8,7 @@
 
 pub mod config;
 pub mod console;
+pub mod hunt;
 pub mod metrics;
 pub mod player;
 pub mod save;
@@ -88,6 +89,7 @@ pub fn build_app(launch: Launch) -> anyhow::Result<App> {
             player::PlayerPlugin,
             save::SavePlugin,
             zombie::ZombiePlugin,
+            hunt::HuntPlugin,
             console::ConsolePlugin { stdin },
         ))
         .insert_resource(clock);

@@ -101,7 +101,10 @@ fn a_zombie_sealed_in_a_glass_box_keeps_trying_then_gives_up() {
     let (chased, longest) = watch(&mut h, 1200);
     let after = stats(&h);
     assert!(chased, "the zombie saw the player through the glass");
-    assert!(after.plans > before.plans + 50, "kept re-planning: {after:?}");
+    assert!(
+        after.plans > before.plans + 50,
+        "kept re-planning: {after:?}"
+    );
     assert!(
         after.give_ups > before.give_ups,
         "gave up an unreachable target: {after:?}"
@@ -139,7 +142,10 @@ fn a_zombie_in_a_pit_relaunches_and_gives_up() {
     let (chased, longest) = watch(&mut h, 1200);
     let after = stats(&h);
     assert!(chased);
-    assert!(after.plans > before.plans + 50, "kept re-planning: {after:?}");
+    assert!(
+        after.plans > before.plans + 50,
+        "kept re-planning: {after:?}"
+    );
     assert!(after.give_ups > before.give_ups, "{after:?}");
     assert!(longest < 200, "went {longest} ticks without planning");
 }
@@ -178,5 +184,9 @@ fn a_target_across_water_is_reached_by_swimming() {
     }
     assert!(closest < 2.0, "the zombie got no closer than {closest:.2}");
     // Swimming at half speed, a hop outlasts tau = k R / v: the watchdog re-launches it.
-    assert!(stats(&h).watchdog_fires > before.watchdog_fires, "{:?}", stats(&h));
+    assert!(
+        stats(&h).watchdog_fires > before.watchdog_fires,
+        "{:?}",
+        stats(&h)
+    );
 }

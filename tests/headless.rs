@@ -7,7 +7,7 @@ mod support;
 use horde::player::{DamageCause, DamagePlayer, Health};
 use horde::time::WorldClock;
 use horde::world::WorldSpawn;
-use support::headless::{harness, Harness};
+use support::headless::harness;
 use valence::prelude::*;
 use valence::protocol::packets::play::{
     ChunkDataS2c, EntityDamageS2c, GameJoinS2c, HealthUpdateS2c, PlayerRespawnS2c,

@@ -39,6 +39,9 @@ pub enum Command {
         item: String,
         count: u8,
     },
+    HuntStart(String),
+    HuntStop,
+    HuntStatus,
 }
 
 /// A coordinate as vanilla writes them: `12.5`, or `~` / `~-3` relative to the player.
@@ -158,6 +161,9 @@ pub fn parse(line: &str) -> Result<Command, String> {
             }
         }
         ("zombies", []) => Command::Zombies,
+        ("hunt", []) => Command::HuntStatus,
+        ("hunt", ["start", preset]) => Command::HuntStart(preset.to_string()),
+        ("hunt", ["stop"]) => Command::HuntStop,
         ("fill", [x1, y1, z1, x2, y2, z2, block]) => {
             let coord = |s: &str| Coord::parse(s).ok_or_else(|| usage("fill"));
             Command::Fill {

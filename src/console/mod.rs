@@ -14,6 +14,7 @@ use valence::protocol::packets::play::DisconnectS2c;
 use valence::protocol::WritePacket;
 
 use crate::config::Config;
+use crate::hunt::{HuntRequest, HuntZombie, Hunts};
 use crate::metrics::TickTimes;
 use crate::player::{DamageCause, DamagePlayer, Health};
 use crate::time::WorldClock;
@@ -182,6 +183,48 @@ pub fn execute(world: &mut World, command: Command) -> String {
             item,
             count,
         } => give(world, &player, &item, count),
+        Command::HuntStart(name) => {
+            let presets = &world.resource::<Config>().hunt.presets;
+            let Some(index) = presets.iter().position(|p| p.name == name) else {
+                let known: Vec<&str> = presets.iter().map(|p| p.name.as_str()).collect();
+                return format!(
+                    "error=\"no hunt preset {name}\" presets={}",
+                    known.join(",")
+                );
+            };
+            let hunts = world.resource::<Hunts>();
+            if let Some(round) = &hunts.active {
+                let running = &presets[round.preset].name;
+                return format!("error=\"a hunt is running\" hunt={running}");
+            }
+            if hunts.request.is_some() {
+                return "error=\"a hunt is starting\"".into();
+            }
+            world.resource_mut::<Hunts>().request = Some(HuntRequest::Start(index));
+            format!("hunt={name} starting=true")
+        }
+        Command::HuntStop => {
+            let mut hunts = world.resource_mut::<Hunts>();
+            if hunts.active.is_none() {
+                return "hunt=none".into();
+            }
+            hunts.request = Some(HuntRequest::Stop);
+            "stopping=true".into()
+        }
+        Command::HuntStatus => {
+            let alive = world
+                .query_filtered::<(), (With<HuntZombie>, Without<Dying>)>()
+                .iter(world)
+                .count();
+            let server = world.resource::<Server>();
+            let (now, rate) = (
+                server.current_tick() as u64,
+                server.tick_rate().get() as f64,
+            );
+            world
+                .resource::<Hunts>()
+                .report(world.resource::<Config>(), alive, now, rate)
+        }
     }
 }
 

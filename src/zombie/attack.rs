@@ -14,7 +14,7 @@ use valence::protocol::packets::play::EntityDamageS2c;
 use valence::protocol::{VarInt, WritePacket};
 
 use super::body::{Body, BODY_HEIGHT, HALF_WIDTH};
-use super::chase::ZombieSet;
+use super::chase::{huntable, ZombieSet};
 use super::{Chase, Vitality, Zombie, ZombieKinds};
 use crate::config::Config;
 use crate::player::{DamageCause, DamagePlayer, Dead};
@@ -118,7 +118,7 @@ fn zombies_attack(
         ),
         (Without<Dying>, Without<Client>),
     >,
-    players: Query<&Position, (With<Client>, Without<Dead>, Without<Zombie>)>,
+    players: Query<(&Position, &GameMode), (With<Client>, Without<Dead>, Without<Zombie>)>,
     mut damage: EventWriter<DamagePlayer>,
     mut swings: Query<&mut valence::entity::EntityAnimations>,
     kinds: Res<ZombieKinds>,
@@ -128,7 +128,15 @@ fn zombies_attack(
     let now = server.current_tick() as u64;
     for (entity, zombie, chase, mut attack, pos, id, mut flags) in &mut zombies {
         let kind = &kinds.0[zombie.kind];
-        let target = chase.target.and_then(|t| Some((t, players.get(t).ok()?.0)));
+        // Only players zombies may hurt: a target gone creative is spared mid-swing.
+        let huntable_at = |t: Entity| {
+            players
+                .get(t)
+                .ok()
+                .filter(|(_, mode)| huntable(mode))
+                .map(|(p, _)| p.0)
+        };
+        let target = chase.target.and_then(|t| Some((t, huntable_at(t)?)));
         let reachable = target.is_some_and(|(_, at)| in_reach(pos.0, at, kind.reach));
         match *attack {
             Attack::Ready => {
@@ -146,9 +154,7 @@ fn zombies_attack(
                 target: player,
                 hits_at,
             } if now >= hits_at => {
-                let still = players
-                    .get(player)
-                    .is_ok_and(|p| in_reach(pos.0, p.0, kind.reach));
+                let still = huntable_at(player).is_some_and(|p| in_reach(pos.0, p, kind.reach));
                 if still {
                     damage.send(DamagePlayer {
                         player,
@@ -185,6 +191,7 @@ fn players_hit_zombies(
             Option<&Inventory>,
             Option<&HeldItem>,
             &mut Kills,
+            &GameMode,
         ),
         (With<Client>, Without<Dead>, Without<Zombie>),
     >,
@@ -209,7 +216,8 @@ fn players_hit_zombies(
         if event.interact != EntityInteraction::Attack {
             continue;
         }
-        let Ok((player_pos, player_id, inventory, held, mut kills)) = players.get_mut(event.client)
+        let Ok((player_pos, player_id, inventory, held, mut kills, mode)) =
+            players.get_mut(event.client)
         else {
             continue;
         };
@@ -250,8 +258,8 @@ fn players_hit_zombies(
         if body.on_ground {
             body.vel_y = 0.36;
         }
-        // A zombie hit by someone turns on them.
-        if chase.target.is_none() {
+        // A zombie hit by someone it may hunt turns on them.
+        if chase.target.is_none() && huntable(mode) {
             chase.set_target(Some(event.client));
         }
         if vitality.0 <= 0.0 {

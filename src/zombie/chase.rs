@@ -169,7 +169,7 @@ pub fn line_of_sight(world: &impl Voxels, from: DVec3, to: DVec3) -> bool {
 }
 
 /// Players zombies may hunt: alive and in survival or adventure.
-fn huntable(mode: &GameMode) -> bool {
+pub fn huntable(mode: &GameMode) -> bool {
     matches!(mode, GameMode::Survival | GameMode::Adventure)
 }
 

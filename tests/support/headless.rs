@@ -30,9 +30,14 @@ pub fn update_until(app: &mut App, what: &str, mut done: impl FnMut(&mut App) ->
 }
 
 pub fn harness() -> Harness {
+    harness_with(Config::default())
+}
+
+/// A harness running `config`.
+pub fn harness_with(config: Config) -> Harness {
     let world = TempDir::new("headless");
     let mut app = build_app(Launch {
-        config: Config::default(),
+        config,
         world_dir: world.path().to_path_buf(),
         network: false,
         stdin: false,

@@ -1,0 +1,302 @@
+//! Hunts: timed rounds of zombie waves around the world spawn, the Sword Masters game mode.
+//! Waves of 1..=max_spawn zombies come every spawn_rate seconds at the preset's spawn points,
+//! each type drawn by roulette on its rarity. Zombies alive and zombies spawned in the round
+//! are capped separately (the seed counted dead ones as alive). The kill goal,
+//! 20 + 7 (players - 1), is shown on a boss bar; the round ends when it is met or the time is
+//! up, and its zombies are cleared away.
+
+mod rules;
+
+use valence::boss_bar::{
+    BossBarBundle, BossBarColor, BossBarDivision, BossBarFlags, BossBarHealth, BossBarTitle,
+    BossBarViewers,
+};
+use valence::log::info;
+use valence::prelude::*;
+
+use crate::config::{Config, HuntPreset};
+use crate::world::{standable_top, Overworld, WorldSpawn};
+use crate::zombie::chase::ZombieSet;
+use crate::zombie::{zombie_bundle, Dying, ZombieKinds};
+pub use rules::{kill_goal, roulette, wave_size};
+
+pub struct HuntPlugin;
+
+impl Plugin for HuntPlugin {
+    fn build(&self, app: &mut App) {
+        app.insert_resource(Hunts::default()).add_systems(
+            Update,
+            (schedule_hunts, run_hunt).chain().after(ZombieSet::Attack),
+        );
+    }
+}
+
+/// Marks a zombie spawned by the running hunt.
+#[derive(Component, Debug)]
+pub struct HuntZombie;
+
+/// Marks the hunt's boss bar.
+#[derive(Component, Debug)]
+struct HuntBar;
+
+/// The running round, if any.
+#[derive(Resource, Debug, Default)]
+pub struct Hunts {
+    pub active: Option<Round>,
+    /// Ask to start this preset (by index) on the next tick, or to stop.
+    pub request: Option<HuntRequest>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HuntRequest {
+    Start(usize),
+    Stop,
+}
+
+/// One round's progress.
+#[derive(Debug, Clone)]
+pub struct Round {
+    pub preset: usize,
+    pub started: u64,
+    next_wave: u64,
+    pub spawned: u32,
+    pub kills: u32,
+    rng: u64,
+}
+
+impl Round {
+    fn random(&mut self) -> f64 {
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        (self.rng >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+impl Hunts {
+    /// `hunt` status line (logfmt).
+    pub fn report(&self, config: &Config, alive: usize, now: u64, tick_rate: f64) -> String {
+        match &self.active {
+            None => "hunt=none".into(),
+            Some(round) => {
+                let preset = &config.hunt.presets[round.preset];
+                let left = preset.round_time_s - (now - round.started) as f64 / tick_rate;
+                format!(
+                    "hunt={} alive={alive} spawned={} kills={} seconds_left={:.0}",
+                    preset.name,
+                    round.spawned,
+                    round.kills,
+                    left.max(0.0)
+                )
+            }
+        }
+    }
+}
+
+fn schedule_hunts(mut hunts: ResMut<Hunts>, config: Res<Config>, server: Res<Server>) {
+    let hunt = &config.hunt;
+    if hunt.schedule_preset.is_empty() || hunts.active.is_some() || hunts.request.is_some() {
+        return;
+    }
+    let every = (hunt.schedule_every_s * server.tick_rate().get() as f64).round() as i64;
+    let tick = server.current_tick();
+    if tick > 0 && tick % every.max(1) == 0 {
+        if let Some(i) = hunt
+            .presets
+            .iter()
+            .position(|p| p.name == hunt.schedule_preset)
+        {
+            hunts.request = Some(HuntRequest::Start(i));
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_hunt(
+    mut commands: Commands,
+    mut hunts: ResMut<Hunts>,
+    members: Query<(Entity, Option<&Dying>), With<HuntZombie>>,
+    fallen: Query<(), (With<HuntZombie>, Added<Dying>)>,
+    mut bars: Query<
+        (
+            Entity,
+            &mut BossBarTitle,
+            &mut BossBarHealth,
+            &mut BossBarViewers,
+        ),
+        With<HuntBar>,
+    >,
+    mut clients: Query<(Entity, &mut Client)>,
+    layers: Query<(Entity, &ChunkLayer), With<Overworld>>,
+    spawn: Res<WorldSpawn>,
+    kinds: Res<ZombieKinds>,
+    config: Res<Config>,
+    server: Res<Server>,
+) {
+    let now = server.current_tick() as u64;
+    let tick_rate = server.tick_rate().get() as f64;
+    let hunts = &mut *hunts;
+    match hunts.request.take() {
+        Some(HuntRequest::Start(preset)) if hunts.active.is_none() => {
+            let name = &config.hunt.presets[preset].name;
+            info!("hunt {name} started");
+            broadcast(&mut clients, &format!("A hunt begins: {name}"));
+            hunts.active = Some(Round {
+                preset,
+                started: now,
+                next_wave: now,
+                spawned: 0,
+                kills: 0,
+                rng: now.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1,
+            });
+            commands.spawn((
+                BossBarBundle::new(
+                    name.clone().into(),
+                    BossBarColor::Red,
+                    BossBarDivision::TenNotches,
+                    BossBarFlags::new(),
+                ),
+                HuntBar,
+            ));
+        }
+        Some(HuntRequest::Stop) if hunts.active.is_some() => {
+            end_round(
+                &mut commands,
+                hunts,
+                &members,
+                &bars,
+                &mut clients,
+                "The hunt was stopped",
+            );
+            return;
+        }
+        _ => {}
+    }
+    let Some(round) = hunts.active.as_mut() else {
+        return;
+    };
+    let preset: &HuntPreset = &config.hunt.presets[round.preset];
+    round.kills += fallen.iter().count() as u32;
+    let players = clients.iter().count();
+    let goal = kill_goal(players as u32);
+    let alive = members.iter().filter(|(_, dying)| dying.is_none()).count() as u32;
+    let elapsed = (now - round.started) as f64 / tick_rate;
+
+    if round.kills >= goal {
+        let message = format!("Victory: {} zombies slain", round.kills);
+        end_round(
+            &mut commands,
+            hunts,
+            &members,
+            &bars,
+            &mut clients,
+            &message,
+        );
+        return;
+    }
+    if elapsed >= preset.round_time_s {
+        let message = format!("Time is up: {}/{goal} zombies slain", round.kills);
+        end_round(
+            &mut commands,
+            hunts,
+            &members,
+            &bars,
+            &mut clients,
+            &message,
+        );
+        return;
+    }
+
+    if now >= round.next_wave {
+        round.next_wave = now + (preset.spawn_rate_s * tick_rate).round().max(1.0) as u64;
+        let size = wave_size(preset, alive, round.spawned, round.random());
+        if let (Ok((layer_entity, layer)), Some(center)) = (layers.get_single(), spawn.pos) {
+            let weights: Vec<u32> = preset
+                .types
+                .iter()
+                .map(|t| kinds.find(t).map_or(0, |k| kinds.0[k].rarity))
+                .collect();
+            for _ in 0..size {
+                let point = preset.spawn_points[(round.random() * preset.spawn_points.len() as f64)
+                    as usize
+                    % preset.spawn_points.len()];
+                let (x, z) = (
+                    (center.x + point[0]).floor() as i32,
+                    (center.z + point[1]).floor() as i32,
+                );
+                let Some(y) = standable_top(layer, x, z) else {
+                    continue; // Spawn point not loaded: nobody is near it.
+                };
+                let Some(kind) = kinds.find(&preset.types[roulette(&weights, round.random())])
+                else {
+                    continue;
+                };
+                let pos = DVec3::new(x as f64 + 0.5, y as f64, z as f64 + 0.5);
+                let seed = round.rng ^ round.spawned as u64;
+                commands.spawn((
+                    zombie_bundle(layer_entity, pos, kind, &kinds, seed),
+                    HuntZombie,
+                ));
+                round.spawned += 1;
+            }
+        }
+    }
+
+    // The boss bar: everyone online sees the goal and the time left.
+    if let Ok((_, mut title, mut health, mut viewers)) = bars.get_single_mut() {
+        let text = format!(
+            "{}: {}/{goal} slain, {:.0} s left",
+            preset.name,
+            round.kills,
+            (preset.round_time_s - elapsed).max(0.0)
+        );
+        if title.0.to_string() != text {
+            title.0 = text.into();
+        }
+        let progress = (round.kills as f32 / goal as f32).clamp(0.0, 1.0);
+        if health.0 != progress {
+            health.0 = progress;
+        }
+        let online: std::collections::BTreeSet<Entity> = clients.iter().map(|(e, _)| e).collect();
+        if viewers.viewers != online {
+            viewers.viewers = online;
+        }
+    }
+}
+
+fn end_round(
+    commands: &mut Commands,
+    hunts: &mut Hunts,
+    members: &Query<(Entity, Option<&Dying>), With<HuntZombie>>,
+    bars: &Query<
+        (
+            Entity,
+            &mut BossBarTitle,
+            &mut BossBarHealth,
+            &mut BossBarViewers,
+        ),
+        With<HuntBar>,
+    >,
+    clients: &mut Query<(Entity, &mut Client)>,
+    message: &str,
+) {
+    for (zombie, _) in members.iter() {
+        commands.entity(zombie).insert(Despawned);
+    }
+    for (bar, ..) in bars.iter() {
+        commands.entity(bar).insert(Despawned);
+    }
+    if let Some(round) = hunts.active.take() {
+        info!(
+            "hunt over after {} spawned, {} slain: {message}",
+            round.spawned, round.kills
+        );
+    }
+    broadcast(clients, message);
+}
+
+fn broadcast(clients: &mut Query<(Entity, &mut Client)>, message: &str) {
+    for (_, mut client) in clients.iter_mut() {
+        client.send_chat_message(message.to_string());
+    }
+}
