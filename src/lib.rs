@@ -8,6 +8,7 @@
 
 pub mod config;
 pub mod console;
+pub mod daylight;
 pub mod hunt;
 pub mod metrics;
 pub mod player;
@@ -21,6 +22,7 @@ use std::num::NonZeroU32;
 use std::path::PathBuf;
 
 use anyhow::{bail, Context};
+use valence::keepalive::KeepaliveSettings;
 use valence::log::{info, warn};
 use valence::network::NetworkPlugin;
 use valence::prelude::*;
@@ -50,7 +52,13 @@ pub fn build_app(launch: Launch) -> anyhow::Result<App> {
     } = launch;
     check_world_dir(&world_dir)?;
     let mut clock = time::WorldClock::new(config.time.day_length_ticks, config.time.start_time);
-    save::load_clock(&world_dir, &mut clock)?;
+    let d = &config.daylight;
+    let mut phase = daylight::Phase::new(
+        config.server.seed,
+        d.phase_interval_ticks,
+        d.phase_jitter_ticks,
+    );
+    save::load_world(&world_dir, &mut clock, &mut phase)?;
 
     let mut app = App::new();
     let defaults = ServerSettings::default();
@@ -77,6 +85,10 @@ pub fn build_app(launch: Launch) -> anyhow::Result<App> {
         });
         listening = Some(address);
     } else {
+        // Headless: no connection to keep alive, however long a test or benchmark runs.
+        app.insert_resource(KeepaliveSettings {
+            period: std::time::Duration::MAX,
+        });
         plugins = plugins.disable::<NetworkPlugin>();
     }
     let rcon = config.rcon.clone();
@@ -90,9 +102,11 @@ pub fn build_app(launch: Launch) -> anyhow::Result<App> {
             save::SavePlugin,
             zombie::ZombiePlugin,
             hunt::HuntPlugin,
+            daylight::DaylightPlugin,
             console::ConsolePlugin { stdin },
         ))
-        .insert_resource(clock);
+        .insert_resource(clock)
+        .insert_resource(daylight::WorldPhase(phase));
 
     // Logging starts with the plugins: report the listen address only now.
     if let Some(address) = listening {

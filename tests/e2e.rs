@@ -59,10 +59,11 @@ fn chunks_load_and_unload_around_a_roaming_player_and_latency_is_measured() {
 }
 
 #[test]
-fn the_clock_is_saved_on_stop_and_restored_on_start() {
+fn the_clock_and_phase_are_saved_on_stop_and_restored_on_start() {
     let mut server = TestServer::start("clock", "");
     let set = server.command("time set 5000");
     assert!(set.starts_with("daytime=5000 "), "{set}");
+    assert!(server.command("phase set 3").starts_with("phase=3 "));
     let before = server.command("time query");
     let dir = server.stop();
     let mut server = TestServer::start_in(dir, "");
@@ -73,6 +74,11 @@ fn the_clock_is_saved_on_stop_and_restored_on_start() {
     assert!(
         (5000..5000 + 20 * 60).contains(&daytime(&after)),
         "{before} then {after}"
+    );
+    let phase = server.command("phase");
+    assert!(
+        phase.starts_with("phase=3 "),
+        "the phase is saved too: {phase}"
     );
     server.stop();
 }
@@ -133,6 +139,14 @@ fn a_vanilla_world_is_served_block_for_block() {
 fn a_zombie_walks_around_a_wall_hits_the_player_dies_to_a_sword_and_follows_a_runner() {
     let server = TestServer::start("chase", "");
     let result = server.scenario("chase");
+    assert!(result.contains("\"ok\":true"), "{result}");
+    server.stop();
+}
+
+#[test]
+fn at_noon_a_client_sees_the_open_zombie_burn_the_roofed_not_and_none_when_immune() {
+    let server = TestServer::start("daylight", "");
+    let result = server.scenario("daylight");
     assert!(result.contains("\"ok\":true"), "{result}");
     server.stop();
 }

@@ -97,6 +97,7 @@ fn the_boss_bar_shows_the_goal_and_stop_clears_everything() {
 #[test]
 fn killing_the_goal_wins_the_round() {
     let mut h = harness_with(config(25, 40, 600.0));
+    h.run("time set midnight");
     // Zombies leave creative players alone, so the player survives the swarm.
     *h.app.world.get_mut::<GameMode>(h.client).unwrap() = GameMode::Creative;
     h.run("give tester iron_sword");

@@ -96,6 +96,34 @@ impl Bound {
             Bound::new("lod.quarter_radius", c.lod.quarter_radius, 0, 1024),
             Bound::new("lod.hysteresis", c.lod.hysteresis, 0, 64),
             Bound::new("hunt.schedule_every_s", c.hunt.schedule_every_s, 1, 86_400),
+            Bound::new("daylight.burn_s", c.daylight.burn_s, 0, 600),
+            Bound::new("daylight.burn_damage", c.daylight.burn_damage, 0, 1000),
+            Bound::new(
+                "daylight.helmet_wear_per_s",
+                c.daylight.helmet_wear_per_s,
+                0,
+                1000,
+            ),
+            Bound::new(
+                "daylight.phase_interval_ticks",
+                c.daylight.phase_interval_ticks as f64,
+                20,
+                10_000_000,
+            ),
+            Bound::new(
+                "daylight.phase_jitter_ticks",
+                c.daylight.phase_jitter_ticks as f64,
+                0,
+                10_000_000,
+            ),
+            Bound::new(
+                "daylight.sun_immune_phase",
+                c.daylight.sun_immune_phase,
+                0,
+                1000,
+            ),
+            Bound::new("daylight.shade_radius", c.daylight.shade_radius, 0, 32),
+            Bound::new("daylight.wake_radius", c.daylight.wake_radius, 0, 64),
         ];
         for (i, t) in c.zombies.types.iter().enumerate() {
             let key = |field: &str| format!("zombies.types[{i}].{field}");

@@ -27,6 +27,7 @@ pub struct Config {
     pub chase: ChaseConfig,
     pub lod: LodConfig,
     pub hunt: HuntConfig,
+    pub daylight: DaylightConfig,
 }
 
 /// `[server]`: networking, world and players.
@@ -182,6 +183,82 @@ pub struct ZombieType {
     pub reach: f64,
     /// Weight in a hunt's spawn roulette.
     pub rarity: u32,
+    /// A helmet shields the zombie from the sun until it wears out.
+    #[serde(default)]
+    pub helmet: Option<HelmetKind>,
+}
+
+/// Helmets a zombie can wear, with vanilla's durability.
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum HelmetKind {
+    Leather,
+    Golden,
+    Chainmail,
+    Iron,
+    Diamond,
+    Netherite,
+}
+
+impl HelmetKind {
+    pub fn durability(self) -> u32 {
+        match self {
+            HelmetKind::Leather => 55,
+            HelmetKind::Golden => 77,
+            HelmetKind::Chainmail | HelmetKind::Iron => 165,
+            HelmetKind::Diamond => 363,
+            HelmetKind::Netherite => 407,
+        }
+    }
+
+    pub fn item(self) -> valence::ItemKind {
+        use valence::ItemKind;
+        match self {
+            HelmetKind::Leather => ItemKind::LeatherHelmet,
+            HelmetKind::Golden => ItemKind::GoldenHelmet,
+            HelmetKind::Chainmail => ItemKind::ChainmailHelmet,
+            HelmetKind::Iron => ItemKind::IronHelmet,
+            HelmetKind::Diamond => ItemKind::DiamondHelmet,
+            HelmetKind::Netherite => ItemKind::NetheriteHelmet,
+        }
+    }
+}
+
+/// `[daylight]`: the sun's rule and the world's escalation.
+#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct DaylightConfig {
+    /// Seconds a zombie burns after the sun last caught it.
+    pub burn_s: f64,
+    /// Damage per second while burning.
+    pub burn_damage: f32,
+    /// Durability a helmet loses per second in the sun.
+    pub helmet_wear_per_s: u32,
+    /// Ticks between phase rises.
+    pub phase_interval_ticks: i64,
+    /// Each rise comes up to this many ticks early or late.
+    pub phase_jitter_ticks: i64,
+    /// From this phase on zombies no longer burn.
+    pub sun_immune_phase: u32,
+    /// Blocks around a zombie searched for shade by day.
+    pub shade_radius: i32,
+    /// A dozing zombie wakes when a player comes this close.
+    pub wake_radius: f64,
+}
+
+impl Default for DaylightConfig {
+    fn default() -> Self {
+        Self {
+            burn_s: 8.0,
+            burn_damage: 1.0,
+            helmet_wear_per_s: 1,
+            phase_interval_ticks: 12_000,
+            phase_jitter_ticks: 1_200,
+            sun_immune_phase: 5,
+            shade_radius: 12,
+            wake_radius: 8.0,
+        }
+    }
 }
 
 impl ZombieType {
@@ -193,6 +270,7 @@ impl ZombieType {
             damage,
             reach: 2.0,
             rarity,
+            helmet: None,
         }
     }
 }
@@ -216,6 +294,7 @@ impl Default for ZombiesConfig {
                     damage: 3.0,
                     reach: 2.0,
                     rarity: 100,
+                    helmet: None,
                 },
                 ZombieType::new("forest_zombie", 45, 25.0, 19.0, 3.0),
                 ZombieType::new("fast_zombie", 30, 20.0, 27.0, 2.0),
@@ -223,7 +302,10 @@ impl Default for ZombiesConfig {
                 ZombieType::new("crystal_guard", 5, 250.0, 14.0, 8.0),
                 ZombieType::new("zombie_gladiator", 45, 30.0, 20.0, 3.0),
                 ZombieType::new("attacker_zombie", 30, 40.0, 27.0, 3.0),
-                ZombieType::new("armored_zombie", 20, 75.0, 15.0, 4.0),
+                ZombieType {
+                    helmet: Some(HelmetKind::Iron),
+                    ..ZombieType::new("armored_zombie", 20, 75.0, 15.0, 4.0)
+                },
                 ZombieType::new("victorious_zomdiator", 5, 450.0, 13.0, 9.0),
             ],
         }
@@ -490,6 +572,12 @@ impl Config {
             return Err(ConfigError(format!(
                 "zombies.default_type = {:?}: no such entry in zombies.types",
                 self.zombies.default_type
+            )));
+        }
+        if self.daylight.phase_jitter_ticks >= self.daylight.phase_interval_ticks {
+            return Err(ConfigError(format!(
+                "daylight.phase_jitter_ticks = {}: must be less than phase_interval_ticks ({})",
+                self.daylight.phase_jitter_ticks, self.daylight.phase_interval_ticks
             )));
         }
         let lod = &self.lod;

@@ -1,6 +1,8 @@
 //! Operator commands as typed values: parsing is pure, so a malformed line always becomes a
 //! usage message and never reaches the world.
 
+use valence::GameMode;
+
 /// One parsed command.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
@@ -39,6 +41,12 @@ pub enum Command {
         item: String,
         count: u8,
     },
+    GameMode {
+        mode: GameMode,
+        player: String,
+    },
+    PhaseQuery,
+    PhaseSet(u32),
     HuntStart(String),
     HuntStop,
     HuntStatus,
@@ -161,6 +169,18 @@ pub fn parse(line: &str) -> Result<Command, String> {
             }
         }
         ("zombies", []) => Command::Zombies,
+        ("gamemode", [mode, player]) => Command::GameMode {
+            mode: match *mode {
+                "survival" => GameMode::Survival,
+                "adventure" => GameMode::Adventure,
+                "creative" => GameMode::Creative,
+                "spectator" => GameMode::Spectator,
+                _ => return Err(usage("gamemode")),
+            },
+            player: player.to_string(),
+        },
+        ("phase", []) => Command::PhaseQuery,
+        ("phase", ["set", n]) => Command::PhaseSet(n.parse().map_err(|_| usage("phase"))?),
         ("hunt", []) => Command::HuntStatus,
         ("hunt", ["start", preset]) => Command::HuntStart(preset.to_string()),
         ("hunt", ["stop"]) => Command::HuntStop,

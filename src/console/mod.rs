@@ -14,6 +14,7 @@ use valence::protocol::packets::play::DisconnectS2c;
 use valence::protocol::WritePacket;
 
 use crate::config::Config;
+use crate::daylight::{SkyMap, WorldPhase};
 use crate::hunt::{HuntRequest, HuntZombie, Hunts};
 use crate::metrics::TickTimes;
 use crate::player::{DamageCause, DamagePlayer, Health};
@@ -183,6 +184,22 @@ pub fn execute(world: &mut World, command: Command) -> String {
             item,
             count,
         } => give(world, &player, &item, count),
+        Command::GameMode { mode, player } => {
+            let Some(entity) = find_player(world, &player) else {
+                return no_such_player(&player);
+            };
+            if let Some(mut current) = world.get_mut::<GameMode>(entity) {
+                *current = mode;
+            }
+            format!("gamemode={mode:?} player={player}").to_lowercase()
+        }
+        Command::PhaseQuery => phase_report(world),
+        Command::PhaseSet(n) => {
+            let old = world.resource::<WorldPhase>().0.phase;
+            world.resource_mut::<WorldPhase>().0.phase = n;
+            info!("phase set from {old} to {n}");
+            phase_report(world)
+        }
         Command::HuntStart(name) => {
             let presets = &world.resource::<Config>().hunt.presets;
             let Some(index) = presets.iter().position(|p| p.name == name) else {
@@ -309,6 +326,12 @@ fn fill(
             }
         }
     }
+    let mut sky = world.resource_mut::<SkyMap>();
+    for x in min.x..=max.x {
+        for z in min.z..=max.z {
+            sky.forget_column(x, z);
+        }
+    }
     format!("filled={set} unloaded={unloaded} block={name}")
 }
 
@@ -334,6 +357,18 @@ fn give(world: &mut World, player: &str, item: &str, count: u8) -> String {
         }
         None => format!("error=\"{player}'s inventory is full\""),
     }
+}
+
+fn phase_report(world: &mut World) -> String {
+    let phase = world.resource::<WorldPhase>().0;
+    let age = world.resource::<WorldClock>().age;
+    let immune = world.resource::<Config>().daylight.sun_immune_phase;
+    format!(
+        "phase={} next_rise_in_ticks={} sun_immune_phase={immune} burning={}",
+        phase.phase,
+        (phase.next_rise - age).max(0),
+        phase.phase < immune
+    )
 }
 
 fn zombie_report(world: &mut World) -> String {

@@ -116,7 +116,7 @@ fn run_hunt(
     mut commands: Commands,
     mut hunts: ResMut<Hunts>,
     members: Query<(Entity, Option<&Dying>), With<HuntZombie>>,
-    fallen: Query<(), (With<HuntZombie>, Added<Dying>)>,
+    fallen: Query<&Dying, (With<HuntZombie>, Added<Dying>)>,
     mut bars: Query<
         (
             Entity,
@@ -176,7 +176,8 @@ fn run_hunt(
         return;
     };
     let preset: &HuntPreset = &config.hunt.presets[round.preset];
-    round.kills += fallen.iter().count() as u32;
+    // The goal counts what players slay, not what the sun burns.
+    round.kills += fallen.iter().filter(|d| d.killer.is_some()).count() as u32;
     let players = clients.iter().count();
     let goal = kill_goal(players as u32);
     let alive = members.iter().filter(|(_, dying)| dying.is_none()).count() as u32;

@@ -10,6 +10,7 @@ use valence::nbt::{Compound, Value};
 use valence::prelude::*;
 
 use crate::config::Config;
+use crate::daylight::{Phase, WorldPhase};
 use crate::time::WorldClock;
 use crate::world::WorldDir;
 pub use file::{SaveFile, DATA_VERSION};
@@ -17,7 +18,7 @@ pub use file::{SaveFile, DATA_VERSION};
 /// Format version of `horde_world.dat`.
 const WORLD_FORMAT: i32 = 1;
 
-/// `data/horde_world.dat`: the world clock.
+/// `data/horde_world.dat`: the world clock and phase.
 pub fn world_file(world_dir: &Path) -> SaveFile {
     SaveFile::new(world_dir.join("data").join("horde_world.dat"), WORLD_FORMAT)
 }
@@ -30,9 +31,13 @@ impl Plugin for SavePlugin {
     }
 }
 
-/// Restores the saved clock, if any. An unreadable save falls back as `SaveFile::load` says; a
-/// save from a newer horde is an error.
-pub fn load_clock(world_dir: &Path, clock: &mut WorldClock) -> anyhow::Result<()> {
+/// Restores the saved clock and phase, if any. An unreadable save falls back as
+/// `SaveFile::load` says; a save from a newer horde is an error.
+pub fn load_world(
+    world_dir: &Path,
+    clock: &mut WorldClock,
+    phase: &mut Phase,
+) -> anyhow::Result<()> {
     let Some(root) = world_file(world_dir).load()? else {
         return Ok(());
     };
@@ -50,6 +55,10 @@ pub fn load_clock(world_dir: &Path, clock: &mut WorldClock) -> anyhow::Result<()
         clock.day_time = (day_time.rem_euclid(saved_length) * clock.day_length / saved_length)
             .clamp(0, clock.day_length - 1);
     }
+    if let (Some(Value::Int(p)), Some(next)) = (root.get("Phase"), long("NextPhaseAt")) {
+        phase.phase = (*p).max(0) as u32;
+        phase.next_rise = next;
+    }
     Ok(())
 }
 
@@ -62,6 +71,9 @@ pub fn save_all(world: &mut World) -> anyhow::Result<()> {
     root.insert("DayTime", clock.day_time);
     root.insert("Day", clock.day);
     root.insert("DayLength", clock.day_length);
+    let phase = world.resource::<WorldPhase>().0;
+    root.insert("Phase", phase.phase as i32);
+    root.insert("NextPhaseAt", phase.next_rise);
     world_file(&dir).write(&root)
 }
 

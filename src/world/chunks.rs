@@ -29,7 +29,8 @@ impl Plugin for ChunksPlugin {
     fn build(&self, app: &mut App) {
         let config = &app.world.resource::<Config>().chunks;
         let lifecycle = ChunkLifecycle::new(config.retention_ticks, config.report_interval_ticks);
-        app.insert_resource(lifecycle)
+        app.add_event::<ChunkDropped>()
+            .insert_resource(lifecycle)
             .insert_resource(Generator::start(self.seed))
             .add_systems(
                 PostUpdate,
@@ -46,6 +47,10 @@ impl Plugin for ChunksPlugin {
             );
     }
 }
+
+/// A chunk left the layer (its retention ran out).
+#[derive(Event, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChunkDropped(pub ChunkPos);
 
 /// Loaded, pending and measured chunks of the overworld.
 #[derive(Resource, Debug)]
@@ -253,6 +258,7 @@ fn drop_unviewed_chunks(
     mut layers: Query<(&mut ChunkLayer, &mut AnvilLevel), With<Overworld>>,
     mut lifecycle: ResMut<ChunkLifecycle>,
     mut to_drop: Local<Vec<ChunkPos>>,
+    mut dropped: EventWriter<ChunkDropped>,
     server: Res<Server>,
 ) {
     let Ok((mut layer, mut level)) = layers.get_single_mut() else {
@@ -270,6 +276,7 @@ fn drop_unviewed_chunks(
     for pos in to_drop.drain(..) {
         layer.remove_chunk(pos);
         level.ignored_chunks.remove(&pos);
+        dropped.send(ChunkDropped(pos));
     }
 }
 

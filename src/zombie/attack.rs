@@ -62,6 +62,8 @@ pub enum Attack {
 #[derive(Component, Debug, Clone, Copy)]
 pub struct Dying {
     until: u64,
+    /// The player whose blow killed it, if a player did.
+    pub killer: Option<Entity>,
 }
 
 /// Zombies a player has killed.
@@ -236,19 +238,26 @@ fn players_hit_zombies(
             .zip(held)
             .and_then(|(inv, held)| inv.slot(held.slot()).map(|s| s.item))
             .unwrap_or(ItemKind::Air);
-        vitality.0 -= weapon_damage(item);
         commands.entity(event.entity).insert(LastHurt(now));
-
         if let Ok(mut entities) = layers.get_mut(layer.0) {
-            entities
-                .view_writer(ChunkPos::from_pos(pos.0))
-                .write_packet(&EntityDamageS2c {
-                    entity_id: VarInt(id.get()),
-                    source_type_id: VarInt(PLAYER_ATTACK),
-                    source_cause_id: VarInt(player_id.get() + 1),
-                    source_direct_id: VarInt(player_id.get() + 1),
-                    source_pos: None,
-                });
+            hurt_effect(
+                &mut entities,
+                pos.0,
+                id.get(),
+                PLAYER_ATTACK,
+                Some(player_id.get()),
+            );
+        }
+        if wound(
+            &mut commands,
+            event.entity,
+            &mut vitality,
+            &mut statuses,
+            weapon_damage(item),
+            Some(event.client),
+            now,
+        ) {
+            kills.0 += 1;
         }
         // Knocked away from the player, as vanilla's 0.4 strength.
         let away = DVec2::new(pos.0.x - player_pos.0.x, pos.0.z - player_pos.0.z)
@@ -262,14 +271,54 @@ fn players_hit_zombies(
         if chase.target.is_none() && huntable(mode) {
             chase.set_target(Some(event.client));
         }
-        if vitality.0 <= 0.0 {
-            statuses.trigger(EntityStatus::PlayDeathSoundOrAddProjectileHitParticles);
-            commands.entity(event.entity).insert(Dying {
-                until: now + DEATH_TICKS,
-            });
-            kills.0 += 1;
-        }
     }
+}
+
+/// Takes `amount` of a zombie's health; at none left it plays the death animation and is
+/// marked dying. Returns whether this blow killed it.
+pub fn wound(
+    commands: &mut Commands,
+    zombie: Entity,
+    vitality: &mut Vitality,
+    statuses: &mut EntityStatuses,
+    amount: f32,
+    killer: Option<Entity>,
+    now: u64,
+) -> bool {
+    if vitality.0 <= 0.0 {
+        return false;
+    }
+    vitality.0 -= amount;
+    if vitality.0 > 0.0 {
+        return false;
+    }
+    statuses.trigger(EntityStatus::PlayDeathSoundOrAddProjectileHitParticles);
+    commands.entity(zombie).insert(Dying {
+        until: now + DEATH_TICKS,
+        killer,
+    });
+    true
+}
+
+/// Shows the hurt effect of entity `id` at `pos` to everyone who sees it; `source` is the
+/// attacker's entity id, if any.
+pub fn hurt_effect(
+    layer: &mut EntityLayer,
+    pos: DVec3,
+    id: i32,
+    damage_type: i32,
+    source: Option<i32>,
+) {
+    let source = VarInt(source.map_or(0, |s| s + 1));
+    layer
+        .view_writer(ChunkPos::from_pos(pos))
+        .write_packet(&EntityDamageS2c {
+            entity_id: VarInt(id),
+            source_type_id: VarInt(damage_type),
+            source_cause_id: source,
+            source_direct_id: source,
+            source_pos: None,
+        });
 }
 
 fn remove_the_dead(

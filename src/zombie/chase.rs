@@ -56,6 +56,7 @@ pub struct ChaseRules {
     pub retarget_ticks: u64,
     pub give_up_ticks: u64,
     pub wander_radius: f64,
+    pub wake_radius: f64,
 }
 
 impl ChaseRules {
@@ -80,6 +81,7 @@ impl ChaseRules {
             retarget_ticks: chase.retarget_ticks,
             give_up_ticks: ticks(chase.give_up_s),
             wander_radius: config.zombies.wander_radius,
+            wake_radius: config.daylight.wake_radius,
         }
     }
 }
@@ -102,6 +104,10 @@ pub struct Chase {
     ignored: Option<(Entity, u64)>,
     /// The current hop's goal.
     pub goal: Option<DVec3>,
+    /// Where another module sends an idle zombie (shade by day, later its pack's waypoint).
+    pub errand: Option<DVec3>,
+    /// Asleep by day: still, head down, woken by a close player or a blow.
+    pub dozing: bool,
     /// Where a wandering zombie strolls to.
     stroll: Option<DVec3>,
     rest_until: u64,
@@ -119,6 +125,8 @@ impl Chase {
             target: None,
             ignored: None,
             goal: None,
+            errand: None,
+            dozing: false,
             stroll: None,
             rest_until: 0,
             waypoints: VecDeque::new(),
@@ -133,6 +141,9 @@ impl Chase {
     /// Chases `target` from now on (or stops chasing).
     pub fn set_target(&mut self, target: Option<Entity>) {
         if self.target != target {
+            if target.is_some() {
+                self.dozing = false;
+            }
             self.target = target;
             self.retarget = true;
             self.stroll = None;
@@ -296,9 +307,11 @@ fn move_zombies(
 
         // Close enough to strike: stand and face the target; the attack system does the rest.
         let holding = target.is_some_and(|t| t.distance(pos) <= kind.reach * 0.8);
-        let destination = match target {
-            Some(t) => Some(t),
-            None => {
+        let destination = match (target, chase.errand) {
+            (Some(t), _) => Some(t),
+            (None, Some(errand)) => Some(errand),
+            (None, None) if chase.dozing => None,
+            (None, None) => {
                 if chase.stroll.is_none() && now >= chase.rest_until {
                     let angle = chase.next_random() * std::f64::consts::TAU;
                     let dist = rules.wander_radius * (0.3 + 0.7 * chase.next_random());
@@ -330,8 +343,9 @@ fn move_zombies(
                 None
             };
             if event == Some(HopEvent::Reached) && target.is_none() && dest.distance(pos) < 1.5 {
-                // The stroll is over: rest a while before the next one.
+                // The stroll or errand is done: rest a while before the next one.
                 chase.stroll = None;
+                chase.errand = None;
                 chase.goal = None;
                 chase.rest_until = now + 40 + (chase.next_random() * 80.0) as u64;
             } else if let Some(event) = event {
@@ -374,12 +388,19 @@ fn move_zombies(
             let mut wish = DVec2::ZERO;
             while let Some(&w) = chase.waypoints.front() {
                 let to = DVec2::new(w.x as f64 + 0.5 - pos.x, w.z as f64 + 0.5 - pos.z);
-                if to.length() < 0.3 && (pos.y - w.y as f64).abs() < 1.2 {
-                    chase.waypoints.pop_front();
-                    continue;
+                let rise = w.y as f64 - pos.y;
+                if to.length() < 0.3 {
+                    if rise.abs() < 1.2 {
+                        chase.waypoints.pop_front();
+                        continue;
+                    }
+                    // Right below the waypoint: jump for it (above it: fall).
+                    chase.jump |= rise > 0.0;
                 }
-                wish = to.normalize() * per_tick.min(to.length());
-                heading = Some(DVec3::new(to.x, 0.0, to.y));
+                wish = to.normalize_or_zero() * per_tick.min(to.length());
+                if wish != DVec2::ZERO {
+                    heading = Some(DVec3::new(to.x, 0.0, to.y));
+                }
                 break;
             }
             pos = body.step(layer, pos, wish, std::mem::take(&mut chase.jump));
@@ -411,6 +432,8 @@ fn move_zombies(
                     (body_yaw, 30.0)
                 }
             }
+            // Dozing zombies hang their heads low.
+            None if chase.dozing => (body_yaw, 60.0),
             None => (body_yaw, 30.0),
         };
         let body_yaw = if holding { head_yaw } else { body_yaw };

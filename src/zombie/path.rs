@@ -26,6 +26,8 @@ pub struct Path {
     pub complete: bool,
     /// Nodes expanded (the search's cost).
     pub expanded: usize,
+    /// The path's cost, fixed-point (1000 a block).
+    pub cost: u32,
 }
 
 /// Costs are fixed-point (1000 per block) so the heap orders integers.
@@ -35,18 +37,20 @@ const STEP_UP: u32 = 500;
 const DROP_PER_BLOCK: u32 = 100;
 const SWIM_FACTOR: u32 = 3;
 
-fn heuristic(a: BlockPos, b: BlockPos) -> u32 {
+/// Octile distance plus the cheapest price of each block of height: never more than the true
+/// cost, so A* stays optimal.
+pub fn heuristic(a: BlockPos, b: BlockPos) -> u32 {
     let (dx, dy, dz) = ((a.x - b.x).abs(), (a.y - b.y).abs(), (a.z - b.z).abs());
     let (long, short) = (dx.max(dz) as u32, dx.min(dz) as u32);
-    (long - short) * STRAIGHT + short * DIAGONAL + dy as u32 * STRAIGHT
+    (long - short) * STRAIGHT + short * DIAGONAL + dy as u32 * DROP_PER_BLOCK.min(STEP_UP)
 }
 
 fn offset(p: BlockPos, dx: i32, dy: i32, dz: i32) -> BlockPos {
     BlockPos::new(p.x + dx, p.y + dy, p.z + dz)
 }
 
-/// The moves out of `from`, with their costs.
-fn neighbours(
+/// The moves out of `from`, with their costs (fixed-point, 1000 a block), into `out`.
+pub fn neighbours(
     world: &impl Voxels,
     from: BlockPos,
     limits: PathLimits,
@@ -141,6 +145,7 @@ pub fn find_path(world: &impl Voxels, start: BlockPos, goal: BlockPos, limits: P
         }
     }
 
+    let cost = best.get(&closest).map_or(0, |(c, _)| *c);
     let mut nodes = Vec::new();
     let mut at = closest;
     while let Some(&(_, Some(parent))) = best.get(&at) {
@@ -152,6 +157,7 @@ pub fn find_path(world: &impl Voxels, start: BlockPos, goal: BlockPos, limits: P
         nodes,
         complete,
         expanded,
+        cost,
     }
 }
 

@@ -1,0 +1,390 @@
+//! Chase benchmark, headless and in one process: N zombies chasing M moving (mock) players on
+//! generated terrain. One logfmt line per scenario:
+//! - `scenario=hop`: the hop rule at R = 3.36, 6 and 12 blocks, 100 / 1000 / 5000 zombies: tick
+//!   time, paths per zombie per second, nodes per path, lag (goal to target distance);
+//! - `scenario=every_tick`: the same chase plus what re-planning every tick straight to the
+//!   target would add (the seed's 1,800-paths-per-second alternative);
+//! - `scenario=astar`: our A* against the `pathfinding` crate's on the same terrain.
+//!
+//! Run with `cargo bench --bench chase` (or `scripts/bench.sh`); `HORDE_BENCH_QUICK=1` runs
+//! only the smallest scenarios.
+
+use std::time::{Duration, Instant};
+
+use horde::config::Config;
+use horde::player::{Dead, Health};
+use horde::world::{standable_top, ChunkLifecycle, Overworld, WorldSpawn};
+use horde::zombie::path::{find_path, heuristic, neighbours, PathLimits};
+use horde::zombie::{zombie_bundle, Chase, ChaseStats, Zombie, ZombieKinds};
+use horde::{build_app, Launch};
+use valence::prelude::*;
+use valence::testing::create_mock_client;
+
+const PLAYERS: usize = 4;
+const WARMUP_TICKS: usize = 40;
+const MEASURED_TICKS: usize = 200;
+const TICK_RATE: f64 = 20.0;
+/// Players walk in circles at vanilla walking speed.
+const PLAYER_SPEED: f64 = 4.3;
+const CIRCLE: f64 = 12.0;
+
+struct Sim {
+    app: App,
+    players: Vec<Entity>,
+    centres: Vec<DVec3>,
+    tick: usize,
+    _dir: TempDir,
+}
+
+struct TempDir(std::path::PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn rng(state: &mut u64) -> f64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    (*state >> 11) as f64 / (1u64 << 53) as f64
+}
+
+fn layer(app: &mut App) -> &ChunkLayer {
+    app.world
+        .query_filtered::<&ChunkLayer, With<Overworld>>()
+        .single(&app.world)
+}
+
+impl Sim {
+    fn new(radius: f64, zombies: usize) -> Self {
+        let dir = std::env::temp_dir().join(format!(
+            "horde-bench-{}-{zombies}-{radius}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut config = Config::default();
+        config.chase.hop_radius = radius;
+        let mut app = build_app(Launch {
+            config,
+            world_dir: dir.clone(),
+            network: false,
+            stdin: false,
+        })
+        .unwrap();
+        while app.world.resource::<WorldSpawn>().pos.is_none() {
+            app.update();
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let spawn = app.world.resource::<WorldSpawn>().pos.unwrap();
+        let centres: Vec<DVec3> = (0..PLAYERS)
+            .map(|i| spawn + DVec3::new((i % 2) as f64 * 64.0, 0.0, (i / 2) as f64 * 64.0))
+            .collect();
+        let players = centres
+            .iter()
+            .enumerate()
+            .map(|(i, _)| {
+                let (mut bundle, _) = create_mock_client(format!("runner{i}"));
+                bundle.view_distance = ViewDistance::new(6);
+                app.world.spawn(bundle).id()
+            })
+            .collect::<Vec<_>>();
+        // Joining puts players at spawn; then each goes to its own circle.
+        app.update();
+        for (&player, centre) in players.iter().zip(&centres) {
+            app.world.get_mut::<Position>(player).unwrap().0 = *centre;
+        }
+        // Wait until the terrain around every player is loaded.
+        for attempt in 0.. {
+            assert!(attempt < 20_000, "terrain never loaded");
+            app.update();
+            std::thread::sleep(Duration::from_millis(5));
+            let ready = app
+                .world
+                .resource::<ChunkLifecycle>()
+                .report()
+                .contains("pending=0 ");
+            let l = layer(&mut app);
+            if ready
+                && centres
+                    .iter()
+                    .all(|c| standable_top(l, c.x as i32 + 40, c.z as i32 + 40).is_some())
+            {
+                break;
+            }
+        }
+        let mut sim = Sim {
+            app,
+            players,
+            centres,
+            tick: 0,
+            _dir: TempDir(dir),
+        };
+        sim.spawn_zombies(zombies);
+        sim
+    }
+
+    fn spawn_zombies(&mut self, count: usize) {
+        let kinds = self.app.world.resource::<ZombieKinds>().clone();
+        let kind = kinds.find("zombie").unwrap();
+        let overworld = self
+            .app
+            .world
+            .query_filtered::<Entity, With<Overworld>>()
+            .single(&self.app.world);
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut spawned = 0;
+        while spawned < count {
+            let centre = self.centres[spawned % PLAYERS];
+            let angle = rng(&mut seed) * std::f64::consts::TAU;
+            let dist = 6.0 + rng(&mut seed) * 24.0;
+            let (x, z) = (
+                (centre.x + angle.cos() * dist) as i32,
+                (centre.z + angle.sin() * dist) as i32,
+            );
+            let Some(y) = standable_top(layer(&mut self.app), x, z) else {
+                continue;
+            };
+            let pos = DVec3::new(x as f64 + 0.5, y as f64, z as f64 + 0.5);
+            self.app
+                .world
+                .spawn(zombie_bundle(overworld, pos, kind, &kinds, seed));
+            spawned += 1;
+        }
+    }
+
+    /// Moves the players one tick along their circles, on the ground. They are healed every
+    /// tick so the chase goes on for the whole measurement.
+    fn move_players(&mut self) {
+        for &player in &self.players {
+            self.app
+                .world
+                .entity_mut(player)
+                .remove::<Dead>()
+                .insert(Health(20.0));
+        }
+        let angle = self.tick as f64 * PLAYER_SPEED / TICK_RATE / CIRCLE;
+        for i in 0..PLAYERS {
+            let c = self.centres[i];
+            let (x, z) = (c.x + CIRCLE * angle.cos(), c.z + CIRCLE * angle.sin());
+            let y = standable_top(layer(&mut self.app), x.floor() as i32, z.floor() as i32)
+                .unwrap_or(c.y as i32);
+            self.app
+                .world
+                .get_mut::<Position>(self.players[i])
+                .unwrap()
+                .0 = DVec3::new(x, y as f64, z);
+        }
+        self.tick += 1;
+    }
+
+    fn step(&mut self) -> Duration {
+        self.move_players();
+        let start = Instant::now();
+        self.app.update();
+        start.elapsed()
+    }
+
+    /// Mean distance between each chasing zombie's goal and its target.
+    fn lag(&mut self) -> Option<f64> {
+        let targets: Vec<(Option<Entity>, Option<DVec3>)> = self
+            .app
+            .world
+            .query::<&Chase>()
+            .iter(&self.app.world)
+            .map(|c| (c.target, c.goal))
+            .collect();
+        let gaps: Vec<f64> = targets
+            .into_iter()
+            .filter_map(|(t, g)| Some(self.app.world.get::<Position>(t?)?.0.distance(g?)))
+            .collect();
+        assert!(gaps.iter().all(|g| g.is_finite()), "a goal is not a number");
+        (!gaps.is_empty()).then(|| gaps.iter().sum::<f64>() / gaps.len() as f64)
+    }
+
+    /// The cost of planning every chasing zombie's full path to its target, once.
+    fn plan_everyone_to_target(&mut self, limits: PathLimits) -> (Duration, u64) {
+        let jobs: Vec<(BlockPos, BlockPos)> = {
+            let world = &mut self.app.world;
+            let chasers: Vec<(DVec3, Entity)> = world
+                .query::<(&Position, &Chase)>()
+                .iter(world)
+                .filter_map(|(p, c)| Some((p.0, c.target?)))
+                .collect();
+            chasers
+                .into_iter()
+                .filter_map(|(p, t)| {
+                    let to = world.get::<Position>(t)?.0;
+                    Some((block(p), block(to)))
+                })
+                .collect()
+        };
+        let l = layer(&mut self.app);
+        let start = Instant::now();
+        let nodes = jobs
+            .iter()
+            .map(|&(a, b)| find_path(l, a, b, limits).expanded as u64)
+            .sum();
+        (start.elapsed(), nodes)
+    }
+}
+
+fn block(p: DVec3) -> BlockPos {
+    BlockPos::new(
+        p.x.floor() as i32,
+        (p.y + 1e-6).floor() as i32,
+        p.z.floor() as i32,
+    )
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn summary(times: &mut [f64]) -> (f64, f64) {
+    times.sort_by(f64::total_cmp);
+    let mean = times.iter().sum::<f64>() / times.len() as f64;
+    let p99 = times[((times.len() as f64 * 0.99).ceil() as usize).clamp(1, times.len()) - 1];
+    (mean, p99)
+}
+
+fn chase_scenario(zombies: usize, radius: f64, every_tick: bool) {
+    let mut sim = Sim::new(radius, zombies);
+    for _ in 0..WARMUP_TICKS {
+        sim.step();
+    }
+    let before = sim.app.world.resource::<ChaseStats>().clone();
+    let limits = PathLimits {
+        node_budget: 560,
+        max_drop: 3,
+    };
+    let (mut times, mut lags) = (Vec::new(), Vec::new());
+    let (mut extra_nodes, mut extra_paths) = (0u64, 0u64);
+    // Planning everyone every tick is slow by nature: fewer ticks show its cost just as well.
+    let ticks = if every_tick {
+        MEASURED_TICKS / 5
+    } else {
+        MEASURED_TICKS
+    };
+    for _ in 0..ticks {
+        let mut took = sim.step();
+        if every_tick {
+            let (t, nodes) = sim.plan_everyone_to_target(limits);
+            took += t;
+            extra_nodes += nodes;
+            extra_paths += sim
+                .app
+                .world
+                .query::<&Chase>()
+                .iter(&sim.app.world)
+                .filter(|c| c.target.is_some())
+                .count() as u64;
+        }
+        times.push(ms(took));
+        if let Some(lag) = sim.lag() {
+            lags.push(lag);
+        }
+    }
+    let after = sim.app.world.resource::<ChaseStats>().clone();
+    let seconds = ticks as f64 / TICK_RATE;
+    let alive = sim
+        .app
+        .world
+        .query::<&Zombie>()
+        .iter(&sim.app.world)
+        .count();
+    let (paths, nodes) = if every_tick {
+        (extra_paths, extra_nodes)
+    } else {
+        (
+            after.plans - before.plans,
+            after.expanded_nodes - before.expanded_nodes,
+        )
+    };
+    let (mean, p99) = summary(&mut times);
+    let lag = if every_tick {
+        0.0
+    } else {
+        lags.iter().sum::<f64>() / lags.len().max(1) as f64
+    };
+    println!(
+        "scenario={} zombies={zombies} players={PLAYERS} R={radius} ticks={ticks} tick_mean_ms={mean:.3} tick_p99_ms={p99:.3} paths_per_zombie_s={:.2} nodes_per_path={:.1} lag_blocks={lag:.2}",
+        if every_tick { "every_tick" } else { "hop" },
+        paths as f64 / alive.max(1) as f64 / seconds,
+        nodes as f64 / paths.max(1) as f64,
+    );
+}
+
+fn astar_scenario(pairs: usize) {
+    let mut sim = Sim::new(3.36, 0);
+    let limits = PathLimits {
+        node_budget: 100_000,
+        max_drop: 3,
+    };
+    let mut seed = 12345u64;
+    let centre = sim.centres[0];
+    let mut jobs = Vec::new();
+    while jobs.len() < pairs {
+        let mut pick = |seed: &mut u64| {
+            let (x, z) = (
+                centre.x + (rng(seed) - 0.5) * 48.0,
+                centre.z + (rng(seed) - 0.5) * 48.0,
+            );
+            standable_top(layer(&mut sim.app), x as i32, z as i32)
+                .map(|y| BlockPos::new(x as i32, y, z as i32))
+        };
+        if let (Some(a), Some(b)) = (pick(&mut seed), pick(&mut seed)) {
+            jobs.push((a, b));
+        }
+    }
+    let l = layer(&mut sim.app);
+    let start = Instant::now();
+    let ours: Vec<Option<u32>> = jobs
+        .iter()
+        .map(|&(a, b)| {
+            let p = find_path(l, a, b, limits);
+            p.complete.then_some(p.cost)
+        })
+        .collect();
+    let ours_time = start.elapsed();
+    let start = Instant::now();
+    let mut moves = Vec::with_capacity(8);
+    let theirs: Vec<Option<u32>> = jobs
+        .iter()
+        .map(|&(a, b)| {
+            pathfinding::directed::astar::astar(
+                &a,
+                |&p| {
+                    neighbours(l, p, limits, &mut moves);
+                    moves.clone()
+                },
+                |&p| heuristic(p, b),
+                |&p| p == b,
+            )
+            .map(|(_, cost)| cost)
+        })
+        .collect();
+    let theirs_time = start.elapsed();
+    let found = ours.iter().filter(|c| c.is_some()).count();
+    let agree = ours.iter().zip(&theirs).filter(|(a, b)| a == b).count();
+    println!(
+        "scenario=astar pairs={pairs} found={found} same_cost={agree} ours_us_per_path={:.1} pathfinding_us_per_path={:.1} ratio={:.2}",
+        ours_time.as_secs_f64() * 1e6 / pairs as f64,
+        theirs_time.as_secs_f64() * 1e6 / pairs as f64,
+        ours_time.as_secs_f64() / theirs_time.as_secs_f64(),
+    );
+}
+
+fn main() {
+    let quick = std::env::var_os("HORDE_BENCH_QUICK").is_some();
+    let sizes: &[usize] = if quick { &[100] } else { &[100, 1000, 5000] };
+    let radii: &[f64] = if quick { &[3.36] } else { &[3.36, 6.0, 12.0] };
+    astar_scenario(if quick { 50 } else { 500 });
+    for &zombies in sizes {
+        for &radius in radii {
+            chase_scenario(zombies, radius, false);
+        }
+        chase_scenario(zombies, 3.36, true);
+    }
+}

@@ -1,0 +1,392 @@
+//! Daylight: zombies under open sky burn by day, helmets wear out in their place, water puts
+//! fires out; the world's phase rises over time and from `sun_immune_phase` the sun no longer
+//! hurts. By day an idle zombie walks to shade and dozes until woken.
+
+pub mod rules;
+pub mod sky;
+
+use valence::entity::entity::Flags;
+use valence::entity::{EntityId, EntityStatuses};
+use valence::layer::Layer;
+use valence::log::info;
+use valence::prelude::*;
+use valence::protocol::packets::play::entity_equipment_update_s2c::EquipmentEntry;
+use valence::protocol::packets::play::EntityEquipmentUpdateS2c;
+use valence::protocol::{VarInt, WritePacket};
+
+use crate::config::{Config, HelmetKind};
+use crate::time::WorldClock;
+use crate::world::chunks::ChunkDropped;
+use crate::world::{Overworld, Voxels};
+use crate::zombie::attack::{hurt_effect, wound};
+use crate::zombie::chase::ZombieSet;
+use crate::zombie::{Chase, Dying, Vitality, Zombie};
+pub use rules::{sunlight, Exposure, Phase, Sunlight};
+pub use sky::SkyMap;
+
+pub struct DaylightPlugin;
+
+impl Plugin for DaylightPlugin {
+    fn build(&self, app: &mut App) {
+        let config = app.world.resource::<Config>();
+        let phase = WorldPhase(Phase::new(
+            config.server.seed,
+            config.daylight.phase_interval_ticks,
+            config.daylight.phase_jitter_ticks,
+        ));
+        app.insert_resource(phase)
+            .insert_resource(SkyMap::default())
+            .add_systems(
+                Update,
+                (
+                    forget_unloaded_sky,
+                    equip_helmets,
+                    advance_phase,
+                    sun_on_zombies,
+                    burn,
+                    day_sleep,
+                    show_helmets,
+                )
+                    .chain()
+                    .before(ZombieSet::Classify),
+            );
+    }
+}
+
+/// The world's escalation phase.
+#[derive(Resource, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WorldPhase(pub Phase);
+
+/// A zombie on fire, for this many more ticks.
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Burning {
+    pub ticks_left: u64,
+}
+
+/// A helmet and the durability it has left.
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Helmet {
+    pub kind: HelmetKind,
+    pub durability: u32,
+}
+
+impl Helmet {
+    pub fn new(kind: HelmetKind) -> Self {
+        Self {
+            kind,
+            durability: kind.durability(),
+        }
+    }
+}
+
+/// Index of `on_fire` in the 1.20.1 damage type registry.
+const ON_FIRE: i32 = 28;
+/// Zombie eyes are this high above the feet.
+const EYE: f64 = 1.74;
+/// Head helmet equipment slot.
+const HEAD_SLOT: i8 = 5;
+
+fn eye_block(pos: DVec3) -> BlockPos {
+    BlockPos::new(
+        pos.x.floor() as i32,
+        (pos.y + EYE).floor() as i32,
+        pos.z.floor() as i32,
+    )
+}
+
+fn feet_block(pos: DVec3) -> BlockPos {
+    BlockPos::new(
+        pos.x.floor() as i32,
+        pos.y.floor() as i32,
+        pos.z.floor() as i32,
+    )
+}
+
+/// Zombies of a type with a helmet get it when they appear.
+fn equip_helmets(
+    mut commands: Commands,
+    zombies: Query<(Entity, &Zombie), Added<Zombie>>,
+    kinds: Res<crate::zombie::ZombieKinds>,
+) {
+    for (entity, zombie) in &zombies {
+        if let Some(kind) = kinds.0[zombie.kind].helmet {
+            commands.entity(entity).insert(Helmet::new(kind));
+        }
+    }
+}
+
+fn forget_unloaded_sky(mut dropped: EventReader<ChunkDropped>, mut sky: ResMut<SkyMap>) {
+    for event in dropped.iter() {
+        sky.forget_chunk(event.0);
+    }
+}
+
+fn advance_phase(mut phase: ResMut<WorldPhase>, clock: Res<WorldClock>, config: Res<Config>) {
+    let d = &config.daylight;
+    let mut next = phase.0;
+    if next.advance(
+        clock.age,
+        config.server.seed,
+        d.phase_interval_ticks,
+        d.phase_jitter_ticks,
+    ) {
+        phase.0 = next;
+        info!("the world reached phase {}", next.phase);
+        if next.phase == d.sun_immune_phase {
+            info!("zombies no longer burn in daylight");
+        }
+    }
+}
+
+/// Once a second per zombie (staggered): the sun ignites it, wears its helmet, or not.
+#[allow(clippy::too_many_arguments)]
+fn sun_on_zombies(
+    mut commands: Commands,
+    mut zombies: Query<
+        (Entity, &Position, Option<&mut Helmet>, Option<&mut Burning>),
+        (With<Zombie>, Without<Dying>),
+    >,
+    layers: Query<&ChunkLayer, With<Overworld>>,
+    mut sky: ResMut<SkyMap>,
+    clock: Res<WorldClock>,
+    phase: Res<WorldPhase>,
+    config: Res<Config>,
+    server: Res<Server>,
+) {
+    let Ok(layer) = layers.get_single() else {
+        return;
+    };
+    let now = server.current_tick() as u64;
+    let second = server.tick_rate().get() as u64;
+    let d = &config.daylight;
+    let burn_ticks = (d.burn_s * second as f64).round() as u64;
+    for (entity, pos, helmet, burning) in &mut zombies {
+        if !(now + entity.index() as u64).is_multiple_of(second) {
+            continue;
+        }
+        let exposure = Exposure {
+            day: clock.is_day(),
+            sees_sky: sky.sees_sky(layer, eye_block(pos.0)),
+            in_water: layer.liquid(feet_block(pos.0)),
+            // horde has no weather yet: it never rains.
+            raining: false,
+        };
+        match sunlight(
+            exposure,
+            phase.0.phase,
+            d.sun_immune_phase,
+            helmet.is_some(),
+        ) {
+            Sunlight::None => {}
+            Sunlight::WearsHelmet => {
+                if let Some(mut helmet) = helmet {
+                    helmet.durability = helmet.durability.saturating_sub(d.helmet_wear_per_s);
+                    if helmet.durability == 0 {
+                        commands.entity(entity).remove::<Helmet>();
+                    }
+                }
+            }
+            Sunlight::Ignites => match burning {
+                Some(mut fire) => fire.ticks_left = fire.ticks_left.max(burn_ticks),
+                None => {
+                    commands.entity(entity).insert(Burning {
+                        ticks_left: burn_ticks,
+                    });
+                }
+            },
+        }
+    }
+}
+
+/// Fire: visible flag, damage once a second, out in water or when it runs down.
+#[allow(clippy::type_complexity)]
+fn burn(
+    mut commands: Commands,
+    mut zombies: Query<
+        (
+            Entity,
+            &Position,
+            &EntityId,
+            &mut Flags,
+            &mut Vitality,
+            &mut EntityStatuses,
+            Option<&mut Burning>,
+        ),
+        (With<Zombie>, Without<Dying>),
+    >,
+    mut layers: Query<(&ChunkLayer, &mut EntityLayer), With<Overworld>>,
+    config: Res<Config>,
+    server: Res<Server>,
+) {
+    let Ok((chunks, mut entities)) = layers.get_single_mut() else {
+        return;
+    };
+    let now = server.current_tick() as u64;
+    let second = server.tick_rate().get() as u64;
+    for (entity, pos, id, mut flags, mut vitality, mut statuses, burning) in &mut zombies {
+        let lit = match burning {
+            Some(mut fire) if fire.ticks_left > 0 && !chunks.liquid(feet_block(pos.0)) => {
+                fire.ticks_left -= 1;
+                if fire.ticks_left % second == 0 {
+                    hurt_effect(&mut entities, pos.0, id.get(), ON_FIRE, None);
+                    wound(
+                        &mut commands,
+                        entity,
+                        &mut vitality,
+                        &mut statuses,
+                        config.daylight.burn_damage,
+                        None,
+                        now,
+                    );
+                }
+                true
+            }
+            Some(_) => {
+                commands.entity(entity).remove::<Burning>();
+                false
+            }
+            None => false,
+        };
+        if flags.on_fire() != lit {
+            flags.set_on_fire(lit);
+        }
+    }
+}
+
+/// By day an idle zombie goes to shade (before immunity) and dozes; by night it wakes.
+fn day_sleep(
+    mut zombies: Query<(Entity, &Position, &mut Chase), (With<Zombie>, Without<Dying>)>,
+    layers: Query<&ChunkLayer, With<Overworld>>,
+    mut sky: ResMut<SkyMap>,
+    clock: Res<WorldClock>,
+    phase: Res<WorldPhase>,
+    config: Res<Config>,
+    server: Res<Server>,
+) {
+    let Ok(layer) = layers.get_single() else {
+        return;
+    };
+    let now = server.current_tick() as u64;
+    let second = server.tick_rate().get() as u64;
+    let immune = phase.0.phase >= config.daylight.sun_immune_phase;
+    for (entity, pos, mut chase) in &mut zombies {
+        if !(now + entity.index() as u64).is_multiple_of(second) {
+            continue;
+        }
+        if !clock.is_day() || chase.target.is_some() {
+            if chase.dozing {
+                chase.dozing = false;
+            }
+            continue;
+        }
+        if chase.dozing {
+            continue;
+        }
+        let in_sun = sky.sees_sky(layer, eye_block(pos.0));
+        if immune || !in_sun {
+            chase.dozing = true;
+            chase.errand = None;
+        } else if chase.errand.is_none() {
+            chase.errand = find_shade(layer, &mut sky, pos.0, config.daylight.shade_radius);
+        }
+    }
+}
+
+/// The nearest standable spot within `radius` whose eyes are shaded, ring by ring.
+pub fn find_shade(
+    world: &impl Voxels,
+    sky: &mut SkyMap,
+    from: DVec3,
+    radius: i32,
+) -> Option<DVec3> {
+    let base = feet_block(from);
+    for ring in 1..=radius {
+        for dz in -ring..=ring {
+            for dx in -ring..=ring {
+                if dx.abs() != ring && dz.abs() != ring {
+                    continue;
+                }
+                for dy in [0, 1, -1, 2, -2, 3, -3] {
+                    let spot = BlockPos::new(base.x + dx, base.y + dy, base.z + dz);
+                    if world.standable(spot) && !world.liquid(spot) {
+                        let eye = BlockPos::new(spot.x, spot.y + 1, spot.z);
+                        if !sky.sees_sky(world, eye) {
+                            return Some(DVec3::new(
+                                spot.x as f64 + 0.5,
+                                spot.y as f64,
+                                spot.z as f64 + 0.5,
+                            ));
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Clients only learn of equipment from a packet; re-send helmets every two seconds so that
+/// players who come into view see them too.
+fn show_helmets(
+    zombies: Query<(&Position, &EntityId, &Helmet), With<Zombie>>,
+    mut lost: RemovedComponents<Helmet>,
+    ids: Query<(&Position, &EntityId)>,
+    mut layers: Query<&mut EntityLayer, With<Overworld>>,
+    server: Res<Server>,
+) {
+    let Ok(mut layer) = layers.get_single_mut() else {
+        return;
+    };
+    let mut send = |pos: DVec3, id: i32, item: Option<ItemStack>| {
+        layer
+            .view_writer(ChunkPos::from_pos(pos))
+            .write_packet(&EntityEquipmentUpdateS2c {
+                entity_id: VarInt(id),
+                equipment: vec![EquipmentEntry {
+                    slot: HEAD_SLOT,
+                    item,
+                }],
+            });
+    };
+    for entity in lost.iter() {
+        if let Ok((pos, id)) = ids.get(entity) {
+            send(pos.0, id.get(), None);
+        }
+    }
+    if server.current_tick() % (2 * server.tick_rate().get() as i64) != 0 {
+        return;
+    }
+    for (pos, id, helmet) in &zombies {
+        send(
+            pos.0,
+            id.get(),
+            Some(ItemStack::new(helmet.kind.item(), 1, None)),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::world::Grid;
+
+    #[test]
+    fn shade_is_found_under_the_nearest_roof() {
+        let top = crate::world::MIN_Y + crate::world::HEIGHT as i32 - 1;
+        let mut g = Grid::new([-14, 0, -14], [14, top, 14]).floor(10);
+        g.fill([5, 14, -2], [8, 14, 2], BlockState::STONE);
+        let mut sky = SkyMap::default();
+        let spot = find_shade(&g, &mut sky, DVec3::new(0.5, 11.0, 0.5), 12).unwrap();
+        assert_eq!(
+            (spot.x, spot.y),
+            (5.5, 11.0),
+            "the roof's near edge, 5 blocks away"
+        );
+        assert!((-2.0..=2.5).contains(&spot.z));
+        assert_eq!(
+            find_shade(&g, &mut sky, DVec3::new(0.5, 11.0, 0.5), 4),
+            None
+        );
+    }
+}

@@ -1,0 +1,159 @@
+//! Daylight, headless: at noon a zombie in the open burns (visible flag, lost health) while one
+//! under a roof does not; water puts fire out; from the immune phase nobody burns; an idle
+//! zombie walks to shade and dozes.
+
+mod support;
+
+use horde::daylight::Burning;
+use horde::zombie::{Chase, Vitality, Zombie};
+use support::headless::{harness, Harness};
+use valence::entity::entity::Flags;
+use valence::prelude::*;
+
+/// A stone arena around spawn with a roof over its west side; the player watches in
+/// creative (zombies leave it alone). Returns the spawn block.
+fn arena(h: &mut Harness) -> BlockPos {
+    let s = h.spawn_point();
+    let (x, y, z) = (s.x.floor() as i32, s.y.floor() as i32, s.z.floor() as i32);
+    h.run(&format!(
+        "fill {} {} {} {} {} {} stone",
+        x - 14,
+        y - 4,
+        z - 8,
+        x + 14,
+        y - 1,
+        z + 8
+    ));
+    h.run(&format!(
+        "fill {} {} {} {} {} {} air",
+        x - 14,
+        y,
+        z - 8,
+        x + 14,
+        y + 12,
+        z + 8
+    ));
+    h.run(&format!(
+        "fill {} {} {} {} {} {} stone",
+        x - 14,
+        y + 4,
+        z - 8,
+        x - 4,
+        y + 4,
+        z + 8
+    ));
+    *h.app.world.get_mut::<GameMode>(h.client).unwrap() = GameMode::Creative;
+    h.run("time set noon");
+    BlockPos::new(x, y, z)
+}
+
+fn summon(h: &mut Harness, at: BlockPos) -> Entity {
+    let line = h.run(&format!(
+        "summon zombie {} {} {}",
+        at.x as f64 + 0.5,
+        at.y,
+        at.z as f64 + 0.5
+    ));
+    let id: u32 = line
+        .split_whitespace()
+        .find_map(|kv| kv.strip_prefix("id="))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("{line}"));
+    h.app
+        .world
+        .query_filtered::<Entity, With<Zombie>>()
+        .iter(&h.app.world)
+        .find(|e| e.index() == id)
+        .unwrap()
+}
+
+fn on_fire(h: &Harness, zombie: Entity) -> bool {
+    h.app
+        .world
+        .get::<Flags>(zombie)
+        .is_some_and(|f| f.on_fire())
+}
+
+#[test]
+fn the_sun_burns_the_open_not_the_roofed_and_not_the_immune() {
+    let mut h = harness();
+    let o = arena(&mut h);
+    let open = summon(&mut h, BlockPos::new(o.x + 8, o.y, o.z));
+    let roofed = summon(&mut h, BlockPos::new(o.x - 10, o.y, o.z));
+    let (mut open_burned, mut roofed_burned) = (false, false);
+    for _ in 0..100 {
+        h.app.update();
+        open_burned |= on_fire(&h, open);
+        roofed_burned |= on_fire(&h, roofed);
+    }
+    assert!(open_burned, "the zombie in the open caught fire");
+    assert!(!roofed_burned, "the zombie under the roof did not");
+    assert!(
+        h.app.world.get::<Vitality>(open).unwrap().0 < 20.0,
+        "fire hurts"
+    );
+    assert_eq!(h.app.world.get::<Vitality>(roofed).unwrap().0, 20.0);
+
+    assert!(h.run("phase set 5").starts_with("phase=5 "));
+    let immune = summon(&mut h, BlockPos::new(o.x + 10, o.y, o.z + 4));
+    for _ in 0..100 {
+        h.app.update();
+        assert!(!on_fire(&h, immune), "no burning from the immune phase");
+    }
+}
+
+#[test]
+fn water_puts_the_fire_out() {
+    let mut h = harness();
+    let o = arena(&mut h);
+    h.run(&format!(
+        "fill {} {} {} {} {} {} water",
+        o.x + 6,
+        o.y - 2,
+        o.z - 2,
+        o.x + 10,
+        o.y,
+        o.z + 2
+    ));
+    let wet = summon(&mut h, BlockPos::new(o.x + 8, o.y - 1, o.z));
+    for _ in 0..60 {
+        h.app.update();
+        assert!(!on_fire(&h, wet), "a zombie in water does not burn");
+    }
+    // A burning zombie pushed into water goes out.
+    h.app
+        .world
+        .entity_mut(wet)
+        .insert(Burning { ticks_left: 160 });
+    h.app.update();
+    h.app.update();
+    assert!(!on_fire(&h, wet));
+    assert!(h.app.world.get::<Burning>(wet).is_none());
+}
+
+#[test]
+fn an_idle_zombie_walks_into_shade_and_dozes() {
+    let mut h = harness();
+    let o = arena(&mut h);
+    let zombie = summon(&mut h, BlockPos::new(o.x - 1, o.y, o.z));
+    let mut dozed = false;
+    for _ in 0..600 {
+        h.app.update();
+        if h.app.world.get::<Chase>(zombie).unwrap().dozing {
+            dozed = true;
+            break;
+        }
+    }
+    assert!(dozed, "it dozed off");
+    let pos = h.app.world.get::<Position>(zombie).unwrap().0;
+    assert!(pos.x < (o.x - 3) as f64, "under the roof: {pos}");
+    // Any fire caught on the way runs out in the shade.
+    for _ in 0..200 {
+        h.app.update();
+    }
+    assert!(!on_fire(&h, zombie));
+    assert!(
+        h.app.world.get::<Chase>(zombie).unwrap().dozing,
+        "still dozing"
+    );
+}
