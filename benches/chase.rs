@@ -66,6 +66,7 @@ impl Sim {
         std::fs::create_dir_all(&dir).unwrap();
         let mut config = Config::default();
         config.chase.hop_radius = radius;
+        config.spawning.enabled = false;
         let mut app = build_app(Launch {
             config,
             world_dir: dir.clone(),

@@ -11,8 +11,10 @@ pub mod console;
 pub mod daylight;
 pub mod hunt;
 pub mod metrics;
+pub mod pack;
 pub mod player;
 pub mod save;
+pub mod spawning;
 pub mod time;
 pub mod world;
 pub mod zombie;
@@ -103,6 +105,8 @@ pub fn build_app(launch: Launch) -> anyhow::Result<App> {
             zombie::ZombiePlugin,
             hunt::HuntPlugin,
             daylight::DaylightPlugin,
+            pack::PackPlugin,
+            spawning::SpawningPlugin,
             console::ConsolePlugin { stdin },
         ))
         .insert_resource(clock)

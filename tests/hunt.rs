@@ -13,6 +13,7 @@ use valence::protocol::Packet;
 
 fn config(max_alive: u32, max_total: u32, round_time_s: f64) -> Config {
     let mut config = Config::default();
+    config.spawning.enabled = false;
     config.hunt.presets = vec![HuntPreset {
         name: "trial".into(),
         types: vec!["zombie".into(), "fast_zombie".into()],

@@ -38,9 +38,11 @@ scenario(async () => {
 
   const phase = await rcon.send('phase set 5')
   check(/burning=false/.test(phase), phase)
+  const known = new Set(Object.keys(bot.entities))
   await rcon.send(`summon zombie ${x + 11.5} ${y} ${z + 5.5}`)
-  await until(() => Object.values(bot.entities).some((e) => e.name === 'zombie' && Math.abs(e.position.z - (z + 5.5)) < 1 && Math.abs(e.position.x - (x + 11.5)) < 3), 'the third zombie is seen')
-  const immune = Object.values(bot.entities).find((e) => e.name === 'zombie' && Math.abs(e.position.z - (z + 5.5)) < 1)
+  const fresh = () => Object.entries(bot.entities).find(([id, e]) => !known.has(id) && e.name === 'zombie')
+  await until(() => fresh() !== undefined, 'the third zombie is seen')
+  const immune = fresh()[1]
   let immuneBurned = false
   const watch2 = setInterval(() => { immuneBurned = immuneBurned || onFire(immune) }, 25)
   const age2 = bot.time.age

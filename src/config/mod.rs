@@ -28,6 +28,8 @@ pub struct Config {
     pub lod: LodConfig,
     pub hunt: HuntConfig,
     pub daylight: DaylightConfig,
+    pub pack: PackConfig,
+    pub spawning: SpawningConfig,
 }
 
 /// `[server]`: networking, world and players.
@@ -461,6 +463,129 @@ impl Default for HuntConfig {
     }
 }
 
+/// `[pack]`: the pack rules of the first seed (names without its `pack_` prefix).
+#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct PackConfig {
+    /// A loose zombie considers packs only with at least this many neighbours.
+    pub min_neighbours: u32,
+    /// One pack decision per this many activations of a zombie.
+    pub decision_divisor: u32,
+    /// Most neighbours inspected per decision.
+    pub scan_cap: u32,
+    /// Loose zombies close together needed to form a new pack.
+    pub form_min_size: u32,
+    /// A zombie joins a pack whose centroid is within this many blocks.
+    pub cohesion_radius: f64,
+    pub max_size: u32,
+    /// A member beyond this distance from the centroid...
+    pub break_radius: f64,
+    /// ...for this many activations in a row leaves.
+    pub stray_activations: u32,
+    /// Below this many members a pack dissolves...
+    pub min_size: u32,
+    /// ...after this many ticks.
+    pub dissolve_grace_ticks: u64,
+    /// Packs whose centroids are closer than this...
+    pub merge_radius: f64,
+    /// ...fuse if the dot product of their headings reaches this.
+    pub merge_heading_dot: f64,
+    /// Length of a migration leg, in blocks.
+    pub leg_min: f64,
+    pub leg_max: f64,
+    /// Largest turn from the current heading when a leg is picked.
+    pub max_turn_degrees: f64,
+    /// The centroid within this many blocks of the destination has arrived.
+    pub arrive_radius: f64,
+    /// Ticks a pack rests on arrival, plus up to `dwell_jitter_ticks`.
+    pub dwell_ticks: u64,
+    pub dwell_jitter_ticks: u64,
+    /// Members walk to a waypoint this far ahead of the centroid.
+    pub march_lead: f64,
+    /// Pack updates without headway before a new leg is picked.
+    pub stuck_activations: u32,
+    /// Whether packs travel by day too (by default they rest, as zombies doze).
+    pub migrate_at_day: bool,
+    /// Ticks between pack updates and visibility sweeps.
+    pub sweep_interval_ticks: u64,
+    /// Sweeps in a row with no member in an entity-ticking chunk before a pack becomes a ghost.
+    pub dematerialise_sweeps: u32,
+    /// Blocks per tick a ghost pack moves along its legs.
+    pub virtual_speed: f64,
+    /// Restored members are scattered over this many blocks.
+    pub restore_scatter: f64,
+    /// A member rejoins its pack from up to this many blocks.
+    pub rejoin_radius: f64,
+    /// Restores tried before a ghost pack is given up.
+    pub restore_attempts: u32,
+    /// Legs stay within this many blocks of 0,0 on both axes (vanilla's border: 29999984).
+    pub border_radius: f64,
+}
+
+impl Default for PackConfig {
+    fn default() -> Self {
+        Self {
+            min_neighbours: 1,
+            decision_divisor: 8,
+            scan_cap: 16,
+            form_min_size: 3,
+            cohesion_radius: 24.0,
+            max_size: 24,
+            break_radius: 40.0,
+            stray_activations: 3,
+            min_size: 2,
+            dissolve_grace_ticks: 200,
+            merge_radius: 32.0,
+            merge_heading_dot: 0.5,
+            leg_min: 96.0,
+            leg_max: 384.0,
+            max_turn_degrees: 45.0,
+            arrive_radius: 8.0,
+            dwell_ticks: 200,
+            dwell_jitter_ticks: 100,
+            march_lead: 24.0,
+            stuck_activations: 8,
+            migrate_at_day: false,
+            sweep_interval_ticks: 20,
+            dematerialise_sweeps: 40,
+            virtual_speed: 0.09,
+            restore_scatter: 6.0,
+            rejoin_radius: 64.0,
+            restore_attempts: 5,
+            border_radius: 29_999_984.0,
+        }
+    }
+}
+
+/// `[spawning]`: zombies appearing in the dark around players at night.
+#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct SpawningConfig {
+    pub enabled: bool,
+    /// Ticks between spawn attempts.
+    pub interval_ticks: u64,
+    /// Spawn spots are between these distances from a player, in blocks.
+    pub min_distance: f64,
+    pub max_distance: f64,
+    /// Zombies per spawn group (vanilla spawns zombies in groups of up to 4).
+    pub group_size: u32,
+    /// Most zombies per player online, counting ghost pack members too.
+    pub mob_cap_per_player: u32,
+}
+
+impl Default for SpawningConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            interval_ticks: 40,
+            min_distance: 24.0,
+            max_distance: 64.0,
+            group_size: 4,
+            mob_cap_per_player: 70,
+        }
+    }
+}
+
 /// A configuration problem, rendered as one line for the operator.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigError(pub String);
@@ -572,6 +697,19 @@ impl Config {
             return Err(ConfigError(format!(
                 "zombies.default_type = {:?}: no such entry in zombies.types",
                 self.zombies.default_type
+            )));
+        }
+        let pack = &self.pack;
+        if pack.leg_min > pack.leg_max {
+            return Err(ConfigError(format!(
+                "pack.leg_min = {}: must not exceed pack.leg_max ({})",
+                pack.leg_min, pack.leg_max
+            )));
+        }
+        if self.spawning.min_distance > self.spawning.max_distance {
+            return Err(ConfigError(format!(
+                "spawning.min_distance = {}: must not exceed spawning.max_distance ({})",
+                self.spawning.min_distance, self.spawning.max_distance
             )));
         }
         if self.daylight.phase_jitter_ticks >= self.daylight.phase_interval_ticks {

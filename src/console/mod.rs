@@ -17,6 +17,7 @@ use crate::config::Config;
 use crate::daylight::{SkyMap, WorldPhase};
 use crate::hunt::{HuntRequest, HuntZombie, Hunts};
 use crate::metrics::TickTimes;
+use crate::pack::Packs;
 use crate::player::{DamageCause, DamagePlayer, Health};
 use crate::time::WorldClock;
 use crate::world::{ChunkLifecycle, Overworld, WorldSpawn};
@@ -192,6 +193,18 @@ pub fn execute(world: &mut World, command: Command) -> String {
                 *current = mode;
             }
             format!("gamemode={mode:?} player={player}").to_lowercase()
+        }
+        Command::Packs => {
+            let packs = world.resource::<Packs>();
+            let chunks = world.resource::<ChunkLifecycle>();
+            let mut lines: Vec<String> = packs.packs.values().map(|p| p.report()).collect();
+            lines.push(format!(
+                "{} {} {}",
+                packs.summary(),
+                chunks.load_latency.logfmt("chunk_load"),
+                chunks.unload_latency.logfmt("chunk_unload")
+            ));
+            lines.join("\n")
         }
         Command::PhaseQuery => phase_report(world),
         Command::PhaseSet(n) => {

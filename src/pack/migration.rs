@@ -17,7 +17,7 @@ impl PackRng {
     }
 
     /// A uniform value in `0.0..1.0`.
-    pub fn next(&mut self) -> f64 {
+    pub fn next_unit(&mut self) -> f64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
@@ -27,13 +27,19 @@ impl PackRng {
 
 /// Picks the next destination from `from`, heading `heading` (unit), inside a square border
 /// of half-width `border` around the origin. Returns the destination and the new heading.
-pub fn next_leg(from: DVec2, heading: DVec2, rng: &mut PackRng, rules: &PackConfig, border: f64) -> (DVec2, DVec2) {
+pub fn next_leg(
+    from: DVec2,
+    heading: DVec2,
+    rng: &mut PackRng,
+    rules: &PackConfig,
+    border: f64,
+) -> (DVec2, DVec2) {
     let max_turn = rules.max_turn_degrees.to_radians();
     let base = heading.y.atan2(heading.x);
     // A few draws: the first that stays inside the border wins; failing all, turn back.
     for _ in 0..8 {
-        let turn = (rng.next() * 2.0 - 1.0) * max_turn;
-        let length = rules.leg_min + rng.next() * (rules.leg_max - rules.leg_min);
+        let turn = (rng.next_unit() * 2.0 - 1.0) * max_turn;
+        let length = rules.leg_min + rng.next_unit() * (rules.leg_max - rules.leg_min);
         let dir = DVec2::from_angle(base + turn);
         let dest = from + dir * length;
         if dest.x.abs() <= border && dest.y.abs() <= border {
@@ -53,7 +59,7 @@ pub fn arrived(centroid: DVec2, dest: DVec2, rules: &PackConfig) -> bool {
 
 /// Ticks to dwell after arriving: the base plus up to the jitter.
 pub fn dwell_ticks(rng: &mut PackRng, rules: &PackConfig) -> u64 {
-    rules.dwell_ticks + (rng.next() * (rules.dwell_jitter_ticks + 1) as f64) as u64
+    rules.dwell_ticks + (rng.next_unit() * (rules.dwell_jitter_ticks + 1) as f64) as u64
 }
 
 /// The point members walk to: `march_lead` blocks ahead of the centroid toward the
@@ -85,7 +91,7 @@ mod tests {
             let (dest, dir) = next_leg(at, heading, &mut rng, &r, 1e9);
             let length = dest.distance(at);
             assert!((96.0 - 1e-9..=384.0 + 1e-9).contains(&length), "{length}");
-            let turn = heading.angle_to(dir).to_degrees().abs();
+            let turn = heading.angle_between(dir).to_degrees().abs();
             assert!(turn <= 45.0 + 1e-9, "{turn}");
             (at, heading) = (dest, dir);
         }
@@ -128,7 +134,13 @@ mod tests {
         for _ in 0..100 {
             assert!((200..=300).contains(&dwell_ticks(&mut rng, &r)));
         }
-        assert_eq!(waypoint(DVec2::ZERO, DVec2::new(100.0, 0.0), &r), DVec2::new(24.0, 0.0));
-        assert_eq!(waypoint(DVec2::ZERO, DVec2::new(10.0, 0.0), &r), DVec2::new(10.0, 0.0));
+        assert_eq!(
+            waypoint(DVec2::ZERO, DVec2::new(100.0, 0.0), &r),
+            DVec2::new(24.0, 0.0)
+        );
+        assert_eq!(
+            waypoint(DVec2::ZERO, DVec2::new(10.0, 0.0), &r),
+            DVec2::new(10.0, 0.0)
+        );
     }
 }

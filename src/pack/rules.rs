@@ -7,7 +7,9 @@ use crate::config::PackConfig;
 
 /// Mean of points (the origin for none).
 pub fn centroid(points: impl IntoIterator<Item = DVec2>) -> DVec2 {
-    let (sum, n) = points.into_iter().fold((DVec2::ZERO, 0usize), |(s, n), p| (s + p, n + 1));
+    let (sum, n) = points
+        .into_iter()
+        .fold((DVec2::ZERO, 0usize), |(s, n), p| (s + p, n + 1));
     if n == 0 {
         DVec2::ZERO
     } else {
@@ -60,6 +62,13 @@ pub fn merges(a: DVec2, a_heading: DVec2, b: DVec2, b_heading: DVec2, rules: &Pa
     a.distance(b) < rules.merge_radius && a_heading.dot(b_heading) >= rules.merge_heading_dot
 }
 
+/// Counts visibility sweeps in a row that found no member in an entity-ticking chunk; true
+/// when the pack has been unseen for the whole grace and becomes a ghost.
+pub fn unseen_long_enough(count: &mut u32, seen: bool, rules: &PackConfig) -> bool {
+    *count = if seen { 0 } else { *count + 1 };
+    *count >= rules.dematerialise_sweeps
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -78,15 +87,39 @@ mod tests {
     fn joins_the_nearest_pack_in_radius_with_room() {
         let r = rules();
         let packs = [
-            Candidate { id: 1, centroid: DVec2::new(20.0, 0.0), size: 5 },
-            Candidate { id: 2, centroid: DVec2::new(10.0, 0.0), size: 24 },
-            Candidate { id: 3, centroid: DVec2::new(0.0, 23.0), size: 3 },
-            Candidate { id: 4, centroid: DVec2::new(0.0, 30.0), size: 3 },
+            Candidate {
+                id: 1,
+                centroid: DVec2::new(20.0, 0.0),
+                size: 5,
+            },
+            Candidate {
+                id: 2,
+                centroid: DVec2::new(10.0, 0.0),
+                size: 24,
+            },
+            Candidate {
+                id: 3,
+                centroid: DVec2::new(0.0, 23.0),
+                size: 3,
+            },
+            Candidate {
+                id: 4,
+                centroid: DVec2::new(0.0, 30.0),
+                size: 3,
+            },
         ];
-        assert_eq!(pack_to_join(DVec2::ZERO, &packs, &r), Some(1), "2 is full, 3 is farther");
+        assert_eq!(
+            pack_to_join(DVec2::ZERO, &packs, &r),
+            Some(1),
+            "2 is full, 3 is farther"
+        );
         assert_eq!(pack_to_join(DVec2::new(0.0, 50.0), &packs, &r), Some(4));
         assert_eq!(pack_to_join(DVec2::new(100.0, 100.0), &packs, &r), None);
-        assert_eq!(pack_to_join(DVec2::new(24.0, 0.0), &packs[..1], &r), Some(1), "24 is within");
+        assert_eq!(
+            pack_to_join(DVec2::new(24.0, 0.0), &packs[..1], &r),
+            Some(1),
+            "24 is within"
+        );
     }
 
     #[test]
@@ -119,10 +152,33 @@ mod tests {
         let west = DVec2::new(-1.0, 0.0);
         let (a, b) = (DVec2::ZERO, DVec2::new(20.0, 0.0));
         assert!(merges(a, east, b, north_east, &r), "dot 0.71");
-        assert!(!merges(a, east, b, west, &r), "crossing in opposite directions");
+        assert!(
+            !merges(a, east, b, west, &r),
+            "crossing in opposite directions"
+        );
         assert!(!merges(a, east, DVec2::new(40.0, 0.0), east, &r), "too far");
         let perpendicular = DVec2::new(0.0, 1.0);
         assert!(!merges(a, east, b, perpendicular, &r), "dot 0 < 0.5");
+    }
+
+    #[test]
+    fn dematerialise_after_exactly_forty_unseen_sweeps() {
+        let r = rules();
+        let mut count = 0;
+        for _ in 0..39 {
+            assert!(!unseen_long_enough(&mut count, false, &r));
+        }
+        assert!(
+            !unseen_long_enough(&mut count, true, &r),
+            "seen once: the grace restarts"
+        );
+        for _ in 0..39 {
+            assert!(
+                !unseen_long_enough(&mut count, false, &r),
+                "39 is not enough"
+            );
+        }
+        assert!(unseen_long_enough(&mut count, false, &r), "the 40th is");
     }
 
     #[test]

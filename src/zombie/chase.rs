@@ -151,6 +151,11 @@ impl Chase {
         }
     }
 
+    /// Whether the zombie is after someone (without saying whom).
+    pub fn chasing(&self) -> bool {
+        self.target.is_some()
+    }
+
     /// Whether the zombie is strolling rather than standing.
     pub fn wandering(&self) -> bool {
         self.target.is_none() && self.stroll.is_some()

@@ -29,8 +29,12 @@ pub fn update_until(app: &mut App, what: &str, mut done: impl FnMut(&mut App) ->
     panic!("never happened: {what}");
 }
 
+/// A harness with the default config, natural spawning off so that tests see only the zombies
+/// they summon.
 pub fn harness() -> Harness {
-    harness_with(Config::default())
+    let mut config = Config::default();
+    config.spawning.enabled = false;
+    harness_with(config)
 }
 
 /// A harness running `config`.

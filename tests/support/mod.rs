@@ -122,7 +122,8 @@ impl TestServer {
     pub fn start_in(dir: TempDir, extra: &str) -> Self {
         let rcon_port = free_port();
         let config = format!(
-            "[server]\nport = 0\nonline_mode = false\nview_distance = 6\n{extra}\n\
+            "[server]\nport = 0\nonline_mode = false\nview_distance = 6\n\
+             [spawning]\nenabled = false\n{extra}\n\
              [rcon]\nenabled = true\nport = {rcon_port}\npassword = \"{RCON_PASSWORD}\"\n"
         );
         std::fs::write(dir.path().join("config.toml"), config).unwrap();

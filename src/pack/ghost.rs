@@ -1,0 +1,63 @@
+//! A dematerialised pack's members, kept as compact records until someone comes near.
+
+use valence::math::DVec2;
+
+use crate::config::HelmetKind;
+
+/// What survives of one zombie while its pack is a ghost.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GhostMember {
+    /// Index into the zombie types.
+    pub kind: u16,
+    pub health: f32,
+    /// Ticks of fire left.
+    pub fire_ticks: u16,
+    /// The helmet and its durability.
+    pub helmet: Option<(HelmetKind, u16)>,
+}
+
+/// Moves a ghost pack `step` blocks toward `dest`; returns the new position.
+pub fn drift(at: DVec2, dest: DVec2, step: f64) -> DVec2 {
+    let to = dest - at;
+    if to.length() <= step {
+        dest
+    } else {
+        at + to.normalize() * step
+    }
+}
+
+/// Offsets for restored members: a deterministic spiral filling a disc of `radius`, so the
+/// pack does not reappear in one column.
+pub fn scatter(index: usize, radius: f64) -> DVec2 {
+    const GOLDEN: f64 = 2.399_963_229_728_653;
+    let r = radius * ((index as f64 + 0.5) / 24.0).sqrt().min(1.0);
+    DVec2::from_angle(index as f64 * GOLDEN) * r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_ghost_member_is_small() {
+        assert!(std::mem::size_of::<GhostMember>() <= 16);
+    }
+
+    #[test]
+    fn drift_stops_at_the_destination() {
+        let d = DVec2::new(10.0, 0.0);
+        assert_eq!(drift(DVec2::ZERO, d, 1.8), DVec2::new(1.8, 0.0));
+        assert_eq!(drift(DVec2::new(9.0, 0.0), d, 1.8), d);
+    }
+
+    #[test]
+    fn scatter_spreads_within_the_radius() {
+        let spots: Vec<DVec2> = (0..24).map(|i| scatter(i, 6.0)).collect();
+        assert!(spots.iter().all(|s| s.length() <= 6.0 + 1e-9));
+        for (i, a) in spots.iter().enumerate() {
+            for b in &spots[i + 1..] {
+                assert!(a.distance(*b) > 0.5, "two members on one spot");
+            }
+        }
+    }
+}

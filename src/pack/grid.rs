@@ -1,0 +1,92 @@
+//! A uniform grid over zombie positions, so a decision looks at its neighbourhood and never at
+//! every zombie.
+
+use std::collections::HashMap;
+
+use valence::math::DVec2;
+
+/// Items bucketed by square cells of one size.
+#[derive(Debug, Clone)]
+pub struct SpatialGrid<T> {
+    cell: f64,
+    cells: HashMap<(i32, i32), Vec<(T, DVec2)>>,
+}
+
+impl<T: Copy> SpatialGrid<T> {
+    pub fn new(cell: f64) -> Self {
+        Self {
+            cell: cell.max(1.0),
+            cells: HashMap::new(),
+        }
+    }
+
+    fn key(&self, p: DVec2) -> (i32, i32) {
+        (
+            (p.x / self.cell).floor() as i32,
+            (p.y / self.cell).floor() as i32,
+        )
+    }
+
+    pub fn clear(&mut self) {
+        self.cells.values_mut().for_each(Vec::clear);
+    }
+
+    pub fn insert(&mut self, item: T, at: DVec2) {
+        let key = self.key(at);
+        self.cells.entry(key).or_default().push((item, at));
+    }
+
+    /// Up to `cap` items within `radius` of `at` (nearest cells first), and how many were
+    /// inspected.
+    pub fn near(&self, at: DVec2, radius: f64, cap: usize, out: &mut Vec<(T, DVec2)>) -> usize {
+        out.clear();
+        let (cx, cz) = self.key(at);
+        let reach = (radius / self.cell).ceil() as i32;
+        let mut inspected = 0;
+        for ring in 0..=reach {
+            for dz in -ring..=ring {
+                for dx in -ring..=ring {
+                    if dx.abs() != ring && dz.abs() != ring {
+                        continue;
+                    }
+                    let Some(items) = self.cells.get(&(cx + dx, cz + dz)) else {
+                        continue;
+                    };
+                    for &(item, p) in items {
+                        if inspected >= cap {
+                            return inspected;
+                        }
+                        inspected += 1;
+                        if p.distance(at) <= radius {
+                            out.push((item, p));
+                        }
+                    }
+                }
+            }
+        }
+        inspected
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_neighbours_within_radius_and_respects_the_cap() {
+        let mut g = SpatialGrid::new(24.0);
+        for i in 0..100 {
+            g.insert(i, DVec2::new(i as f64, 0.0));
+        }
+        let mut out = Vec::new();
+        g.near(DVec2::new(50.0, 0.0), 5.0, 1000, &mut out);
+        let mut found: Vec<i32> = out.iter().map(|(i, _)| *i).collect();
+        found.sort();
+        assert_eq!(found, (45..=55).collect::<Vec<_>>());
+        let inspected = g.near(DVec2::new(50.0, 0.0), 50.0, 16, &mut out);
+        assert_eq!(inspected, 16, "never more than the scan cap");
+        g.clear();
+        g.near(DVec2::new(50.0, 0.0), 50.0, 16, &mut out);
+        assert!(out.is_empty());
+    }
+}

@@ -1,0 +1,126 @@
+//! Natural night spawning: loose zombies appear in the dark in a band around players, in
+//! groups, so that packs have something to form from. The cap counts materialised zombies and
+//! ghost pack members alike, so dematerialised packs never let the population grow unbounded.
+
+use valence::prelude::*;
+
+use crate::config::Config;
+use crate::daylight::SkyMap;
+use crate::pack::Packs;
+use crate::player::Dead;
+use crate::time::WorldClock;
+use crate::world::{standable_top, Overworld};
+use crate::zombie::{zombie_bundle, Zombie, ZombieKinds};
+
+pub struct SpawningPlugin;
+
+impl Plugin for SpawningPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_systems(Update, spawn_in_the_dark);
+    }
+}
+
+/// Whether a spot is dark enough to spawn in: at night anywhere, by day only out of the sky.
+pub fn dark(night: bool, sees_sky: bool) -> bool {
+    night || !sees_sky
+}
+
+/// How many more zombies the cap allows.
+pub fn room(players: usize, per_player: u32, materialised: usize, ghosts: usize) -> usize {
+    (players * per_player as usize).saturating_sub(materialised + ghosts)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn spawn_in_the_dark(
+    mut commands: Commands,
+    players: Query<(&Position, &GameMode), (With<Client>, Without<Dead>)>,
+    zombies: Query<(), With<Zombie>>,
+    layers: Query<(Entity, &ChunkLayer), With<Overworld>>,
+    packs: Res<Packs>,
+    mut sky: ResMut<SkyMap>,
+    kinds: Res<ZombieKinds>,
+    clock: Res<WorldClock>,
+    config: Res<Config>,
+    server: Res<Server>,
+    mut rng: Local<u64>,
+) {
+    let s = &config.spawning;
+    let tick = server.current_tick() as u64;
+    if !s.enabled || tick == 0 || !tick.is_multiple_of(s.interval_ticks) {
+        return;
+    }
+    let Ok((layer_entity, layer)) = layers.get_single() else {
+        return;
+    };
+    let hunted: Vec<DVec3> = players
+        .iter()
+        .filter(|(_, mode)| matches!(mode, GameMode::Survival | GameMode::Adventure))
+        .map(|(p, _)| p.0)
+        .collect();
+    let mut room = room(
+        hunted.len(),
+        s.mob_cap_per_player,
+        zombies.iter().count(),
+        packs.ghost_members(),
+    );
+    if room == 0 {
+        return;
+    }
+    if *rng == 0 {
+        *rng = (config.server.seed as u64) | 1;
+    }
+    let mut random = || {
+        *rng ^= *rng << 13;
+        *rng ^= *rng >> 7;
+        *rng ^= *rng << 17;
+        (*rng >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let kind = kinds.find(&config.zombies.default_type).unwrap_or(0);
+    for player in hunted {
+        let angle = random() * std::f64::consts::TAU;
+        let distance = s.min_distance + random() * (s.max_distance - s.min_distance);
+        let centre = player + DVec3::new(angle.cos() * distance, 0.0, angle.sin() * distance);
+        for i in 0..s.group_size {
+            if room == 0 {
+                return;
+            }
+            let (x, z) = (
+                centre.x.floor() as i32 + (i % 2) as i32 * 2,
+                centre.z.floor() as i32 + (i / 2) as i32 * 2,
+            );
+            let Some(y) = standable_top(layer, x, z) else {
+                continue;
+            };
+            let spot = DVec3::new(x as f64 + 0.5, y as f64, z as f64 + 0.5);
+            // Not too close to any hunted player after all (the group spreads).
+            let eye = BlockPos::new(x, y + 1, z);
+            if spot.distance(player) < s.min_distance
+                || !dark(!clock.is_day(), sky.sees_sky(layer, eye))
+            {
+                continue;
+            }
+            let seed = (random() * u64::MAX as f64) as u64;
+            commands.spawn(zombie_bundle(layer_entity, spot, kind, &kinds, seed));
+            room -= 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn darkness_and_the_cap_counting_ghosts() {
+        assert!(dark(true, true));
+        assert!(dark(false, false), "a cave by day");
+        assert!(!dark(false, true));
+        assert_eq!(room(2, 70, 100, 30), 10);
+        assert_eq!(
+            room(2, 70, 100, 60),
+            0,
+            "ghost members count against the cap"
+        );
+        assert_eq!(room(0, 70, 0, 0), 0, "nobody online, nobody spawns");
+    }
+}
