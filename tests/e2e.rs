@@ -150,3 +150,15 @@ fn at_noon_a_client_sees_the_open_zombie_burn_the_roofed_not_and_none_when_immun
     assert!(result.contains("\"ok\":true"), "{result}");
     server.stop();
 }
+
+#[test]
+fn a_pack_survives_a_short_trip_becomes_a_ghost_on_a_long_one_and_comes_back() {
+    // A shorter grace and retention than shipped, in the same proportion, to keep the test short.
+    let server = TestServer::start(
+        "pack",
+        "[chunks]\nretention_ticks = 40\n[pack]\ndematerialise_sweeps = 10\n",
+    );
+    let result = server.scenario("pack");
+    assert!(result.contains("\"ok\":true"), "{result}");
+    server.stop();
+}

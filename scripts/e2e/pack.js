@@ -1,0 +1,73 @@
+// Six zombies summoned near a player form a pack. A short trip away leaves the pack as it is
+// (the grace outlasts the chunk unload latency: no flap); a long one turns it into a ghost;
+// the player goes to where the ghost has walked and sees its six zombies again.
+'use strict'
+
+const { connectBot, rconClient, until, check, log, scenario } = require('./lib')
+
+// `packs` lines as objects.
+function parsePacks (text) {
+  return text.split('\n').map((line) => Object.fromEntries(
+    line.split(' ').filter((kv) => kv.includes('=')).map((kv) => kv.split('='))))
+}
+
+scenario(async () => {
+  const rcon = await rconClient()
+  const bot = await connectBot('scout')
+  await until(() => bot.entity.onGround, 'the bot stands on the ground')
+  const p = bot.entity.position.floored()
+  const [x, y, z] = [p.x, p.y, p.z]
+  await rcon.send('gamemode creative scout')
+  await rcon.send('time set 14000')
+  // A flat stone field so that all six stand together.
+  await rcon.send(`fill ${x - 12} ${y - 2} ${z - 12} ${x + 12} ${y - 1} ${z + 12} stone`)
+  await rcon.send(`fill ${x - 12} ${y} ${z - 12} ${x + 12} ${y + 6} ${z + 12} air`)
+  for (let i = 0; i < 6; i++) {
+    await rcon.send(`summon zombie ${x + 6.5 + (i % 3) * 2} ${y} ${z + 0.5 + Math.floor(i / 3) * 2}`)
+  }
+  let packs
+  for (let tries = 0; tries < 600; tries++) {
+    packs = parsePacks(await rcon.send('packs'))
+    if (packs.some((l) => l.members === '6')) break
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  const pack = packs.find((l) => l.members === '6')
+  check(pack !== undefined, `a pack of six formed: ${JSON.stringify(packs)}`)
+
+  // A short trip: back before retention plus grace run out.
+  await rcon.send(`tp scout ${x + 2000} 120 ${z}`)
+  let age = bot.time.age
+  await until(() => bot.time.age >= age + 100, 'five seconds away')
+  await rcon.send(`tp scout ${x} ${y + 1} ${z}`)
+  age = bot.time.age
+  await until(() => bot.time.age >= age + 60, 'three seconds back')
+  let summary = parsePacks(await rcon.send('packs')).at(-1)
+  check(summary.dematerialised === '0' && summary.flaps === '0', `a short trip changes nothing: ${JSON.stringify(summary)}`)
+
+  // A long trip: the pack becomes a ghost.
+  await rcon.send(`tp scout ${x + 3000} 120 ${z + 3000}`)
+  let ghost
+  for (let tries = 0; tries < 1200 && !ghost; tries++) {
+    ghost = parsePacks(await rcon.send('packs')).find((l) => l.id === pack.id && l.state === 'ghost')
+    if (!ghost) await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  check(ghost && ghost.ghosts === '6', `the pack is a ghost of six: ${JSON.stringify(ghost)}`)
+  log(`ghost at ${ghost.x} ${ghost.z}, heading for ${ghost.dest_x} ${ghost.dest_z}`)
+
+  // Let it walk on as a ghost a while (a return within a few sweeps would count as a flap).
+  age = bot.time.age
+  await until(() => bot.time.age >= age + 160, 'eight seconds as a ghost')
+  // Go where the ghost has walked to meanwhile.
+  ghost = parsePacks(await rcon.send('packs')).find((l) => l.id === pack.id)
+  await rcon.send(`tp scout ${ghost.x} 200 ${ghost.z}`)
+  const near = () => Object.values(bot.entities).filter((e) => e.name === 'zombie' &&
+    Math.hypot(e.position.x - Number(ghost.x), e.position.z - Number(ghost.z)) < 80)
+  await until(() => near().length >= 6, 'the pack\'s zombies are seen again')
+  summary = parsePacks(await rcon.send('packs')).at(-1)
+  check(summary.restores === '1' && summary.flaps === '0', `restored once, no flap: ${JSON.stringify(summary)}`)
+  const restored = parsePacks(await rcon.send('packs')).find((l) => l.id === pack.id)
+  check(restored && restored.members === '6' && restored.state === 'materialised', `same pack back: ${JSON.stringify(restored)}`)
+  bot.quit()
+  await rcon.end()
+  return { summary }
+})
