@@ -2,7 +2,7 @@
 //! nobody can see becomes a ghost record and walks on coarsely until its area is watched again.
 //!
 //! **Player-blind by construction.** This module's inputs are zombie state, pack state,
-//! terrain, chunk visibility (viewer counts), the clock and a seeded RNG per pack. It reads no
+//! terrain, which chunks are entity-ticking, the clock and a seeded RNG per pack. It reads no
 //! player: `tests/pack_blind.rs` fails the build if anything here names one.
 
 pub mod ghost;
@@ -19,6 +19,7 @@ use valence::prelude::*;
 use crate::config::Config;
 use crate::daylight::{Burning, Helmet};
 use crate::time::WorldClock;
+use crate::world::chunks::EntityTicking;
 use crate::world::{standable_top, Overworld};
 use crate::zombie::chase::ZombieSet;
 use crate::zombie::{zombie_bundle, Chase, Dying, Lod, Vitality, Zombie, ZombieKinds};
@@ -40,6 +41,7 @@ impl Plugin for PackPlugin {
             (give_brains, member_decisions, update_packs)
                 .chain()
                 .after(ZombieSet::Classify)
+                .after(crate::world::chunks::mark_entity_ticking)
                 .before(ZombieSet::Move),
         );
     }
@@ -413,6 +415,7 @@ fn update_packs(
     >,
     layers: Query<(Entity, &ChunkLayer), With<Overworld>>,
     mut packs: ResMut<Packs>,
+    ticking_chunks: Res<EntityTicking>,
     kinds: Res<ZombieKinds>,
     clock: Res<WorldClock>,
     config: Res<Config>,
@@ -426,10 +429,13 @@ fn update_packs(
     let Ok((layer_entity, layer)) = layers.get_single() else {
         return;
     };
-    let ticking = |p: DVec3| {
-        layer
-            .chunk(ChunkPos::from_pos(p))
-            .is_some_and(|c| c.viewer_count() > 0)
+    let ticking = |p: DVec3| ticking_chunks.contains_block(p);
+    // A ghost comes back only a chunk inside the ticking area, so that one drifting along
+    // its edge does not flicker in and out.
+    let well_inside = |p: DVec3| {
+        (-1..=1).all(|dz| {
+            (-1..=1).all(|dx| ticking(p + DVec3::new(dx as f64 * 16.0, 0.0, dz as f64 * 16.0)))
+        })
     };
     let moving = rules.migrate_at_day || !clock.is_day();
     let packs = &mut *packs;
@@ -460,7 +466,12 @@ fn update_packs(
                     dissolved.push(pack.id);
                     continue;
                 }
-                if moving {
+                // Unwatched members are frozen: their pack waits rather than counting as stuck.
+                let seen = pack
+                    .members
+                    .iter()
+                    .any(|m| zombies.get(*m).is_ok_and(|(_, p, ..)| ticking(p.0)));
+                if moving && seen {
                     pack.migrate(now, rules);
                 }
                 let march_to = match (moving, pack.dwell_until) {
@@ -480,11 +491,6 @@ fn update_packs(
                 pack.waypoint = march_to;
 
                 // Visibility sweep.
-                let seen = in_formation.iter().any(|p| ticking(*p))
-                    || pack
-                        .members
-                        .iter()
-                        .any(|m| zombies.get(*m).is_ok_and(|(_, p, ..)| ticking(p.0)));
                 if unseen_long_enough(&mut pack.unticked_sweeps, seen, rules) {
                     pack.ghosts = pack
                         .members
@@ -517,7 +523,7 @@ fn update_packs(
                     pack.migrate(now, rules);
                 }
                 let here = DVec3::new(pack.centroid.x, pack.y, pack.centroid.y);
-                if !ticking(here) {
+                if !well_inside(here) {
                     continue;
                 }
                 if restore(&mut commands, pack, layer_entity, layer, &kinds, rules) {
@@ -666,8 +672,12 @@ fn restore(
             (1..=8).find_map(|ring| {
                 let r = rules.restore_scatter
                     + (rules.rejoin_radius - rules.restore_scatter) * ring as f64 / 8.0;
-                (0..16)
-                    .find_map(|k| ground(pack.centroid + DVec2::from_angle(k as f64 * std::f64::consts::FRAC_PI_8) * r))
+                (0..16).find_map(|k| {
+                    ground(
+                        pack.centroid
+                            + DVec2::from_angle(k as f64 * std::f64::consts::FRAC_PI_8) * r,
+                    )
+                })
             })
         });
         match spot {

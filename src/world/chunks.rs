@@ -30,6 +30,7 @@ impl Plugin for ChunksPlugin {
         let config = &app.world.resource::<Config>().chunks;
         let lifecycle = ChunkLifecycle::new(config.retention_ticks, config.report_interval_ticks);
         app.add_event::<ChunkDropped>()
+            .insert_resource(EntityTicking::default())
             .insert_resource(lifecycle)
             .insert_resource(Generator::start(self.seed))
             .add_systems(
@@ -42,9 +43,22 @@ impl Plugin for ChunksPlugin {
                 (
                     insert_generated_chunks,
                     drop_unviewed_chunks,
+                    mark_entity_ticking,
                     log_chunk_report,
                 ),
             );
+    }
+}
+
+/// Loaded chunks where entities act: within the simulation distance (`lod.quarter_radius`,
+/// beyond which zombies freeze) of a player, as vanilla's simulation distance. Other modules
+/// read this set instead of players' positions.
+#[derive(Resource, Debug, Default)]
+pub struct EntityTicking(pub HashSet<ChunkPos>);
+
+impl EntityTicking {
+    pub fn contains_block(&self, pos: DVec3) -> bool {
+        self.0.contains(&ChunkPos::from_pos(pos))
     }
 }
 
@@ -277,6 +291,31 @@ fn drop_unviewed_chunks(
         layer.remove_chunk(pos);
         level.ignored_chunks.remove(&pos);
         dropped.send(ChunkDropped(pos));
+    }
+}
+
+/// Recomputes [`EntityTicking`] from the players' chunks.
+pub fn mark_entity_ticking(
+    players: Query<&Position, With<Client>>,
+    layers: Query<&ChunkLayer, With<Overworld>>,
+    mut ticking: ResMut<EntityTicking>,
+    config: Res<Config>,
+) {
+    let Ok(layer) = layers.get_single() else {
+        return;
+    };
+    let radius = (config.lod.quarter_radius / 16.0).ceil() as i32;
+    ticking.0.clear();
+    for pos in &players {
+        let centre = ChunkPos::from_pos(pos.0);
+        for dz in -radius..=radius {
+            for dx in -radius..=radius {
+                let chunk = ChunkPos::new(centre.x + dx, centre.z + dz);
+                if dx * dx + dz * dz <= radius * radius && layer.chunk(chunk).is_some() {
+                    ticking.0.insert(chunk);
+                }
+            }
+        }
     }
 }
 
