@@ -38,7 +38,13 @@ impl Plugin for PackPlugin {
     fn build(&self, app: &mut App) {
         app.insert_resource(Packs::default()).add_systems(
             Update,
-            (give_brains, member_decisions, update_packs)
+            (
+                start_clock,
+                give_brains,
+                member_decisions,
+                update_packs,
+                stop_clock,
+            )
                 .chain()
                 .after(ZombieSet::Classify)
                 .after(crate::world::chunks::mark_entity_ticking)
@@ -209,6 +215,50 @@ pub struct Packs {
     pub packs: BTreeMap<PackId, Pack>,
     pub next_id: PackId,
     pub stats: PackStats,
+    /// What the pack systems cost per tick, over the last minute.
+    pub cost: CostWindow,
+}
+
+/// Milliseconds per tick of the pack systems over a sliding window.
+#[derive(Debug, Default, Clone)]
+pub struct CostWindow {
+    started: Option<std::time::Instant>,
+    samples: std::collections::VecDeque<f64>,
+}
+
+impl CostWindow {
+    const LEN: usize = 1200;
+
+    /// `(mean, p99)` in milliseconds.
+    pub fn summary(&self) -> (f64, f64) {
+        if self.samples.is_empty() {
+            return (0.0, 0.0);
+        }
+        let mut sorted: Vec<f64> = self.samples.iter().copied().collect();
+        sorted.sort_by(f64::total_cmp);
+        let mean = sorted.iter().sum::<f64>() / sorted.len() as f64;
+        let p99 = sorted[((sorted.len() as f64 * 0.99).ceil() as usize).clamp(1, sorted.len()) - 1];
+        (mean, p99)
+    }
+
+    pub fn clear(&mut self) {
+        self.samples.clear();
+    }
+}
+
+fn start_clock(mut packs: ResMut<Packs>) {
+    packs.cost.started = Some(std::time::Instant::now());
+}
+
+fn stop_clock(mut packs: ResMut<Packs>) {
+    if let Some(start) = packs.cost.started.take() {
+        let cost = &mut packs.cost;
+        if cost.samples.len() == CostWindow::LEN {
+            cost.samples.pop_front();
+        }
+        cost.samples
+            .push_back(start.elapsed().as_secs_f64() * 1000.0);
+    }
 }
 
 /// A restore this many sweeps or fewer after dematerialising counts as a flap.
@@ -246,6 +296,22 @@ impl Packs {
         )
     }
 
+    /// Adds a ghost pack at `at` with these members (a saved pack, or a benchmark's).
+    pub fn adopt_ghost(
+        &mut self,
+        at: DVec2,
+        y: f64,
+        ghosts: Vec<GhostMember>,
+        world_seed: i64,
+        rules: &crate::config::PackConfig,
+    ) -> PackId {
+        let id = self.create(at, y, world_seed, rules);
+        let pack = self.packs.get_mut(&id).expect("just created");
+        pack.state = PackState::Ghost;
+        pack.ghosts = ghosts;
+        id
+    }
+
     fn create(
         &mut self,
         at: DVec2,
@@ -257,7 +323,6 @@ impl Packs {
         let id = self.next_id;
         let seed = (world_seed as u64) ^ id.wrapping_mul(0x9E37_79B9_7F4A_7C15);
         self.packs.insert(id, Pack::new(id, at, y, seed, rules));
-        self.stats.formed += 1;
         id
     }
 }
@@ -384,6 +449,7 @@ fn member_decisions(
         let at = centroid(points.iter().map(|(p, _)| *p));
         let y = points.first().map_or(64.0, |(_, y)| *y);
         let id = packs.create(at, y, config.server.seed, rules);
+        packs.stats.formed += 1;
         for entity in group {
             if let Ok((_, _, _, _, mut brain)) = zombies.get_mut(entity) {
                 brain.pack = Some(id);
@@ -396,8 +462,9 @@ fn member_decisions(
     }
 }
 
-/// Every sweep interval: centroids, dissolving, merging, migration, and the visibility sweep
-/// that turns unseen packs into ghosts and brings watched ghosts back.
+/// Once per sweep interval for each pack: centroid, dissolving, migration, and the
+/// visibility sweep that turns unseen packs into ghosts and brings watched ghosts back; then
+/// merging.
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn update_packs(
     mut commands: Commands,
@@ -423,7 +490,7 @@ fn update_packs(
 ) {
     let rules = &config.pack;
     let now = server.current_tick() as u64;
-    if now == 0 || !now.is_multiple_of(rules.sweep_interval_ticks) {
+    if now == 0 {
         return;
     }
     let Ok((layer_entity, layer)) = layers.get_single() else {
@@ -442,6 +509,11 @@ fn update_packs(
     let mut dissolved = Vec::new();
 
     for pack in packs.packs.values_mut() {
+        // Each pack is updated once per sweep interval, packs spread over its ticks so that
+        // the cost is even rather than a spike every interval.
+        if !(pack.id + now).is_multiple_of(rules.sweep_interval_ticks) {
+            continue;
+        }
         match pack.state {
             PackState::Materialised => {
                 pack.members.retain(|m| zombies.get(*m).is_ok());
@@ -570,7 +642,9 @@ fn update_packs(
             }
         }
     }
-    merge_packs(packs, &mut zombies, rules);
+    if now.is_multiple_of(rules.sweep_interval_ticks) {
+        merge_packs(packs, &mut zombies, rules);
+    }
     if now.is_multiple_of(rules.sweep_interval_ticks * 60) && !packs.packs.is_empty() {
         info!("{}", packs.summary());
     }

@@ -1,0 +1,158 @@
+//! Pack benchmark, headless: the pack systems' cost per tick with 10,000 materialised zombies
+//! in packs, and with 1,000,000 ghost members on top; memory per ghost member.
+//! Run with `cargo bench --bench packs` (or `scripts/bench.sh`).
+
+use std::time::Duration;
+
+use horde::config::Config;
+use horde::pack::ghost::GhostMember;
+use horde::pack::Packs;
+use horde::world::{standable_top, ChunkLifecycle, Overworld, WorldSpawn};
+use horde::zombie::{zombie_bundle, ZombieKinds};
+use horde::{build_app, Launch};
+use valence::math::DVec2;
+use valence::prelude::*;
+use valence::testing::create_mock_client;
+
+const ZOMBIES: usize = 10_000;
+const GHOST_MEMBERS: usize = 1_000_000;
+const MEASURED_TICKS: usize = 400;
+
+/// Resident memory of this process, in bytes.
+fn resident_bytes() -> u64 {
+    let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
+    let pages: u64 = statm
+        .split_whitespace()
+        .nth(1)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    pages * 4096
+}
+
+fn main() {
+    let dir = std::env::temp_dir().join(format!("horde-bench-packs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut config = Config::default();
+    config.spawning.enabled = false;
+    let rules = config.pack.clone();
+    let seed = config.server.seed;
+    let mut app = build_app(Launch {
+        config,
+        world_dir: dir.clone(),
+        network: false,
+        stdin: false,
+    })
+    .unwrap();
+    while app.world.resource::<WorldSpawn>().pos.is_none() {
+        app.update();
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    // Creative watchers: zombies act around them but do not chase them.
+    let spawn = app.world.resource::<WorldSpawn>().pos.unwrap();
+    let mut watchers = Vec::new();
+    for i in 0..4 {
+        let (mut bundle, _) = create_mock_client(format!("watcher{i}"));
+        bundle.view_distance = ViewDistance::new(8);
+        watchers.push(app.world.spawn(bundle).id());
+    }
+    app.update();
+    let centres: Vec<DVec3> = (0..4)
+        .map(|i| spawn + DVec3::new((i % 2) as f64 * 96.0, 0.0, (i / 2) as f64 * 96.0))
+        .collect();
+    for (w, c) in watchers.iter().zip(&centres) {
+        *app.world.get_mut::<GameMode>(*w).unwrap() = GameMode::Creative;
+        app.world.get_mut::<Position>(*w).unwrap().0 = *c;
+    }
+    for _ in 0..20_000 {
+        app.update();
+        std::thread::sleep(Duration::from_millis(2));
+        if app
+            .world
+            .resource::<ChunkLifecycle>()
+            .report()
+            .contains(" pending=0 ")
+        {
+            break;
+        }
+    }
+    horde::console::execute(
+        &mut app.world,
+        horde::console::command::parse("time set 14000").unwrap(),
+    );
+    let kinds = app.world.resource::<ZombieKinds>().clone();
+    let overworld = app
+        .world
+        .query_filtered::<Entity, With<Overworld>>()
+        .single(&app.world);
+    let mut rng = 0x9E37_79B9_7F4A_7C15u64;
+    let mut placed = 0;
+    while placed < ZOMBIES {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        let c = centres[placed % 4];
+        let (x, z) = (
+            c.x as i32 + (rng % 90) as i32 - 45,
+            c.z as i32 + ((rng >> 16) % 90) as i32 - 45,
+        );
+        let layer = app
+            .world
+            .query_filtered::<&ChunkLayer, With<Overworld>>()
+            .single(&app.world);
+        if let Some(y) = standable_top(layer, x, z) {
+            let pos = DVec3::new(x as f64 + 0.5, y as f64, z as f64 + 0.5);
+            app.world
+                .spawn(zombie_bundle(overworld, pos, 0, &kinds, rng));
+            placed += 1;
+        }
+    }
+    // Let packs form.
+    for _ in 0..400 {
+        app.update();
+    }
+    app.world.resource_mut::<Packs>().cost.clear();
+    for _ in 0..MEASURED_TICKS {
+        app.update();
+    }
+    let packs = app.world.resource::<Packs>();
+    let in_packs: usize = packs.packs.values().map(|p| p.members.len()).sum();
+    let (mean, p99) = packs.cost.summary();
+    println!(
+        "scenario=packs zombies={ZOMBIES} in_packs={in_packs} packs={} ghost_members={} ticks={MEASURED_TICKS} pack_mean_ms={mean:.3} pack_p99_ms={p99:.3}",
+        packs.packs.len(),
+        packs.ghost_members()
+    );
+
+    // A million ghost members, in packs of 24 scattered far from everyone.
+    let before = resident_bytes();
+    {
+        let mut packs = app.world.resource_mut::<Packs>();
+        let member = GhostMember {
+            kind: 0,
+            health: 20.0,
+            fire_ticks: 0,
+            helmet: None,
+        };
+        for i in 0..GHOST_MEMBERS / 24 {
+            let at = DVec2::new(
+                20_000.0 + (i % 200) as f64 * 50.0,
+                20_000.0 + (i / 200) as f64 * 50.0,
+            );
+            packs.adopt_ghost(at, 64.0, vec![member; 24], seed, &rules);
+        }
+    }
+    let bytes_per_ghost = (resident_bytes() - before) as f64 / GHOST_MEMBERS as f64;
+    app.world.resource_mut::<Packs>().cost.clear();
+    for _ in 0..MEASURED_TICKS {
+        app.update();
+    }
+    let packs = app.world.resource::<Packs>();
+    let (mean, p99) = packs.cost.summary();
+    println!(
+        "scenario=packs_and_ghosts zombies={ZOMBIES} ghost_members={} packs={} ticks={MEASURED_TICKS} pack_mean_ms={mean:.3} pack_p99_ms={p99:.3} bytes_per_ghost_member={bytes_per_ghost:.1} ghost_record_bytes={}",
+        packs.ghost_members(),
+        packs.packs.len(),
+        std::mem::size_of::<GhostMember>()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
