@@ -111,6 +111,7 @@ pub fn build_app(launch: Launch) -> anyhow::Result<App> {
         ))
         .insert_resource(clock)
         .insert_resource(daylight::WorldPhase(phase));
+    save::load_zombies(&app.world.resource::<world::WorldDir>().0.clone(), &mut app)?;
 
     // Logging starts with the plugins: report the listen address only now.
     if let Some(address) = listening {

@@ -162,3 +162,123 @@ fn a_pack_survives_a_short_trip_becomes_a_ghost_on_a_long_one_and_comes_back() {
     assert!(result.contains("\"ok\":true"), "{result}");
     server.stop();
 }
+
+/// `packs` lines as (id, members + ghosts, state).
+fn pack_lines(packs: &str) -> Vec<(u64, u64, String)> {
+    packs
+        .lines()
+        .filter(|l| l.starts_with("id="))
+        .map(|l| {
+            let n = |k: &str| field(l, k).unwrap().parse::<u64>().unwrap();
+            (
+                n("id"),
+                n("members") + n("ghosts"),
+                field(l, "state").unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Reads every line of a multi-line console answer (`packs`).
+fn packs_of(server: &mut TestServer) -> String {
+    let first = server.command("packs");
+    let mut lines = vec![first];
+    while !lines.last().unwrap().starts_with("packs=") {
+        lines.push(server.wait_line(Stream::Stdout, "="));
+    }
+    lines.join("\n")
+}
+
+#[test]
+fn packs_survive_a_restart_and_a_kill_after_an_autosave_readable_by_a_third_party_nbt_reader() {
+    let mut server = TestServer::start("persist", "[save]\nautosave_ticks = 100\n");
+    server.command("time set 14000");
+    let spawn: Vec<f64> = {
+        let line = server.command("summon zombie ~ ~ ~");
+        ["x", "y", "z"]
+            .iter()
+            .map(|k| field(&line, k).unwrap().parse().unwrap())
+            .collect()
+    };
+    // A flat stone field so that the six stand together.
+    let (x, y, z) = (
+        spawn[0].floor() as i64,
+        spawn[1].floor() as i64,
+        spawn[2].floor() as i64,
+    );
+    server.command(&format!(
+        "fill {} {} {} {} {} {} stone",
+        x - 8,
+        y - 2,
+        z - 8,
+        x + 8,
+        y - 1,
+        z + 8
+    ));
+    server.command(&format!(
+        "fill {} {} {} {} {} {} air",
+        x - 8,
+        y,
+        z - 8,
+        x + 8,
+        y + 5,
+        z + 8
+    ));
+    for i in 0..5 {
+        server.command(&format!(
+            "summon zombie {}.5 {y} {}.5",
+            x + 1 + i % 3,
+            z + i / 3
+        ));
+    }
+    // Zombies act only near a player: a bot watches while the pack forms.
+    let watched = server.scenario_with("watch", &[("HORDE_WATCH_SECONDS", "15")]);
+    assert!(watched.contains("\"ok\":true"), "{watched}");
+    let before = pack_lines(&packs_of(&mut server));
+    assert!(!before.is_empty(), "a pack formed");
+
+    // Stop and start again: the same packs come back (as ghosts until someone is near).
+    let dir = server.stop();
+    let data = dir.path().join("world/data");
+    let read = std::process::Command::new("node")
+        .arg(support::repo().join("scripts/e2e/read-save.js"))
+        .arg(&data)
+        .current_dir(support::repo().join("scripts"))
+        .output()
+        .unwrap();
+    let json = String::from_utf8_lossy(&read.stdout);
+    assert!(
+        read.status.success(),
+        "{json} {}",
+        String::from_utf8_lossy(&read.stderr)
+    );
+    assert!(json.contains("\"dataVersion\":3465"), "{json}");
+    for (id, members, _) in &before {
+        assert!(
+            json.contains(&format!("{{\"id\":{id},")),
+            "pack {id} in {json}"
+        );
+        assert!(
+            json.contains(&format!("\"members\":{members},")),
+            "{members} members in {json}"
+        );
+    }
+    let mut server = TestServer::start_in(dir, "[save]\nautosave_ticks = 100\n");
+    let after = pack_lines(&packs_of(&mut server));
+    let ids = |v: &[(u64, u64, String)]| v.iter().map(|(i, m, _)| (*i, *m)).collect::<Vec<_>>();
+    assert_eq!(
+        ids(&after),
+        ids(&before),
+        "same ids and member counts after a restart"
+    );
+
+    // An autosave, then kill -9: nothing saved is lost.
+    server.wait_line(Stream::Stderr, "autosaved");
+    server.signal("KILL");
+    server.wait_exit();
+    let dir = server.into_dir();
+    let mut server = TestServer::start_in(dir, "");
+    let after_kill = pack_lines(&packs_of(&mut server));
+    assert_eq!(ids(&after_kill), ids(&before), "same packs after kill -9");
+    server.stop();
+}

@@ -203,6 +203,31 @@ pub enum HelmetKind {
 }
 
 impl HelmetKind {
+    pub const ALL: [HelmetKind; 6] = [
+        HelmetKind::Leather,
+        HelmetKind::Golden,
+        HelmetKind::Chainmail,
+        HelmetKind::Iron,
+        HelmetKind::Diamond,
+        HelmetKind::Netherite,
+    ];
+
+    /// The name used in `config.toml` and saves.
+    pub fn name(self) -> &'static str {
+        match self {
+            HelmetKind::Leather => "leather",
+            HelmetKind::Golden => "golden",
+            HelmetKind::Chainmail => "chainmail",
+            HelmetKind::Iron => "iron",
+            HelmetKind::Diamond => "diamond",
+            HelmetKind::Netherite => "netherite",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|h| h.name() == name)
+    }
+
     pub fn durability(self) -> u32 {
         match self {
             HelmetKind::Leather => 55,

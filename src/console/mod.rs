@@ -108,7 +108,7 @@ pub fn execute(world: &mut World, command: Command) -> String {
             .join("\n"),
         Command::Stop => {
             info!("stopping the server");
-            let saved = crate::save::save_all(world);
+            let saved = crate::save::save_now(world);
             if let Err(e) = &saved {
                 error!("saving on shutdown failed: {e:#}");
             }
@@ -119,7 +119,7 @@ pub fn execute(world: &mut World, command: Command) -> String {
                 Err(e) => format!("saved=false error={:?} stopping=true", format!("{e:#}")),
             }
         }
-        Command::SaveAll => match crate::save::save_all(world) {
+        Command::SaveAll => match crate::save::save_now(world) {
             Ok(()) => {
                 info!("saved the world");
                 "saved=true".into()

@@ -92,7 +92,8 @@ pub struct Pack {
     best_distance: f64,
     below_min_since: Option<u64>,
     unticked_sweeps: u32,
-    restore_failures: u32,
+    /// Failed restores in a row.
+    pub restore_failures: u32,
     ghosted_at: Option<u64>,
     /// The waypoint last handed to members.
     waypoint: Option<DVec2>,
@@ -294,6 +295,37 @@ impl Packs {
             s.give_ups,
             s.flaps
         )
+    }
+
+    /// Puts back a saved pack as a ghost under its own id: after a restart no chunk is
+    /// watched yet, and members come back where someone is.
+    #[allow(clippy::too_many_arguments)]
+    pub fn insert_saved(
+        &mut self,
+        id: PackId,
+        at: DVec2,
+        y: f64,
+        heading: DVec2,
+        dest: DVec2,
+        leg: u32,
+        dwell_until: Option<u64>,
+        seed: u64,
+        rng: PackRng,
+        restore_failures: u32,
+        ghosts: Vec<GhostMember>,
+        rules: &crate::config::PackConfig,
+    ) {
+        let mut pack = Pack::new(id, at, y, seed, rules);
+        pack.state = PackState::Ghost;
+        pack.heading = heading;
+        pack.dest = dest;
+        pack.leg = leg;
+        pack.dwell_until = dwell_until;
+        pack.rng = rng;
+        pack.restore_failures = restore_failures;
+        pack.ghosts = ghosts;
+        self.next_id = self.next_id.max(id);
+        self.packs.insert(id, pack);
     }
 
     /// Adds a ghost pack at `at` with these members (a saved pack, or a benchmark's).

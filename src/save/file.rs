@@ -89,6 +89,20 @@ impl SaveFile {
         Ok(())
     }
 
+    /// Reads, checks and interprets one file: `Ok(None)` when it does not exist.
+    fn read_as<T>(
+        &self,
+        path: &Path,
+        parse: &impl Fn(&Compound) -> Result<T, String>,
+    ) -> Result<Option<T>, ReadError> {
+        match self.read_one(path)? {
+            Some(root) => parse(&root)
+                .map(Some)
+                .map_err(|e| ReadError::Unreadable(anyhow::anyhow!(e))),
+            None => Ok(None),
+        }
+    }
+
     /// Reads and checks one file: `Ok(None)` when it does not exist.
     fn read_one(&self, path: &Path) -> Result<Option<Compound>, ReadError> {
         let bytes = match fs::read(path) {
@@ -110,7 +124,16 @@ impl SaveFile {
     /// aside as `.corrupt` and replaced by the previous copy. A file from a newer horde is an
     /// error, since using it would lose what the newer version wrote.
     pub fn load(&self) -> anyhow::Result<Option<Compound>> {
-        match self.read_one(&self.path) {
+        self.load_as(|root| Ok(root.clone()))
+    }
+
+    /// Like [`SaveFile::load`], interpreting the NBT with `parse`; a file that does not parse
+    /// is treated as unreadable.
+    pub fn load_as<T>(
+        &self,
+        parse: impl Fn(&Compound) -> Result<T, String>,
+    ) -> anyhow::Result<Option<T>> {
+        match self.read_as(&self.path, &parse) {
             Ok(Some(root)) => return Ok(Some(root)),
             Ok(None) => {}
             Err(ReadError::Newer(v)) => bail!(
@@ -130,7 +153,7 @@ impl SaveFile {
             }
         }
         let old = self.old_path();
-        match self.read_one(&old) {
+        match self.read_as(&old, &parse) {
             Ok(found) => {
                 if found.is_some() {
                     warn!("loaded the previous save {}", old.display());

@@ -2,21 +2,35 @@
 //! `data/*.dat` files. Written at every autosave, on `save-all` and on shutdown.
 
 mod file;
+pub mod zombies;
 
 use std::path::Path;
+use std::thread::JoinHandle;
 
-use valence::log::{error, info};
+use valence::log::{error, info, warn};
 use valence::nbt::{Compound, Value};
 use valence::prelude::*;
 
 use crate::config::Config;
-use crate::daylight::{Phase, WorldPhase};
+use crate::daylight::{Burning, Helmet, Phase, WorldPhase};
+use crate::hunt::HuntZombie;
+use crate::pack::ghost::GhostMember;
+use crate::pack::migration::PackRng;
+use crate::pack::{PackBrain, PackState, Packs};
 use crate::time::WorldClock;
+use crate::world::Overworld;
 use crate::world::WorldDir;
+use crate::zombie::{zombie_bundle, Dying, Vitality, Zombie, ZombieKinds};
 pub use file::{SaveFile, DATA_VERSION};
 
-/// Format version of `horde_world.dat`.
+/// Format versions of `horde_world.dat` and `horde_packs.dat`.
 const WORLD_FORMAT: i32 = 1;
+const PACKS_FORMAT: i32 = 1;
+
+/// `data/horde_packs.dat`: packs and loose zombies.
+pub fn packs_file(world_dir: &Path) -> SaveFile {
+    SaveFile::new(world_dir.join("data").join("horde_packs.dat"), PACKS_FORMAT)
+}
 
 /// `data/horde_world.dat`: the world clock and phase.
 pub fn world_file(world_dir: &Path) -> SaveFile {
@@ -27,7 +41,191 @@ pub struct SavePlugin;
 
 impl Plugin for SavePlugin {
     fn build(&self, app: &mut App) {
-        app.add_systems(Last, autosave);
+        app.insert_resource(SaveWorker::default())
+            .add_systems(Update, restore_loose_zombies)
+            .add_systems(Last, autosave);
+    }
+}
+
+/// The background write of the last autosave, so that two never overlap.
+#[derive(Resource, Default)]
+struct SaveWorker(Option<JoinHandle<()>>);
+
+/// Loose zombies read from the save, spawned once the overworld exists.
+#[derive(Resource, Debug, Default)]
+pub struct PendingZombies(pub Vec<zombies::SavedZombie>);
+
+/// Reads `horde_packs.dat` into the pack table (every pack as a ghost: no chunk is watched at
+/// start) and the loose zombies to spawn. A newer format is an error.
+pub fn load_zombies(world_dir: &Path, app: &mut App) -> anyhow::Result<()> {
+    let Some(saved) = packs_file(world_dir).load_as(zombies::SavedZombies::from_nbt)? else {
+        return Ok(());
+    };
+    let config = app.world.resource::<Config>().clone();
+    let kinds = app.world.resource::<ZombieKinds>().clone();
+    let kind_of = |name: &str| {
+        kinds.find(name).unwrap_or_else(|| {
+            warn!(
+                "saved zombie type {name:?} is no longer configured; using {}",
+                config.zombies.default_type
+            );
+            kinds.find(&config.zombies.default_type).unwrap_or(0)
+        })
+    };
+    let mut packs = app.world.resource_mut::<Packs>();
+    let (mut members, count) = (0, saved.packs.len());
+    for pack in saved.packs {
+        let ghosts: Vec<GhostMember> = pack
+            .members
+            .iter()
+            .map(|m| GhostMember {
+                kind: kind_of(&m.kind) as u16,
+                health: m.health,
+                fire_ticks: m.fire_ticks.min(u16::MAX as u32) as u16,
+                helmet: m.helmet.map(|(k, d)| (k, d.min(u16::MAX as u32) as u16)),
+            })
+            .collect();
+        members += ghosts.len();
+        packs.insert_saved(
+            pack.id,
+            pack.centroid,
+            pack.y,
+            pack.heading,
+            pack.dest,
+            pack.leg,
+            pack.dwell_left,
+            pack.seed,
+            PackRng(pack.rng),
+            pack.restore_failures,
+            ghosts,
+            &config.pack,
+        );
+    }
+    packs.next_id = packs.next_id.max(saved.next_id);
+    info!(
+        "loaded {count} packs ({members} members) and {} loose zombies",
+        saved.loose.len()
+    );
+    app.insert_resource(PendingZombies(saved.loose));
+    Ok(())
+}
+
+fn restore_loose_zombies(
+    mut commands: Commands,
+    pending: Option<ResMut<PendingZombies>>,
+    layers: Query<Entity, With<Overworld>>,
+    kinds: Res<ZombieKinds>,
+    config: Res<Config>,
+) {
+    let (Some(mut pending), Ok(layer)) = (pending, layers.get_single()) else {
+        return;
+    };
+    for (i, z) in pending.0.drain(..).enumerate() {
+        let Some(pos) = z.pos else { continue };
+        let kind = kinds
+            .find(&z.kind)
+            .or_else(|| kinds.find(&config.zombies.default_type))
+            .unwrap_or(0);
+        let mut zombie = commands.spawn(zombie_bundle(
+            layer,
+            pos,
+            kind,
+            &kinds,
+            i as u64 ^ pos.x.to_bits(),
+        ));
+        zombie.insert(Vitality(z.health));
+        if z.fire_ticks > 0 {
+            zombie.insert(Burning {
+                ticks_left: z.fire_ticks as u64,
+            });
+        }
+        if let Some((kind, durability)) = z.helmet {
+            zombie.insert(Helmet { kind, durability });
+        }
+    }
+    commands.remove_resource::<PendingZombies>();
+}
+
+/// What `horde_packs.dat` will hold, taken on the tick (cheap copies); turning it into NBT and
+/// writing it can then happen elsewhere.
+pub fn snapshot_zombies(world: &mut World) -> zombies::SavedZombies {
+    let kinds = world.resource::<ZombieKinds>().clone();
+    let name = |kind: usize| {
+        kinds
+            .0
+            .get(kind)
+            .map_or("zombie", |t| t.name.as_str())
+            .to_string()
+    };
+    let now = world.resource::<Server>().current_tick() as u64;
+    let mut bodies = world.query_filtered::<(
+        &Zombie,
+        &Position,
+        &Vitality,
+        Option<&Burning>,
+        Option<&Helmet>,
+        Option<&PackBrain>,
+    ), (Without<Dying>, Without<HuntZombie>)>();
+    let record = |z: &Zombie,
+                  p: &Position,
+                  v: &Vitality,
+                  f: Option<&Burning>,
+                  h: Option<&Helmet>,
+                  with_pos: bool| {
+        zombies::SavedZombie {
+            kind: name(z.kind),
+            health: v.0,
+            fire_ticks: f.map_or(0, |f| f.ticks_left.min(u32::MAX as u64) as u32),
+            helmet: h.map(|h| (h.kind, h.durability)),
+            pos: with_pos.then_some(p.0),
+        }
+    };
+    let loose = bodies
+        .iter(world)
+        .filter(|(.., brain)| brain.is_none_or(|b| b.pack.is_none()))
+        .map(|(z, p, v, f, h, _)| record(z, p, v, f, h, true))
+        .collect();
+    let packs = world.resource::<Packs>();
+    let saved_packs = packs
+        .packs
+        .values()
+        .map(|pack| zombies::SavedPack {
+            id: pack.id,
+            ghost: pack.state == PackState::Ghost,
+            centroid: pack.centroid,
+            y: pack.y,
+            heading: pack.heading,
+            dest: pack.dest,
+            leg: pack.leg,
+            dwell_left: pack.dwell_until.map(|u| u.saturating_sub(now)),
+            seed: pack.seed,
+            rng: pack.rng.0,
+            restore_failures: pack.restore_failures,
+            members: match pack.state {
+                PackState::Ghost => pack
+                    .ghosts
+                    .iter()
+                    .map(|g| zombies::SavedZombie {
+                        kind: name(g.kind as usize),
+                        health: g.health,
+                        fire_ticks: g.fire_ticks as u32,
+                        helmet: g.helmet.map(|(k, d)| (k, d as u32)),
+                        pos: None,
+                    })
+                    .collect(),
+                PackState::Materialised => pack
+                    .members
+                    .iter()
+                    .filter_map(|m| bodies.get(world, *m).ok())
+                    .map(|(z, p, v, f, h, _)| record(z, p, v, f, h, false))
+                    .collect(),
+            },
+        })
+        .collect();
+    zombies::SavedZombies {
+        next_id: packs.next_id,
+        packs: saved_packs,
+        loose,
     }
 }
 
@@ -62,8 +260,22 @@ pub fn load_world(
     Ok(())
 }
 
-/// Writes everything horde keeps in the world folder.
-pub fn save_all(world: &mut World) -> anyhow::Result<()> {
+/// Writes everything horde keeps in the world folder, now.
+fn save_all(world: &mut World) -> anyhow::Result<()> {
+    let (dir, root, zombies) = snapshot(world);
+    world_file(&dir).write(&root)?;
+    packs_file(&dir).write(&zombies.to_nbt())
+}
+
+/// Everything to save, copied off the world.
+fn snapshot(world: &mut World) -> (std::path::PathBuf, Compound, zombies::SavedZombies) {
+    let zombies = snapshot_zombies(world);
+    let (dir, root) = world_snapshot(world);
+    (dir, root, zombies)
+}
+
+/// The clock and phase as `horde_world.dat`'s root.
+fn world_snapshot(world: &mut World) -> (std::path::PathBuf, Compound) {
     let dir = world.resource::<WorldDir>().0.clone();
     let clock = world.resource::<WorldClock>();
     let mut root = Compound::new();
@@ -74,17 +286,51 @@ pub fn save_all(world: &mut World) -> anyhow::Result<()> {
     let phase = world.resource::<WorldPhase>().0;
     root.insert("Phase", phase.phase as i32);
     root.insert("NextPhaseAt", phase.next_rise);
-    world_file(&dir).write(&root)
+    (dir, root)
 }
 
+/// Every `save.autosave_ticks`: a snapshot on the tick, NBT and disk on a worker thread.
 fn autosave(world: &mut World) {
     let every = world.resource::<Config>().save.autosave_ticks as i64;
     let tick = world.resource::<Server>().current_tick();
     if tick == 0 || tick % every != 0 {
         return;
     }
-    match save_all(world) {
-        Ok(()) => info!("autosaved the world"),
-        Err(e) => error!("autosave failed: {e:#}"),
+    if world
+        .resource::<SaveWorker>()
+        .0
+        .as_ref()
+        .is_some_and(|h| !h.is_finished())
+    {
+        warn!("the previous autosave is still being written; skipping this one");
+        return;
     }
+    let (dir, root, zombies) = snapshot(world);
+    let worker = std::thread::Builder::new()
+        .name("autosave".into())
+        .spawn(move || {
+            let written = world_file(&dir)
+                .write(&root)
+                .and_then(|()| packs_file(&dir).write(&zombies.to_nbt()));
+            match written {
+                Ok(()) => info!(
+                    "autosaved the world ({} packs, {} loose zombies)",
+                    zombies.packs.len(),
+                    zombies.loose.len()
+                ),
+                Err(e) => error!("autosave failed: {e:#}"),
+            }
+        });
+    match worker {
+        Ok(handle) => world.resource_mut::<SaveWorker>().0 = Some(handle),
+        Err(e) => error!("autosave failed: cannot start its thread: {e}"),
+    }
+}
+
+/// Saves now (`save-all`, `stop`), after any autosave still being written.
+pub fn save_now(world: &mut World) -> anyhow::Result<()> {
+    if let Some(handle) = world.resource_mut::<SaveWorker>().0.take() {
+        let _ = handle.join();
+    }
+    save_all(world)
 }

@@ -1,0 +1,353 @@
+//! `data/horde_packs.dat`: every pack (membership, centroid, heading, destination, leg, dwell,
+//! RNG, state, ghost members with type, health, fire, helmet and restore retries) and every
+//! loose zombie. Types are saved by name so that a save survives edits to the type list.
+
+use valence::math::DVec2;
+use valence::nbt::{Compound, List, Value};
+use valence::prelude::DVec3;
+
+use crate::config::HelmetKind;
+
+/// One zombie as saved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SavedZombie {
+    pub kind: String,
+    pub health: f32,
+    pub fire_ticks: u32,
+    pub helmet: Option<(HelmetKind, u32)>,
+    /// Where it stood (loose zombies; pack members come back around the centroid).
+    pub pos: Option<DVec3>,
+}
+
+/// One pack as saved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SavedPack {
+    pub id: u64,
+    pub ghost: bool,
+    pub centroid: DVec2,
+    pub y: f64,
+    pub heading: DVec2,
+    pub dest: DVec2,
+    pub leg: u32,
+    /// Ticks of rest left (the tick counter starts over after a restart).
+    pub dwell_left: Option<u64>,
+    pub seed: u64,
+    pub rng: u64,
+    pub restore_failures: u32,
+    pub members: Vec<SavedZombie>,
+}
+
+/// Everything in the file.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SavedZombies {
+    pub next_id: u64,
+    pub packs: Vec<SavedPack>,
+    pub loose: Vec<SavedZombie>,
+}
+
+fn list(items: Vec<Compound>) -> Value {
+    Value::List(List::Compound(items))
+}
+
+impl SavedZombie {
+    fn to_nbt(&self) -> Compound {
+        let mut c = Compound::new();
+        c.insert("Type", self.kind.clone());
+        c.insert("Health", self.health);
+        c.insert("Fire", self.fire_ticks as i32);
+        if let Some((kind, durability)) = self.helmet {
+            c.insert("Helmet", kind.name().to_string());
+            c.insert("HelmetDurability", durability as i32);
+        }
+        if let Some(p) = self.pos {
+            c.insert("Pos", Value::List(List::Double(vec![p.x, p.y, p.z])));
+        }
+        c
+    }
+
+    fn from_nbt(c: &Compound) -> Result<Self, String> {
+        let helmet = match c.get("Helmet") {
+            Some(Value::String(name)) => {
+                let kind = HelmetKind::from_name(name).ok_or(format!("unknown helmet {name:?}"))?;
+                Some((kind, int(c, "HelmetDurability")?.max(0) as u32))
+            }
+            _ => None,
+        };
+        let pos = match c.get("Pos") {
+            Some(Value::List(List::Double(v))) if v.len() == 3 => {
+                Some(DVec3::new(v[0], v[1], v[2]))
+            }
+            Some(_) => return Err("Pos is not three doubles".into()),
+            None => None,
+        };
+        let health = match c.get("Health") {
+            Some(Value::Float(h)) if h.is_finite() => *h,
+            _ => return Err("Health missing or not a float".into()),
+        };
+        Ok(Self {
+            kind: string(c, "Type")?,
+            health,
+            fire_ticks: int(c, "Fire")?.max(0) as u32,
+            helmet,
+            pos,
+        })
+    }
+}
+
+fn int(c: &Compound, key: &str) -> Result<i32, String> {
+    match c.get(key) {
+        Some(Value::Int(v)) => Ok(*v),
+        _ => Err(format!("{key} missing or not an int")),
+    }
+}
+
+fn long(c: &Compound, key: &str) -> Result<i64, String> {
+    match c.get(key) {
+        Some(Value::Long(v)) => Ok(*v),
+        _ => Err(format!("{key} missing or not a long")),
+    }
+}
+
+fn double(c: &Compound, key: &str) -> Result<f64, String> {
+    match c.get(key) {
+        Some(Value::Double(v)) if v.is_finite() => Ok(*v),
+        _ => Err(format!("{key} missing or not a number")),
+    }
+}
+
+fn string(c: &Compound, key: &str) -> Result<String, String> {
+    match c.get(key) {
+        Some(Value::String(v)) => Ok(v.clone()),
+        _ => Err(format!("{key} missing or not a string")),
+    }
+}
+
+fn compounds<'a>(c: &'a Compound, key: &str) -> Result<&'a [Compound], String> {
+    match c.get(key) {
+        Some(Value::List(List::Compound(v))) => Ok(v),
+        Some(Value::List(List::End)) => Ok(&[]),
+        _ => Err(format!("{key} missing or not a list of compounds")),
+    }
+}
+
+impl SavedPack {
+    fn to_nbt(&self) -> Compound {
+        let mut c = Compound::new();
+        c.insert("Id", self.id as i64);
+        c.insert(
+            "State",
+            if self.ghost { "ghost" } else { "materialised" }.to_string(),
+        );
+        c.insert("X", self.centroid.x);
+        c.insert("Y", self.y);
+        c.insert("Z", self.centroid.y);
+        c.insert("HeadingX", self.heading.x);
+        c.insert("HeadingZ", self.heading.y);
+        c.insert("DestX", self.dest.x);
+        c.insert("DestZ", self.dest.y);
+        c.insert("Leg", self.leg as i32);
+        c.insert("DwellLeft", self.dwell_left.map_or(-1, |d| d as i64));
+        c.insert("Seed", self.seed as i64);
+        c.insert("Rng", self.rng as i64);
+        c.insert("RestoreFailures", self.restore_failures as i32);
+        c.insert(
+            "Members",
+            list(self.members.iter().map(SavedZombie::to_nbt).collect()),
+        );
+        c
+    }
+
+    fn from_nbt(c: &Compound) -> Result<Self, String> {
+        let ghost = match string(c, "State")?.as_str() {
+            "ghost" => true,
+            "materialised" => false,
+            other => return Err(format!("unknown pack state {other:?}")),
+        };
+        let dwell = long(c, "DwellLeft")?;
+        Ok(Self {
+            id: long(c, "Id")? as u64,
+            ghost,
+            centroid: DVec2::new(double(c, "X")?, double(c, "Z")?),
+            y: double(c, "Y")?,
+            heading: DVec2::new(double(c, "HeadingX")?, double(c, "HeadingZ")?),
+            dest: DVec2::new(double(c, "DestX")?, double(c, "DestZ")?),
+            leg: int(c, "Leg")?.max(0) as u32,
+            dwell_left: (dwell >= 0).then_some(dwell as u64),
+            seed: long(c, "Seed")? as u64,
+            rng: long(c, "Rng")? as u64,
+            restore_failures: int(c, "RestoreFailures")?.max(0) as u32,
+            members: compounds(c, "Members")?
+                .iter()
+                .map(SavedZombie::from_nbt)
+                .collect::<Result<_, _>>()?,
+        })
+    }
+}
+
+impl SavedZombies {
+    pub fn to_nbt(&self) -> Compound {
+        let mut c = Compound::new();
+        c.insert("NextId", self.next_id as i64);
+        c.insert(
+            "Packs",
+            list(self.packs.iter().map(SavedPack::to_nbt).collect()),
+        );
+        c.insert(
+            "Loose",
+            list(self.loose.iter().map(SavedZombie::to_nbt).collect()),
+        );
+        c
+    }
+
+    pub fn from_nbt(c: &Compound) -> Result<Self, String> {
+        Ok(Self {
+            next_id: long(c, "NextId")? as u64,
+            packs: compounds(c, "Packs")?
+                .iter()
+                .map(SavedPack::from_nbt)
+                .collect::<Result<_, _>>()?,
+            loose: compounds(c, "Loose")?
+                .iter()
+                .map(SavedZombie::from_nbt)
+                .collect::<Result<_, _>>()?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Deterministic pseudo-random values for property-style round trips.
+    struct Gen(u64);
+
+    impl Gen {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn float(&mut self) -> f64 {
+            (self.next() % 2_000_000) as f64 / 100.0 - 10_000.0
+        }
+        fn zombie(&mut self, with_pos: bool) -> SavedZombie {
+            SavedZombie {
+                kind: ["zombie", "fast_zombie", "armored_zombie"][(self.next() % 3) as usize]
+                    .into(),
+                health: (self.next() % 450) as f32 + 0.5,
+                fire_ticks: (self.next() % 200) as u32,
+                helmet: self.next().is_multiple_of(2).then(|| {
+                    (
+                        HelmetKind::ALL[(self.next() % 6) as usize],
+                        (self.next() % 400) as u32,
+                    )
+                }),
+                pos: with_pos.then(|| DVec3::new(self.float(), self.float() / 100.0, self.float())),
+            }
+        }
+    }
+
+    #[test]
+    fn every_field_survives_a_round_trip_through_nbt_bytes() {
+        let mut g = Gen(0x1234_5678_9ABC_DEF1);
+        for case in 0..200 {
+            let packs = (0..g.next() % 6)
+                .map(|i| SavedPack {
+                    id: i + 1 + case * 10,
+                    ghost: g.next().is_multiple_of(2),
+                    centroid: DVec2::new(g.float(), g.float()),
+                    y: g.float() / 100.0,
+                    heading: DVec2::from_angle(g.float()),
+                    dest: DVec2::new(g.float(), g.float()),
+                    leg: (g.next() % 100) as u32,
+                    dwell_left: g.next().is_multiple_of(2).then(|| g.next() % 300),
+                    seed: g.next(),
+                    rng: g.next(),
+                    restore_failures: (g.next() % 5) as u32,
+                    members: (0..g.next() % 25).map(|_| g.zombie(false)).collect(),
+                })
+                .collect();
+            let saved = SavedZombies {
+                next_id: g.next() % 1_000_000,
+                packs,
+                loose: (0..g.next() % 10).map(|_| g.zombie(true)).collect(),
+            };
+            let mut bytes = Vec::new();
+            saved.to_nbt().to_binary(&mut bytes, "").unwrap();
+            let (back, _) = Compound::from_binary(&mut bytes.as_slice()).unwrap();
+            assert_eq!(SavedZombies::from_nbt(&back).unwrap(), saved, "case {case}");
+        }
+    }
+
+    #[test]
+    fn flipped_bytes_and_truncations_fall_back_to_the_previous_save() {
+        let dir = std::env::temp_dir().join(format!("horde-packs-corrupt-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let file = super::super::packs_file(&dir);
+        let mut g = Gen(99);
+        let older = SavedZombies {
+            next_id: 7,
+            packs: vec![],
+            loose: vec![g.zombie(true)],
+        };
+        let newer = SavedZombies {
+            next_id: 8,
+            ..older.clone()
+        };
+        file.write(&older.to_nbt()).unwrap();
+        file.write(&newer.to_nbt()).unwrap();
+        let good = std::fs::read(file.path()).unwrap();
+        let old = std::fs::read(file.old_path()).unwrap();
+        for at in (0..good.len()).step_by(3) {
+            for damage in [Damage::Flip, Damage::Cut] {
+                let mut bytes = good.clone();
+                match damage {
+                    Damage::Flip => bytes[at] ^= 0x5a,
+                    Damage::Cut => bytes.truncate(at),
+                }
+                std::fs::write(file.path(), &bytes).unwrap();
+                std::fs::write(file.old_path(), &old).unwrap();
+                let loaded = file.load_as(SavedZombies::from_nbt).unwrap().unwrap();
+                // Either the damage missed anything that matters, or the previous save is used.
+                assert!(loaded == newer || loaded == older, "{damage:?} at {at}");
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[derive(Debug, Clone, Copy)]
+    enum Damage {
+        Flip,
+        Cut,
+    }
+
+    #[test]
+    fn wrong_shapes_are_errors_not_panics() {
+        let mut c = SavedZombies::default().to_nbt();
+        c.insert("Packs", 5i32);
+        assert!(SavedZombies::from_nbt(&c).is_err());
+        let mut pack = SavedPack {
+            id: 1,
+            ghost: true,
+            centroid: DVec2::ZERO,
+            y: 64.0,
+            heading: DVec2::X,
+            dest: DVec2::ONE,
+            leg: 1,
+            dwell_left: None,
+            seed: 1,
+            rng: 1,
+            restore_failures: 0,
+            members: vec![],
+        }
+        .to_nbt();
+        pack.insert("State", "sleeping".to_string());
+        let mut root = SavedZombies::default().to_nbt();
+        root.insert("Packs", list(vec![pack]));
+        assert!(SavedZombies::from_nbt(&root)
+            .unwrap_err()
+            .contains("sleeping"));
+        assert!(SavedZombies::from_nbt(&Compound::new()).is_err());
+    }
+}
