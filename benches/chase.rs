@@ -69,6 +69,7 @@ impl Sim {
         config.spawning.enabled = false;
         let mut app = build_app(Launch {
             config,
+            config_path: None,
             world_dir: dir.clone(),
             network: false,
             stdin: false,

@@ -38,6 +38,7 @@ fn main() {
     let seed = config.server.seed;
     let mut app = build_app(Launch {
         config,
+        config_path: None,
         world_dir: dir.clone(),
         network: false,
         stdin: false,

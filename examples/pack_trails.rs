@@ -32,6 +32,7 @@ fn main() {
     config.spawning.enabled = false;
     let mut app = build_app(Launch {
         config,
+        config_path: None,
         world_dir: dir.clone(),
         network: false,
         stdin: false,

@@ -35,6 +35,8 @@ use config::Config;
 /// What to serve and how.
 pub struct Launch {
     pub config: Config,
+    /// Where `reload` reads the config again (none for headless tests).
+    pub config_path: Option<PathBuf>,
     /// The world folder.
     pub world_dir: PathBuf,
     /// Listen for Minecraft clients; headless tests leave it off.
@@ -48,6 +50,7 @@ pub struct Launch {
 pub fn build_app(launch: Launch) -> anyhow::Result<App> {
     let Launch {
         config,
+        config_path,
         world_dir,
         network,
         stdin,
@@ -95,6 +98,7 @@ pub fn build_app(launch: Launch) -> anyhow::Result<App> {
     }
     let rcon = config.rcon.clone();
     app.insert_resource(config)
+        .insert_resource(config::ConfigPath(config_path))
         .add_plugins(plugins)
         .add_plugins((
             metrics::MetricsPlugin,

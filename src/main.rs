@@ -72,6 +72,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         .unwrap_or_else(|| PathBuf::from("worlds").join(&config.server.world));
     let mut app = build_app(Launch {
         config,
+        config_path: Some(args.config.clone()),
         world_dir,
         network: true,
         stdin: true,

@@ -282,3 +282,117 @@ fn packs_survive_a_restart_and_a_kill_after_an_autosave_readable_by_a_third_part
     assert_eq!(ids(&after_kill), ids(&before), "same packs after kill -9");
     server.stop();
 }
+
+#[test]
+fn reload_applies_live_keys_refuses_bad_edits_and_defers_restart_keys() {
+    let mut server = TestServer::start("reload", "");
+    let config = server.dir.path().join("config.toml");
+    assert_eq!(server.command("config pack.max_size"), "pack.max_size=24");
+    server.command("time set 14000");
+    let line = server.command("summon zombie ~ ~ ~");
+    let at: Vec<f64> = ["x", "y", "z"]
+        .iter()
+        .map(|k| field(&line, k).unwrap().parse().unwrap())
+        .collect();
+    let (x, y, z) = (
+        at[0].floor() as i64,
+        at[1].floor() as i64,
+        at[2].floor() as i64,
+    );
+    server.command(&format!(
+        "fill {} {} {} {} {} {} stone",
+        x - 8,
+        y - 2,
+        z - 8,
+        x + 8,
+        y - 1,
+        z + 8
+    ));
+    server.command(&format!(
+        "fill {} {} {} {} {} {} air",
+        x - 8,
+        y,
+        z - 8,
+        x + 8,
+        y + 5,
+        z + 8
+    ));
+    for i in 0..5 {
+        server.command(&format!(
+            "summon zombie {}.5 {y} {}.5",
+            x + 1 + i % 3,
+            z + i / 3
+        ));
+    }
+    let mut watcher = server.scenario_in_background("watch", &[("HORDE_WATCH_SECONDS", "60")]);
+    let biggest = |server: &mut TestServer| {
+        pack_lines(&packs_of(server))
+            .iter()
+            .map(|(_, m, _)| *m)
+            .max()
+            .unwrap_or(0)
+    };
+    let mut formed = false;
+    for _ in 0..300 {
+        if biggest(&mut server) == 6 {
+            formed = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(formed, "a pack of six formed: {}", packs_of(&mut server));
+
+    // Pack and chase keys apply live; a restart key is reported and left alone.
+    let text = std::fs::read_to_string(&config).unwrap();
+    let edited = text.replace(
+        "view_distance = 6\n",
+        "view_distance = 6\nmax_players = 5\n",
+    ) + "[pack]\nmax_size = 3\n[chase]\nhop_radius = 6.0\n";
+    std::fs::write(&config, &edited).unwrap();
+    let answer = server.command("reload");
+    assert_eq!(
+        answer,
+        "reloaded=true changed=chase.hop_radius,pack.max_size restart_required=server.max_players"
+    );
+    assert_eq!(server.command("config pack.max_size"), "pack.max_size=3");
+    assert_eq!(
+        server.command("config chase.hop_radius"),
+        "chase.hop_radius=6.0"
+    );
+    assert_eq!(
+        server.command("config server.max_players"),
+        "server.max_players=20"
+    );
+    let mut trimmed = false;
+    for _ in 0..300 {
+        if biggest(&mut server) <= 3 {
+            trimmed = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(
+        trimmed,
+        "the pack was trimmed to 3: {}",
+        packs_of(&mut server)
+    );
+    let zombies = server.command("zombies");
+    assert_eq!(
+        field(&zombies, "total"),
+        Some("6"),
+        "nobody was deleted: {zombies}"
+    );
+
+    // A bad edit is refused with the start-up message and changes nothing.
+    std::fs::write(&config, edited.replace("max_size = 3", "max_size = 0")).unwrap();
+    let refused = server.command("reload");
+    assert!(refused.starts_with("reloaded=false error="), "{refused}");
+    assert!(
+        refused.contains("pack.max_size = 0: is out of range (allowed 2..=1000)"),
+        "{refused}"
+    );
+    assert_eq!(server.command("config pack.max_size"), "pack.max_size=3");
+    let _ = watcher.kill();
+    let _ = watcher.wait();
+    server.stop();
+}

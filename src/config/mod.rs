@@ -10,12 +10,16 @@ use std::fmt;
 use std::path::Path;
 
 use bevy_ecs::prelude::Resource;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 pub use bounds::Bound;
 
+/// The file the running configuration came from.
+#[derive(Resource, Debug, Clone, Default)]
+pub struct ConfigPath(pub Option<std::path::PathBuf>);
+
 /// The whole configuration, one table per concern.
-#[derive(Resource, Deserialize, Debug, Clone, PartialEq, Default)]
+#[derive(Resource, Deserialize, Serialize, Debug, Clone, PartialEq, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     pub server: ServerConfig,
@@ -33,7 +37,7 @@ pub struct Config {
 }
 
 /// `[server]`: networking, world and players.
-#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct ServerConfig {
     /// Interface to listen on.
@@ -73,7 +77,7 @@ impl Default for ServerConfig {
 }
 
 /// The game modes in which zombies can hurt a player.
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum GameModeSetting {
     Survival,
@@ -81,7 +85,7 @@ pub enum GameModeSetting {
 }
 
 /// `[time]`: the world clock.
-#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct TimeConfig {
     /// Ticks in one full day; vanilla is 24000.
@@ -100,7 +104,7 @@ impl Default for TimeConfig {
 }
 
 /// `[rcon]`: remote console, the vanilla protocol.
-#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct RconConfig {
     pub enabled: bool,
@@ -121,7 +125,7 @@ impl Default for RconConfig {
 }
 
 /// `[save]`: when the world save is written.
-#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct SaveConfig {
     /// Ticks between autosaves (6000 = 5 minutes).
@@ -137,7 +141,7 @@ impl Default for SaveConfig {
 }
 
 /// `[chunks]`: chunk lifetime and its measurement.
-#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct ChunksConfig {
     /// Ticks a chunk stays loaded after its last viewer leaves.
@@ -156,7 +160,7 @@ impl Default for ChunksConfig {
 }
 
 /// `[zombies]`: the zombie types and what every zombie shares.
-#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct ZombiesConfig {
     /// Type summoned when none is named.
@@ -173,7 +177,7 @@ pub struct ZombiesConfig {
 }
 
 /// One kind of zombie.
-#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ZombieType {
     pub name: String,
@@ -186,12 +190,12 @@ pub struct ZombieType {
     /// Weight in a hunt's spawn roulette.
     pub rarity: u32,
     /// A helmet shields the zombie from the sun until it wears out.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub helmet: Option<HelmetKind>,
 }
 
 /// Helmets a zombie can wear, with vanilla's durability.
-#[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum HelmetKind {
     Leather,
@@ -252,7 +256,7 @@ impl HelmetKind {
 }
 
 /// `[daylight]`: the sun's rule and the world's escalation.
-#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct DaylightConfig {
     /// Seconds a zombie burns after the sun last caught it.
@@ -340,7 +344,7 @@ impl Default for ZombiesConfig {
 }
 
 /// `[chase]`: the hop re-planning rule and its watchdog.
-#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct ChaseConfig {
     /// R: blocks per hop (12 studs = 3.36). Waypoints are every R/2.
@@ -385,7 +389,7 @@ impl Default for ChaseConfig {
 /// `[lod]`: how often zombies act by the distance from the point they walk to to the nearest
 /// player: every tick within `full_radius`, every 2nd within `half_radius`, every 4th within
 /// `quarter_radius`, frozen beyond.
-#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct LodConfig {
     pub full_radius: f64,
@@ -407,7 +411,7 @@ impl Default for LodConfig {
 }
 
 /// `[hunt]`: wave rounds (`hunt start <preset>`), and an optional schedule.
-#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct HuntConfig {
     /// Preset started automatically every `schedule_every_s` seconds; empty for none.
@@ -417,7 +421,7 @@ pub struct HuntConfig {
 }
 
 /// One hunt map.
-#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct HuntPreset {
     pub name: String,
@@ -489,7 +493,7 @@ impl Default for HuntConfig {
 }
 
 /// `[pack]`: the pack rules of the first seed (names without its `pack_` prefix).
-#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct PackConfig {
     /// A loose zombie considers packs only with at least this many neighbours.
@@ -583,7 +587,7 @@ impl Default for PackConfig {
 }
 
 /// `[spawning]`: zombies appearing in the dark around players at night.
-#[derive(Deserialize, Debug, Clone, PartialEq)]
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct SpawningConfig {
     pub enabled: bool,
@@ -791,6 +795,75 @@ fn one_line(message: &str) -> String {
         .join("; ")
 }
 
+/// Keys that take effect only at the next start: the listener, the world, the tick, RCON and
+/// the length of a day. The rest apply from the next activation.
+const RESTART_KEYS: &[&str] = &[
+    "server.address",
+    "server.port",
+    "server.online_mode",
+    "server.max_players",
+    "server.world",
+    "server.seed",
+    "server.tick_rate",
+    "rcon.",
+    "time.",
+];
+
+/// Whether changing `key` needs a restart.
+pub fn needs_restart(key: &str) -> bool {
+    RESTART_KEYS
+        .iter()
+        .any(|k| key == *k || (k.ends_with('.') && key.starts_with(k)))
+}
+
+impl Config {
+    /// Every key with its value as written in TOML, sorted by key; arrays of tables
+    /// (`zombies.types`, `hunt.presets`) are one entry each.
+    pub fn flatten(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        let Ok(toml::Value::Table(root)) = toml::Value::try_from(self) else {
+            return out;
+        };
+        for (table, value) in root {
+            match value {
+                toml::Value::Table(keys) => {
+                    for (key, value) in keys {
+                        out.push((format!("{table}.{key}"), value.to_string()));
+                    }
+                }
+                other => out.push((table, other.to_string())),
+            }
+        }
+        out
+    }
+
+    /// The keys whose values differ from `other`.
+    pub fn changed_keys(&self, other: &Config) -> Vec<String> {
+        let theirs = other.flatten();
+        self.flatten()
+            .into_iter()
+            .zip(theirs)
+            .filter(|(a, b)| a.1 != b.1)
+            .map(|(a, _)| a.0)
+            .collect()
+    }
+
+    /// This config with the restart-only values of `running` kept.
+    pub fn applicable_now(mut self, running: &Config) -> Config {
+        let (s, r) = (&mut self.server, &running.server);
+        s.address = r.address.clone();
+        s.port = r.port;
+        s.online_mode = r.online_mode;
+        s.max_players = r.max_players;
+        s.world = r.world.clone();
+        s.seed = r.seed;
+        s.tick_rate = r.tick_rate;
+        self.rcon = running.rcon.clone();
+        self.time = running.time.clone();
+        self
+    }
+}
+
 /// Finds `a.b` in a TOML table, for quoting the offending value back.
 fn lookup(table: &toml::Table, dotted: &str) -> Option<toml::Value> {
     let mut value: Option<&toml::Value> = None;
@@ -913,6 +986,31 @@ mod tests {
             .unwrap_err()
             .0;
         assert!(err.starts_with("server.world"));
+    }
+
+    #[test]
+    fn changed_keys_and_what_needs_a_restart() {
+        let old = Config::default();
+        let mut new = Config::default();
+        new.pack.max_size = 3;
+        new.chase.hop_radius = 6.0;
+        new.server.port = 1234;
+        new.zombies.types[0].health = 30.0;
+        let changed = new.changed_keys(&old);
+        assert_eq!(
+            changed,
+            [
+                "chase.hop_radius",
+                "pack.max_size",
+                "server.port",
+                "zombies.types"
+            ]
+        );
+        assert!(needs_restart("server.port") && needs_restart("rcon.password"));
+        assert!(!needs_restart("pack.max_size") && !needs_restart("server.view_distance"));
+        let applied = new.applicable_now(&old);
+        assert_eq!(applied.server.port, old.server.port, "restart-only kept");
+        assert_eq!(applied.pack.max_size, 3, "live keys applied");
     }
 
     #[test]

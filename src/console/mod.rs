@@ -13,7 +13,7 @@ use valence::prelude::*;
 use valence::protocol::packets::play::DisconnectS2c;
 use valence::protocol::WritePacket;
 
-use crate::config::Config;
+use crate::config::{needs_restart, Config, ConfigPath};
 use crate::daylight::{SkyMap, WorldPhase};
 use crate::hunt::{HuntRequest, HuntZombie, Hunts};
 use crate::metrics::TickTimes;
@@ -21,7 +21,11 @@ use crate::pack::Packs;
 use crate::player::{DamageCause, DamagePlayer, Health};
 use crate::time::WorldClock;
 use crate::world::{ChunkLifecycle, Overworld, WorldSpawn};
-use crate::zombie::{zombie_bundle, Attack, Chase, ChaseStats, Dying, Lod, Tier, ZombieKinds};
+use crate::zombie::attack::AttackTiming;
+use crate::zombie::chase::ChaseRules;
+use crate::zombie::{
+    zombie_bundle, Attack, Chase, ChaseStats, Dying, Lod, Tier, Zombie, ZombieKinds,
+};
 use command::{Command, COMMANDS};
 
 pub struct ConsolePlugin {
@@ -206,6 +210,24 @@ pub fn execute(world: &mut World, command: Command) -> String {
             ));
             lines.join("\n")
         }
+        Command::Reload => reload(world),
+        Command::ShowConfig(key) => {
+            let config = world.resource::<Config>();
+            let lines: Vec<String> = config
+                .flatten()
+                .into_iter()
+                .filter(|(k, _)| match &key {
+                    Some(wanted) => k == wanted || k.starts_with(&format!("{wanted}.")),
+                    None => true,
+                })
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            if lines.is_empty() {
+                format!("error=\"no config key {}\"", key.unwrap_or_default())
+            } else {
+                lines.join("\n")
+            }
+        }
         Command::PhaseQuery => phase_report(world),
         Command::PhaseSet(n) => {
             let old = world.resource::<WorldPhase>().0.phase;
@@ -370,6 +392,63 @@ fn give(world: &mut World, player: &str, item: &str, count: u8) -> String {
         }
         None => format!("error=\"{player}'s inventory is full\""),
     }
+}
+
+/// Re-reads the config file. A file that does not validate changes nothing; keys that need a
+/// restart are reported and left as they run.
+fn reload(world: &mut World) -> String {
+    let Some(path) = world.resource::<ConfigPath>().0.clone() else {
+        return "error=\"this server was started without a config file\"".into();
+    };
+    let new = match Config::load(&path) {
+        Ok(new) => new,
+        Err(e) => {
+            warn!("reload refused, the running configuration is kept: {e}");
+            return format!("reloaded=false error={:?}", e.to_string());
+        }
+    };
+    let running = world.resource::<Config>().clone();
+    let changed = new.changed_keys(&running);
+    let (later, now): (Vec<&String>, Vec<&String>) = changed.iter().partition(|k| needs_restart(k));
+    let effective = new.applicable_now(&running);
+    apply(world, &running, effective);
+    let list = |keys: &[&String]| {
+        keys.iter()
+            .map(|k| k.as_str())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    info!(
+        "config reloaded: changed={} restart_required={}",
+        list(&now),
+        list(&later)
+    );
+    format!(
+        "reloaded=true changed={} restart_required={}",
+        list(&now),
+        list(&later)
+    )
+}
+
+/// Puts a new configuration in force and rebuilds what was derived from the old one.
+fn apply(world: &mut World, running: &Config, config: Config) {
+    let tick_rate = world.resource::<Server>().tick_rate().get() as f64;
+    world.insert_resource(ChaseRules::new(&config, tick_rate));
+    world.insert_resource(AttackTiming::new(&config, tick_rate));
+    world.resource_mut::<ChunkLifecycle>().set_timing(
+        config.chunks.retention_ticks,
+        config.chunks.report_interval_ticks,
+    );
+    // Zombie types apply to new spawns; zombies alive keep their type, found again by name.
+    let new_kinds = ZombieKinds(config.zombies.types.clone());
+    let fallback = new_kinds.find(&config.zombies.default_type).unwrap_or(0);
+    let mut zombies = world.query::<&mut Zombie>();
+    for mut zombie in zombies.iter_mut(world) {
+        let name = &running.zombies.types[zombie.kind].name;
+        zombie.kind = new_kinds.find(name).unwrap_or(fallback);
+    }
+    world.insert_resource(new_kinds);
+    world.insert_resource(config);
 }
 
 fn phase_report(world: &mut World) -> String {

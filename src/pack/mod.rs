@@ -549,6 +549,22 @@ fn update_packs(
         match pack.state {
             PackState::Materialised => {
                 pack.members.retain(|m| zombies.get(*m).is_ok());
+                // A lowered max_size (a reload) trims the pack by the leave rule: the members
+                // farthest from the centroid leave; nobody is removed from the world.
+                if pack.members.len() > rules.max_size as usize {
+                    let c = pack.centroid;
+                    let far = |m: &Entity| {
+                        zombies
+                            .get(*m)
+                            .map_or(0.0, |(_, p, ..)| flat(p.0).distance(c))
+                    };
+                    pack.members.sort_by(|a, b| far(a).total_cmp(&far(b)));
+                    for leaver in pack.members.split_off(rules.max_size as usize) {
+                        if let Ok((.., mut brain, _, _)) = zombies.get_mut(leaver) {
+                            brain.pack = None;
+                        }
+                    }
+                }
                 let in_formation: Vec<DVec3> = pack
                     .members
                     .iter()

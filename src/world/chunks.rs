@@ -102,6 +102,12 @@ impl ChunkLifecycle {
         }
     }
 
+    /// Applies new `[chunks]` timing (a reload).
+    pub fn set_timing(&mut self, retention_ticks: u64, report_interval_ticks: u64) {
+        self.retention_ticks = retention_ticks;
+        self.report_interval_ticks = report_interval_ticks;
+    }
+
     /// Keeps a chunk loaded for good, and counts it as needed from `now`.
     pub fn pin(&mut self, pos: ChunkPos, now: i64) {
         self.pinned.insert(pos);

@@ -26,12 +26,7 @@ impl Plugin for AttackPlugin {
     fn build(&self, app: &mut App) {
         let config = app.world.resource::<Config>();
         let tick_rate = app.world.resource::<Server>().tick_rate().get() as f64;
-        let timing = AttackTiming {
-            windup_ticks: (config.zombies.attack_windup_s * tick_rate).round() as u64,
-            cooldown_ticks: (config.zombies.attack_cooldown_s * tick_rate)
-                .round()
-                .max(1.0) as u64,
-        };
+        let timing = AttackTiming::new(config, tick_rate);
         app.insert_resource(timing).add_systems(
             Update,
             (players_hit_zombies, zombies_attack, remove_the_dead)
@@ -41,10 +36,22 @@ impl Plugin for AttackPlugin {
     }
 }
 
+/// Wind-up and cooldown in ticks.
 #[derive(Resource, Debug, Clone, Copy)]
-struct AttackTiming {
+pub struct AttackTiming {
     windup_ticks: u64,
     cooldown_ticks: u64,
+}
+
+impl AttackTiming {
+    pub fn new(config: &Config, tick_rate: f64) -> Self {
+        Self {
+            windup_ticks: (config.zombies.attack_windup_s * tick_rate).round() as u64,
+            cooldown_ticks: (config.zombies.attack_cooldown_s * tick_rate)
+                .round()
+                .max(1.0) as u64,
+        }
+    }
 }
 
 /// Where a zombie is in its swing.

@@ -42,6 +42,7 @@ pub fn harness_with(config: Config) -> Harness {
     let world = TempDir::new("headless");
     let mut app = build_app(Launch {
         config,
+        config_path: None,
         world_dir: world.path().to_path_buf(),
         network: false,
         stdin: false,

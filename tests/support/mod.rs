@@ -259,6 +259,23 @@ impl TestServer {
         dir
     }
 
+    /// Starts `scripts/e2e/<name>.js` without waiting for it (a watcher while the test drives
+    /// the console).
+    pub fn scenario_in_background(&self, name: &str, env: &[(&str, &str)]) -> Child {
+        let scripts = repo().join("scripts");
+        Command::new("node")
+            .arg(scripts.join("e2e").join(format!("{name}.js")))
+            .current_dir(&scripts)
+            .env("HORDE_PORT", self.port.to_string())
+            .env("HORDE_RCON_PORT", self.rcon_port.to_string())
+            .env("HORDE_RCON_PASSWORD", RCON_PASSWORD)
+            .envs(env.iter().copied())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("run node")
+    }
+
     /// Runs `scripts/e2e/<name>.js` against this server; returns its JSON line. Panics with
     /// the client's and the server's output when the scenario fails.
     pub fn scenario(&self, name: &str) -> String {
