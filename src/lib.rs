@@ -30,7 +30,7 @@ use valence::network::NetworkPlugin;
 use valence::prelude::*;
 use valence::ServerSettings;
 
-use config::Config;
+use config::{Config, ConnectionModeSetting};
 
 /// What to serve and how.
 pub struct Launch {
@@ -79,12 +79,16 @@ pub fn build_app(launch: Launch) -> anyhow::Result<App> {
         app.insert_resource(NetworkSettings {
             address,
             max_players: config.server.max_players as usize,
-            connection_mode: if config.server.online_mode {
-                ConnectionMode::Online {
-                    prevent_proxy_connections: false,
+            connection_mode: match config.server.connection_mode {
+                ConnectionModeSetting::Velocity => ConnectionMode::Velocity {
+                    secret: config.server.velocity_secret.as_str().into(),
+                },
+                ConnectionModeSetting::Direct if config.server.online_mode => {
+                    ConnectionMode::Online {
+                        prevent_proxy_connections: false,
+                    }
                 }
-            } else {
-                ConnectionMode::Offline
+                ConnectionModeSetting::Direct => ConnectionMode::Offline,
             },
             ..Default::default()
         });
@@ -120,7 +124,10 @@ pub fn build_app(launch: Launch) -> anyhow::Result<App> {
     // Logging starts with the plugins: report the listen address only now.
     if let Some(address) = listening {
         info!("listening for Minecraft 1.20.1 clients on {address}");
-        if !app.world.resource::<Config>().server.online_mode {
+        let server = &app.world.resource::<Config>().server;
+        if server.connection_mode == ConnectionModeSetting::Velocity {
+            info!("behind Velocity: only the proxy (modern forwarding, shared secret) may connect");
+        } else if !server.online_mode {
             warn!("online_mode is off: players are not authenticated and can join under any name");
         }
     }

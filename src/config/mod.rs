@@ -58,6 +58,19 @@ pub struct ServerConfig {
     pub tick_rate: u32,
     /// Game mode of joining players.
     pub game_mode: GameModeSetting,
+    /// `direct` (clients connect here; `online_mode` decides authentication) or `velocity`
+    /// (behind a Velocity proxy with modern forwarding; only the proxy may connect).
+    pub connection_mode: ConnectionModeSetting,
+    /// The forwarding secret shared with Velocity (its `forwarding.secret`).
+    pub velocity_secret: String,
+}
+
+/// How players reach this server.
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ConnectionModeSetting {
+    Direct,
+    Velocity,
 }
 
 impl Default for ServerConfig {
@@ -72,6 +85,8 @@ impl Default for ServerConfig {
             seed: 20_230_612,
             tick_rate: 20,
             game_mode: GameModeSetting::Survival,
+            connection_mode: ConnectionModeSetting::Direct,
+            velocity_secret: String::new(),
         }
     }
 }
@@ -666,6 +681,13 @@ impl Config {
         for bound in Bound::all(self) {
             bound.check()?;
         }
+        if self.server.connection_mode == ConnectionModeSetting::Velocity
+            && self.server.velocity_secret.is_empty()
+        {
+            return Err(ConfigError(
+                "server.velocity_secret = \"\": connection_mode = \"velocity\" needs Velocity's forwarding secret".into(),
+            ));
+        }
         if self.rcon.enabled && self.rcon.password.is_empty() {
             return Err(ConfigError(
                 "rcon.password = \"\": RCON is enabled, so it needs a password".into(),
@@ -805,6 +827,8 @@ const RESTART_KEYS: &[&str] = &[
     "server.world",
     "server.seed",
     "server.tick_rate",
+    "server.connection_mode",
+    "server.velocity_secret",
     "rcon.",
     "time.",
 ];
@@ -858,6 +882,8 @@ impl Config {
         s.world = r.world.clone();
         s.seed = r.seed;
         s.tick_rate = r.tick_rate;
+        s.connection_mode = r.connection_mode;
+        s.velocity_secret = r.velocity_secret.clone();
         self.rcon = running.rcon.clone();
         self.time = running.time.clone();
         self
@@ -963,6 +989,21 @@ mod tests {
         let err = Config::parse("[server]\nport = = 3\n").unwrap_err().0;
         assert!(err.starts_with("line 2: "), "{err}");
         assert!(!err.contains('\n'));
+    }
+
+    #[test]
+    fn velocity_needs_its_secret() {
+        let err = Config::parse("[server]\nconnection_mode = \"velocity\"\n")
+            .unwrap_err()
+            .0;
+        assert!(err.starts_with("server.velocity_secret"), "{err}");
+        let ok = Config::parse(
+            "[server]\nconnection_mode = \"velocity\"\nvelocity_secret = \"s3cret\"\n",
+        );
+        assert_eq!(
+            ok.unwrap().server.connection_mode,
+            ConnectionModeSetting::Velocity
+        );
     }
 
     #[test]

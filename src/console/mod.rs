@@ -24,7 +24,7 @@ use crate::world::{ChunkLifecycle, Overworld, WorldSpawn};
 use crate::zombie::attack::AttackTiming;
 use crate::zombie::chase::ChaseRules;
 use crate::zombie::{
-    zombie_bundle, Attack, Chase, ChaseStats, Dying, Lod, Tier, Zombie, ZombieKinds,
+    zombie_bundle, Attack, Chase, ChaseStats, Dying, Kills, Lod, Tier, Zombie, ZombieKinds,
 };
 use command::{Command, COMMANDS};
 
@@ -134,17 +134,20 @@ pub fn execute(world: &mut World, command: Command) -> String {
             }
         },
         Command::List => {
-            let mut names: Vec<String> = world
-                .query_filtered::<&Username, With<Client>>()
+            let mut players: Vec<(String, u32)> = world
+                .query_filtered::<(&Username, Option<&Kills>), With<Client>>()
                 .iter(world)
-                .map(|n| n.0.clone())
+                .map(|(n, k)| (n.0.clone(), k.map_or(0, |k| k.0)))
                 .collect();
-            names.sort();
+            players.sort();
             let max = world.resource::<Config>().server.max_players;
+            let names: Vec<&str> = players.iter().map(|(n, _)| n.as_str()).collect();
+            let kills: Vec<String> = players.iter().map(|(n, k)| format!("{n}:{k}")).collect();
             format!(
-                "players={} max={max} names={}",
-                names.len(),
-                names.join(",")
+                "players={} max={max} names={} kills={}",
+                players.len(),
+                names.join(","),
+                kills.join(",")
             )
         }
         Command::Tps => world.resource::<TickTimes>().report(),

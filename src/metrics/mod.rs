@@ -6,6 +6,7 @@ mod histogram;
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
+use valence::log::warn;
 use valence::prelude::*;
 
 pub use histogram::Histogram;
@@ -28,6 +29,9 @@ pub struct TickTimes {
     window: usize,
     started: Option<Instant>,
     ticks: VecDeque<(Instant, Duration)>,
+    /// Ticks over budget since start.
+    overruns: u64,
+    last_warning: Option<Instant>,
 }
 
 impl TickTimes {
@@ -36,6 +40,8 @@ impl TickTimes {
             window: window.max(2),
             started: None,
             ticks: VecDeque::new(),
+            overruns: 0,
+            last_warning: None,
         }
     }
 
@@ -54,7 +60,10 @@ impl TickTimes {
             .map(|(_, d)| d.as_secs_f64() * 1000.0)
             .collect();
         if took.is_empty() {
-            return "tps=- mean_ms=- p99_ms=- max_ms=- ticks=0".into();
+            return format!(
+                "tps=- mean_ms=- p99_ms=- max_ms=- ticks=0 overruns={}",
+                self.overruns
+            );
         }
         took.sort_by(f64::total_cmp);
         let mean = took.iter().sum::<f64>() / took.len() as f64;
@@ -66,9 +75,10 @@ impl TickTimes {
             format!("{:.2}", (self.ticks.len() - 1) as f64 / span.as_secs_f64())
         };
         format!(
-            "tps={tps} mean_ms={mean:.3} p99_ms={p99:.3} max_ms={:.3} ticks={}",
+            "tps={tps} mean_ms={mean:.3} p99_ms={p99:.3} max_ms={:.3} ticks={} overruns={}",
             took[took.len() - 1],
-            took.len()
+            took.len(),
+            self.overruns
         )
     }
 }
@@ -77,9 +87,28 @@ fn start_tick(mut times: ResMut<TickTimes>) {
     times.started = Some(Instant::now());
 }
 
-fn end_tick(mut times: ResMut<TickTimes>) {
-    if let Some(start) = times.started.take() {
-        times.push(start, start.elapsed());
+fn end_tick(mut times: ResMut<TickTimes>, server: Res<Server>) {
+    let Some(start) = times.started.take() else {
+        return;
+    };
+    let took = start.elapsed();
+    times.push(start, took);
+    // Like vanilla's "Can't keep up!": a tick longer than its budget, at most every 15 s.
+    let budget = Duration::from_secs_f64(1.0 / server.tick_rate().get() as f64);
+    if took > budget {
+        times.overruns += 1;
+        let quiet = times
+            .last_warning
+            .is_none_or(|w| w.elapsed() > Duration::from_secs(15));
+        if quiet {
+            times.last_warning = Some(Instant::now());
+            warn!(
+                "can't keep up: a tick took {:.1} ms of its {:.0} ms ({} overruns so far)",
+                took.as_secs_f64() * 1000.0,
+                budget.as_secs_f64() * 1000.0,
+                times.overruns
+            );
+        }
     }
 }
 
@@ -91,6 +120,7 @@ mod tests {
     fn report_over_a_window() {
         let mut times = TickTimes::new(3);
         assert!(times.report().starts_with("tps=- "));
+        times.overruns = 2;
         let t0 = Instant::now();
         for (i, ms) in [9, 1, 2, 3].into_iter().enumerate() {
             times.push(
@@ -100,7 +130,7 @@ mod tests {
         }
         assert_eq!(
             times.report(),
-            "tps=20.00 mean_ms=2.000 p99_ms=3.000 max_ms=3.000 ticks=3"
+            "tps=20.00 mean_ms=2.000 p99_ms=3.000 max_ms=3.000 ticks=3 overruns=2"
         );
     }
 }
