@@ -16,7 +16,6 @@ use horde::player::{Dead, Health};
 use horde::world::{standable_top, ChunkLifecycle, Overworld, WorldSpawn};
 use horde::zombie::path::{find_path, heuristic, neighbours, PathLimits};
 use horde::zombie::{zombie_bundle, Chase, ChaseStats, Zombie, ZombieKinds};
-use horde::{build_app, Launch};
 use valence::prelude::*;
 use valence::testing::create_mock_client;
 
@@ -67,18 +66,7 @@ impl Sim {
         let mut config = Config::default();
         config.chase.hop_radius = radius;
         config.spawning.enabled = false;
-        let mut app = build_app(Launch {
-            config,
-            config_path: None,
-            world_dir: dir.clone(),
-            network: false,
-            stdin: false,
-        })
-        .unwrap();
-        while app.world.resource::<WorldSpawn>().pos.is_none() {
-            app.update();
-            std::thread::sleep(Duration::from_millis(5));
-        }
+        let mut app = horde::headless::start(config, &dir).unwrap();
         let spawn = app.world.resource::<WorldSpawn>().pos.unwrap();
         let centres: Vec<DVec3> = (0..PLAYERS)
             .map(|i| spawn + DVec3::new((i % 2) as f64 * 64.0, 0.0, (i / 2) as f64 * 64.0))
@@ -98,24 +86,18 @@ impl Sim {
             app.world.get_mut::<Position>(player).unwrap().0 = *centre;
         }
         // Wait until the terrain around every player is loaded.
-        for attempt in 0.. {
-            assert!(attempt < 20_000, "terrain never loaded");
-            app.update();
-            std::thread::sleep(Duration::from_millis(5));
-            let ready = app
-                .world
-                .resource::<ChunkLifecycle>()
-                .report()
-                .contains("pending=0 ");
-            let l = layer(&mut app);
-            if ready
-                && centres
-                    .iter()
-                    .all(|c| standable_top(l, c.x as i32 + 40, c.z as i32 + 40).is_some())
-            {
-                break;
-            }
-        }
+        horde::headless::run_until(
+            &mut app,
+            "the terrain around the players is loaded",
+            |app| {
+                let pending = app.world.resource::<ChunkLifecycle>().pending();
+                let l = layer(app);
+                pending == 0
+                    && centres
+                        .iter()
+                        .all(|c| standable_top(l, c.x as i32 + 40, c.z as i32 + 40).is_some())
+            },
+        );
         let mut sim = Sim {
             app,
             players,

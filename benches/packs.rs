@@ -2,14 +2,11 @@
 //! in packs, and with 1,000,000 ghost members on top; memory per ghost member.
 //! Run with `cargo bench --bench packs` (or `scripts/bench.sh`).
 
-use std::time::Duration;
-
 use horde::config::Config;
 use horde::pack::ghost::GhostMember;
 use horde::pack::Packs;
-use horde::world::{standable_top, ChunkLifecycle, Overworld, WorldSpawn};
+use horde::world::{standable_top, Overworld, WorldSpawn};
 use horde::zombie::{zombie_bundle, ZombieKinds};
-use horde::{build_app, Launch};
 use valence::math::DVec2;
 use valence::prelude::*;
 use valence::testing::create_mock_client;
@@ -36,18 +33,7 @@ fn main() {
     config.spawning.enabled = false;
     let rules = config.pack.clone();
     let seed = config.server.seed;
-    let mut app = build_app(Launch {
-        config,
-        config_path: None,
-        world_dir: dir.clone(),
-        network: false,
-        stdin: false,
-    })
-    .unwrap();
-    while app.world.resource::<WorldSpawn>().pos.is_none() {
-        app.update();
-        std::thread::sleep(Duration::from_millis(2));
-    }
+    let mut app = horde::headless::start(config, &dir).unwrap();
     // Creative watchers: zombies act around them but do not chase them.
     let spawn = app.world.resource::<WorldSpawn>().pos.unwrap();
     let mut watchers = Vec::new();
@@ -64,18 +50,7 @@ fn main() {
         *app.world.get_mut::<GameMode>(*w).unwrap() = GameMode::Creative;
         app.world.get_mut::<Position>(*w).unwrap().0 = *c;
     }
-    for _ in 0..20_000 {
-        app.update();
-        std::thread::sleep(Duration::from_millis(2));
-        if app
-            .world
-            .resource::<ChunkLifecycle>()
-            .report()
-            .contains(" pending=0 ")
-        {
-            break;
-        }
-    }
+    horde::headless::run_until_loaded(&mut app);
     horde::console::execute(
         &mut app.world,
         horde::console::command::parse("time set 14000").unwrap(),

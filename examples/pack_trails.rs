@@ -5,12 +5,10 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::time::Duration;
 
 use horde::config::Config;
 use horde::pack::{PackState, Packs};
-use horde::world::{standable_top, ChunkLifecycle, Overworld, WorldSpawn};
-use horde::{build_app, Launch};
+use horde::world::{standable_top, Overworld, WorldSpawn};
 use valence::math::DVec2;
 use valence::prelude::*;
 use valence::testing::create_mock_client;
@@ -30,35 +28,13 @@ fn main() {
     std::fs::create_dir_all(&dir).unwrap();
     let mut config = Config::default();
     config.spawning.enabled = false;
-    let mut app = build_app(Launch {
-        config,
-        config_path: None,
-        world_dir: dir.clone(),
-        network: false,
-        stdin: false,
-    })
-    .unwrap();
-    while app.world.resource::<WorldSpawn>().pos.is_none() {
-        app.update();
-        std::thread::sleep(Duration::from_millis(2));
-    }
+    let mut app = horde::headless::start(config, &dir).unwrap();
     // A watcher in creative at the spawn: zombies near it act, the rest go on as ghosts.
     let (mut bundle, _) = create_mock_client("watcher");
     bundle.view_distance = ViewDistance::new(10);
     bundle.game_mode = GameMode::Creative;
     let watcher = app.world.spawn(bundle).id();
-    for _ in 0..2000 {
-        app.update();
-        std::thread::sleep(Duration::from_millis(2));
-        if app
-            .world
-            .resource::<ChunkLifecycle>()
-            .report()
-            .contains(" pending=0 ")
-        {
-            break;
-        }
-    }
+    horde::headless::run_until_loaded(&mut app);
     *app.world.get_mut::<GameMode>(watcher).unwrap() = GameMode::Creative;
     let spawn = app.world.resource::<WorldSpawn>().pos.unwrap();
     let summon = |app: &mut App, x: i32, z: i32| {

@@ -9,6 +9,7 @@
 pub mod config;
 pub mod console;
 pub mod daylight;
+pub mod headless;
 pub mod hunt;
 pub mod metrics;
 pub mod pack;

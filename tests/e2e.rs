@@ -163,6 +163,46 @@ fn a_pack_survives_a_short_trip_becomes_a_ghost_on_a_long_one_and_comes_back() {
     server.stop();
 }
 
+/// At night, on a flat stone field around the spawn, six zombies close enough to form a pack.
+fn six_zombies_on_a_field(server: &mut TestServer) {
+    server.command("time set 14000");
+    let line = server.command("summon zombie ~ ~ ~");
+    let at: Vec<f64> = ["x", "y", "z"]
+        .iter()
+        .map(|k| field(&line, k).unwrap().parse().unwrap())
+        .collect();
+    let (x, y, z) = (
+        at[0].floor() as i64,
+        at[1].floor() as i64,
+        at[2].floor() as i64,
+    );
+    server.command(&format!(
+        "fill {} {} {} {} {} {} stone",
+        x - 8,
+        y - 2,
+        z - 8,
+        x + 8,
+        y - 1,
+        z + 8
+    ));
+    server.command(&format!(
+        "fill {} {} {} {} {} {} air",
+        x - 8,
+        y,
+        z - 8,
+        x + 8,
+        y + 5,
+        z + 8
+    ));
+    for i in 0..5 {
+        server.command(&format!(
+            "summon zombie {}.5 {y} {}.5",
+            x + 1 + i % 3,
+            z + i / 3
+        ));
+    }
+}
+
 /// `packs` lines as (id, members + ghosts, state).
 fn pack_lines(packs: &str) -> Vec<(u64, u64, String)> {
     packs
@@ -192,45 +232,7 @@ fn packs_of(server: &mut TestServer) -> String {
 #[test]
 fn packs_survive_a_restart_and_a_kill_after_an_autosave_readable_by_a_third_party_nbt_reader() {
     let mut server = TestServer::start("persist", "[save]\nautosave_ticks = 100\n");
-    server.command("time set 14000");
-    let spawn: Vec<f64> = {
-        let line = server.command("summon zombie ~ ~ ~");
-        ["x", "y", "z"]
-            .iter()
-            .map(|k| field(&line, k).unwrap().parse().unwrap())
-            .collect()
-    };
-    // A flat stone field so that the six stand together.
-    let (x, y, z) = (
-        spawn[0].floor() as i64,
-        spawn[1].floor() as i64,
-        spawn[2].floor() as i64,
-    );
-    server.command(&format!(
-        "fill {} {} {} {} {} {} stone",
-        x - 8,
-        y - 2,
-        z - 8,
-        x + 8,
-        y - 1,
-        z + 8
-    ));
-    server.command(&format!(
-        "fill {} {} {} {} {} {} air",
-        x - 8,
-        y,
-        z - 8,
-        x + 8,
-        y + 5,
-        z + 8
-    ));
-    for i in 0..5 {
-        server.command(&format!(
-            "summon zombie {}.5 {y} {}.5",
-            x + 1 + i % 3,
-            z + i / 3
-        ));
-    }
+    six_zombies_on_a_field(&mut server);
     // Zombies act only near a player: a bot watches while the pack forms.
     let watched = server.scenario_with("watch", &[("HORDE_WATCH_SECONDS", "15")]);
     assert!(watched.contains("\"ok\":true"), "{watched}");
@@ -288,42 +290,7 @@ fn reload_applies_live_keys_refuses_bad_edits_and_defers_restart_keys() {
     let mut server = TestServer::start("reload", "");
     let config = server.dir.path().join("config.toml");
     assert_eq!(server.command("config pack.max_size"), "pack.max_size=24");
-    server.command("time set 14000");
-    let line = server.command("summon zombie ~ ~ ~");
-    let at: Vec<f64> = ["x", "y", "z"]
-        .iter()
-        .map(|k| field(&line, k).unwrap().parse().unwrap())
-        .collect();
-    let (x, y, z) = (
-        at[0].floor() as i64,
-        at[1].floor() as i64,
-        at[2].floor() as i64,
-    );
-    server.command(&format!(
-        "fill {} {} {} {} {} {} stone",
-        x - 8,
-        y - 2,
-        z - 8,
-        x + 8,
-        y - 1,
-        z + 8
-    ));
-    server.command(&format!(
-        "fill {} {} {} {} {} {} air",
-        x - 8,
-        y,
-        z - 8,
-        x + 8,
-        y + 5,
-        z + 8
-    ));
-    for i in 0..5 {
-        server.command(&format!(
-            "summon zombie {}.5 {y} {}.5",
-            x + 1 + i % 3,
-            z + i / 3
-        ));
-    }
+    six_zombies_on_a_field(&mut server);
     let mut watcher = server.scenario_in_background("watch", &[("HORDE_WATCH_SECONDS", "60")]);
     let biggest = |server: &mut TestServer| {
         pack_lines(&packs_of(server))

@@ -24,12 +24,7 @@ fn config() -> Config {
 
 /// Summons `n` zombies on the ground, `spacing` blocks apart in rows of 8 around `(x, z)`.
 fn summon_group(h: &mut Harness, x: i32, z: i32, n: usize, spacing: i32) {
-    support::headless::update_until(&mut h.app, "the terrain around is loaded", |app| {
-        app.world
-            .resource::<horde::world::ChunkLifecycle>()
-            .report()
-            .contains(" pending=0 ")
-    });
+    horde::headless::run_until_loaded(&mut h.app);
     // Dry ground only (the spawn is by a lake): scan rows outward until `n` are placed.
     let mut placed = 0;
     for i in 0..(n as i32 * 16) {

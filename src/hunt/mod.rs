@@ -183,20 +183,14 @@ fn run_hunt(
     let alive = members.iter().filter(|(_, dying)| dying.is_none()).count() as u32;
     let elapsed = (now - round.started) as f64 / tick_rate;
 
-    if round.kills >= goal {
-        let message = format!("Victory: {} zombies slain", round.kills);
-        end_round(
-            &mut commands,
-            hunts,
-            &members,
-            &bars,
-            &mut clients,
-            &message,
-        );
-        return;
-    }
-    if elapsed >= preset.round_time_s {
-        let message = format!("Time is up: {}/{goal} zombies slain", round.kills);
+    let over = if round.kills >= goal {
+        Some(format!("Victory: {} zombies slain", round.kills))
+    } else if elapsed >= preset.round_time_s {
+        Some(format!("Time is up: {}/{goal} zombies slain", round.kills))
+    } else {
+        None
+    };
+    if let Some(message) = over {
         end_round(
             &mut commands,
             hunts,

@@ -494,24 +494,29 @@ fn member_decisions(
     }
 }
 
+/// What the pack update reads and writes of each living zombie.
+type Members<'w, 's> = Query<
+    'w,
+    's,
+    (
+        &'static Zombie,
+        &'static Position,
+        &'static Vitality,
+        &'static mut Chase,
+        &'static mut PackBrain,
+        Option<&'static Burning>,
+        Option<&'static Helmet>,
+    ),
+    Without<Dying>,
+>;
+
 /// Once per sweep interval for each pack: centroid, dissolving, migration, and the
 /// visibility sweep that turns unseen packs into ghosts and brings watched ghosts back; then
 /// merging.
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+#[allow(clippy::too_many_arguments)]
 fn update_packs(
     mut commands: Commands,
-    mut zombies: Query<
-        (
-            &Zombie,
-            &Position,
-            &Vitality,
-            &mut Chase,
-            &mut PackBrain,
-            Option<&Burning>,
-            Option<&Helmet>,
-        ),
-        Without<Dying>,
-    >,
+    mut zombies: Members,
     layers: Query<(Entity, &ChunkLayer), With<Overworld>>,
     mut packs: ResMut<Packs>,
     ticking_chunks: Res<EntityTicking>,
@@ -699,23 +704,7 @@ fn update_packs(
 }
 
 /// Fuses packs whose centroids are close and whose headings agree, smaller into larger.
-#[allow(clippy::type_complexity)]
-fn merge_packs(
-    packs: &mut Packs,
-    zombies: &mut Query<
-        (
-            &Zombie,
-            &Position,
-            &Vitality,
-            &mut Chase,
-            &mut PackBrain,
-            Option<&Burning>,
-            Option<&Helmet>,
-        ),
-        Without<Dying>,
-    >,
-    rules: &crate::config::PackConfig,
-) {
+fn merge_packs(packs: &mut Packs, zombies: &mut Members, rules: &crate::config::PackConfig) {
     let mut centroids = SpatialGrid::new(rules.merge_radius);
     for p in packs
         .packs

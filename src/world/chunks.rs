@@ -102,6 +102,11 @@ impl ChunkLifecycle {
         }
     }
 
+    /// Chunks a client needs that are not loaded yet.
+    pub fn pending(&self) -> usize {
+        self.needed_since.len()
+    }
+
     /// Applies new `[chunks]` timing (a reload).
     pub fn set_timing(&mut self, retention_ticks: u64, report_interval_ticks: u64) {
         self.retention_ticks = retention_ticks;
