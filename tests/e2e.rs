@@ -158,7 +158,7 @@ fn a_pack_survives_a_short_trip_becomes_a_ghost_on_a_long_one_and_comes_back() {
         "pack",
         "[chunks]\nretention_ticks = 40\n[pack]\ndematerialise_sweeps = 10\n",
     );
-    let result = server.scenario("pack");
+    let result = server.scenario_with("pack", &[("HORDE_GRACE_SWEEPS", "10")]);
     assert!(result.contains("\"ok\":true"), "{result}");
     server.stop();
 }
@@ -361,5 +361,44 @@ fn reload_applies_live_keys_refuses_bad_edits_and_defers_restart_keys() {
     assert_eq!(server.command("config pack.max_size"), "pack.max_size=3");
     let _ = watcher.kill();
     let _ = watcher.wait();
+    server.stop();
+}
+
+#[test]
+fn a_running_hunt_and_its_zombies_survive_a_restart() {
+    let mut server = TestServer::start("hunt-save", "");
+    server.command("time set 14000");
+    assert_eq!(
+        server.command("hunt start colosseum"),
+        "hunt=colosseum starting=true"
+    );
+    let mut status = String::new();
+    for _ in 0..200 {
+        status = server.command("hunt");
+        if field(&status, "spawned").is_some_and(|n| n != "0") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let spawned = field(&status, "spawned").unwrap().to_string();
+    assert_ne!(spawned, "0", "{status}");
+    let zombies_before = field(&server.command("zombies"), "total")
+        .unwrap()
+        .to_string();
+    let dir = server.stop();
+    let mut server = TestServer::start_in(dir, "");
+    let resumed = server.command("hunt");
+    assert!(resumed.starts_with("hunt=colosseum "), "{resumed}");
+    assert_eq!(
+        field(&resumed, "spawned"),
+        Some(spawned.as_str()),
+        "{resumed}"
+    );
+    let zombies_after = server.command("zombies");
+    assert_eq!(
+        field(&zombies_after, "total"),
+        Some(zombies_before.as_str()),
+        "{zombies_after}"
+    );
     server.stop();
 }

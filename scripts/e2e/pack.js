@@ -1,5 +1,6 @@
-// Six zombies summoned near a player form a pack. A short trip away leaves the pack as it is
-// (the grace outlasts the chunk unload latency: no flap); a long one turns it into a ghost;
+// Six zombies summoned near a player form a pack. Walking and flying around it, and a short
+// trip away, leave the pack as it is (the grace outlasts the chunk unload latency: no flap);
+// a long trip turns it into a ghost;
 // the player goes to where the ghost has walked and sees its six zombies again.
 'use strict'
 
@@ -34,6 +35,19 @@ scenario(async () => {
   const pack = packs.find((l) => l.members === '6')
   check(pack !== undefined, `a pack of six formed: ${JSON.stringify(packs)}`)
 
+  // Walk around the pack, then fly off and back: the pack stays as it is.
+  bot.setControlState('forward', true)
+  let walked = bot.time.age
+  await until(() => bot.time.age >= walked + 60, 'three seconds of walking')
+  bot.clearControlStates()
+  bot.creative.startFlying()
+  await bot.creative.flyTo(bot.entity.position.offset(0, 20, 0))
+  await bot.creative.flyTo(bot.entity.position.offset(100, 0, 0))
+  await bot.creative.flyTo(bot.entity.position.offset(-100, 0, 30))
+  bot.creative.stopFlying()
+  let summary = parsePacks(await rcon.send('packs')).at(-1)
+  check(summary.dematerialised === '0' && summary.flaps === '0', `walking and flying change nothing: ${JSON.stringify(summary)}`)
+
   // A short trip: back before retention plus grace run out.
   await rcon.send(`tp scout ${x + 2000} 120 ${z}`)
   let age = bot.time.age
@@ -41,7 +55,7 @@ scenario(async () => {
   await rcon.send(`tp scout ${x} ${y + 1} ${z}`)
   age = bot.time.age
   await until(() => bot.time.age >= age + 60, 'three seconds back')
-  let summary = parsePacks(await rcon.send('packs')).at(-1)
+  summary = parsePacks(await rcon.send('packs')).at(-1)
   check(summary.dematerialised === '0' && summary.flaps === '0', `a short trip changes nothing: ${JSON.stringify(summary)}`)
 
   // A long trip: the pack becomes a ghost.
@@ -65,6 +79,9 @@ scenario(async () => {
   await until(() => near().length >= 6, 'the pack\'s zombies are seen again')
   summary = parsePacks(await rcon.send('packs')).at(-1)
   check(summary.restores === '1' && summary.flaps === '0', `restored once, no flap: ${JSON.stringify(summary)}`)
+  // The grace (sweeps of 20 ticks) outlasts the measured unload latency.
+  const grace = 20 * Number(process.env.HORDE_GRACE_SWEEPS || 40)
+  check(Number(summary.chunk_unload_p99) < grace, `unload p99 ${summary.chunk_unload_p99} ticks < grace ${grace} ticks`)
   const restored = parsePacks(await rcon.send('packs')).find((l) => l.id === pack.id)
   check(restored && restored.members === '6' && restored.state === 'materialised', `same pack back: ${JSON.stringify(restored)}`)
   bot.quit()

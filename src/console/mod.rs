@@ -271,14 +271,10 @@ pub fn execute(world: &mut World, command: Command) -> String {
                 .query_filtered::<(), (With<HuntZombie>, Without<Dying>)>()
                 .iter(world)
                 .count();
-            let server = world.resource::<Server>();
-            let (now, rate) = (
-                server.current_tick() as u64,
-                server.tick_rate().get() as f64,
-            );
+            let rate = world.resource::<Server>().tick_rate().get() as f64;
             world
                 .resource::<Hunts>()
-                .report(world.resource::<Config>(), alive, now, rate)
+                .report(world.resource::<Config>(), alive, rate)
         }
     }
 }

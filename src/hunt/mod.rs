@@ -17,7 +17,7 @@ use valence::prelude::*;
 use crate::config::{Config, HuntPreset};
 use crate::world::{standable_top, Overworld, WorldSpawn};
 use crate::zombie::chase::ZombieSet;
-use crate::zombie::{zombie_bundle, Dying, ZombieKinds};
+use crate::zombie::{zombie_bundle, Dying, Solitary, ZombieKinds};
 pub use rules::{kill_goal, roulette, wave_size};
 
 pub struct HuntPlugin;
@@ -57,11 +57,14 @@ pub enum HuntRequest {
 #[derive(Debug, Clone)]
 pub struct Round {
     pub preset: usize,
-    pub started: u64,
-    next_wave: u64,
+    /// Ticks since the round began.
+    pub elapsed: u64,
+    /// Ticks until the next wave.
+    pub next_wave_in: u64,
     pub spawned: u32,
     pub kills: u32,
-    rng: u64,
+    /// The round's random stream (waves, spawn points, types).
+    pub rng: u64,
 }
 
 impl Round {
@@ -75,12 +78,12 @@ impl Round {
 
 impl Hunts {
     /// `hunt` status line (logfmt).
-    pub fn report(&self, config: &Config, alive: usize, now: u64, tick_rate: f64) -> String {
+    pub fn report(&self, config: &Config, alive: usize, tick_rate: f64) -> String {
         match &self.active {
             None => "hunt=none".into(),
             Some(round) => {
                 let preset = &config.hunt.presets[round.preset];
-                let left = preset.round_time_s - (now - round.started) as f64 / tick_rate;
+                let left = preset.round_time_s - round.elapsed as f64 / tick_rate;
                 format!(
                     "hunt={} alive={alive} spawned={} kills={} seconds_left={:.0}",
                     preset.name,
@@ -143,21 +146,12 @@ fn run_hunt(
             broadcast(&mut clients, &format!("A hunt begins: {name}"));
             hunts.active = Some(Round {
                 preset,
-                started: now,
-                next_wave: now,
+                elapsed: 0,
+                next_wave_in: 0,
                 spawned: 0,
                 kills: 0,
                 rng: now.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1,
             });
-            commands.spawn((
-                BossBarBundle::new(
-                    name.clone().into(),
-                    BossBarColor::Red,
-                    BossBarDivision::TenNotches,
-                    BossBarFlags::new(),
-                ),
-                HuntBar,
-            ));
         }
         Some(HuntRequest::Stop) if hunts.active.is_some() => {
             end_round(
@@ -181,7 +175,20 @@ fn run_hunt(
     let players = clients.iter().count();
     let goal = kill_goal(players as u32);
     let alive = members.iter().filter(|(_, dying)| dying.is_none()).count() as u32;
-    let elapsed = (now - round.started) as f64 / tick_rate;
+    round.elapsed += 1;
+    let elapsed = round.elapsed as f64 / tick_rate;
+    // The boss bar, made here so that a round restored from the save gets one too.
+    if bars.is_empty() {
+        commands.spawn((
+            BossBarBundle::new(
+                preset.name.clone().into(),
+                BossBarColor::Red,
+                BossBarDivision::TenNotches,
+                BossBarFlags::new(),
+            ),
+            HuntBar,
+        ));
+    }
 
     let over = if round.kills >= goal {
         Some(format!("Victory: {} zombies slain", round.kills))
@@ -202,8 +209,9 @@ fn run_hunt(
         return;
     }
 
-    if now >= round.next_wave {
-        round.next_wave = now + (preset.spawn_rate_s * tick_rate).round().max(1.0) as u64;
+    round.next_wave_in = round.next_wave_in.saturating_sub(1);
+    if round.next_wave_in == 0 {
+        round.next_wave_in = (preset.spawn_rate_s * tick_rate).round().max(1.0) as u64;
         let size = wave_size(preset, alive, round.spawned, round.random());
         if let (Ok((layer_entity, layer)), Some(center)) = (layers.get_single(), spawn.pos) {
             let weights: Vec<u32> = preset
@@ -231,6 +239,7 @@ fn run_hunt(
                 commands.spawn((
                     zombie_bundle(layer_entity, pos, kind, &kinds, seed),
                     HuntZombie,
+                    Solitary,
                 ));
                 round.spawned += 1;
             }

@@ -22,7 +22,7 @@ use crate::time::WorldClock;
 use crate::world::chunks::EntityTicking;
 use crate::world::{standable_top, Overworld};
 use crate::zombie::chase::ZombieSet;
-use crate::zombie::{zombie_bundle, Chase, Dying, Lod, Vitality, Zombie, ZombieKinds};
+use crate::zombie::{zombie_bundle, Chase, Dying, Lod, Solitary, Vitality, Zombie, ZombieKinds};
 use ghost::{drift, scatter, GhostMember};
 use grid::SpatialGrid;
 use migration::{arrived, dwell_ticks, next_leg, waypoint, PackRng};
@@ -363,7 +363,10 @@ fn flat(p: DVec3) -> DVec2 {
     DVec2::new(p.x, p.z)
 }
 
-fn give_brains(mut commands: Commands, zombies: Query<Entity, (With<Zombie>, Without<PackBrain>)>) {
+fn give_brains(
+    mut commands: Commands,
+    zombies: Query<Entity, (With<Zombie>, Without<PackBrain>, Without<Solitary>)>,
+) {
     for zombie in &zombies {
         commands.entity(zombie).insert(PackBrain::default());
     }

@@ -13,14 +13,14 @@ use valence::prelude::*;
 
 use crate::config::Config;
 use crate::daylight::{Burning, Helmet, Phase, WorldPhase};
-use crate::hunt::HuntZombie;
+use crate::hunt::{HuntZombie, Hunts, Round};
 use crate::pack::ghost::GhostMember;
 use crate::pack::migration::PackRng;
 use crate::pack::{PackBrain, PackState, Packs};
 use crate::time::WorldClock;
 use crate::world::Overworld;
 use crate::world::WorldDir;
-use crate::zombie::{zombie_bundle, Dying, Vitality, Zombie, ZombieKinds};
+use crate::zombie::{zombie_bundle, Dying, Solitary, Vitality, Zombie, ZombieKinds};
 pub use file::{SaveFile, DATA_VERSION};
 
 /// Format versions of `horde_world.dat` and `horde_packs.dat`.
@@ -102,6 +102,33 @@ pub fn load_zombies(world_dir: &Path, app: &mut App) -> anyhow::Result<()> {
         );
     }
     packs.next_id = packs.next_id.max(saved.next_id);
+    if let Some(hunt) = saved.hunt {
+        match config
+            .hunt
+            .presets
+            .iter()
+            .position(|p| p.name == hunt.preset)
+        {
+            Some(preset) => {
+                app.world.resource_mut::<Hunts>().active = Some(Round {
+                    preset,
+                    elapsed: hunt.elapsed,
+                    next_wave_in: hunt.next_wave_in,
+                    spawned: hunt.spawned,
+                    kills: hunt.kills,
+                    rng: hunt.rng,
+                });
+                info!(
+                    "resuming hunt {} ({} kills so far)",
+                    hunt.preset, hunt.kills
+                );
+            }
+            None => warn!(
+                "the saved hunt {:?} is no longer configured; not resuming it",
+                hunt.preset
+            ),
+        }
+    }
     info!(
         "loaded {count} packs ({members} members) and {} loose zombies",
         saved.loose.len()
@@ -142,6 +169,9 @@ fn restore_loose_zombies(
         if let Some((kind, durability)) = z.helmet {
             zombie.insert(Helmet { kind, durability });
         }
+        if z.hunt {
+            zombie.insert((HuntZombie, Solitary));
+        }
     }
     commands.remove_resource::<PendingZombies>();
 }
@@ -165,12 +195,14 @@ pub fn snapshot_zombies(world: &mut World) -> zombies::SavedZombies {
         Option<&Burning>,
         Option<&Helmet>,
         Option<&PackBrain>,
-    ), (Without<Dying>, Without<HuntZombie>)>();
+        Option<&HuntZombie>,
+    ), Without<Dying>>();
     let record = |z: &Zombie,
                   p: &Position,
                   v: &Vitality,
                   f: Option<&Burning>,
                   h: Option<&Helmet>,
+                  hunt: Option<&HuntZombie>,
                   with_pos: bool| {
         zombies::SavedZombie {
             kind: name(z.kind),
@@ -178,12 +210,13 @@ pub fn snapshot_zombies(world: &mut World) -> zombies::SavedZombies {
             fire_ticks: f.map_or(0, |f| f.ticks_left.min(u32::MAX as u64) as u32),
             helmet: h.map(|h| (h.kind, h.durability)),
             pos: with_pos.then_some(p.0),
+            hunt: hunt.is_some(),
         }
     };
     let loose = bodies
         .iter(world)
-        .filter(|(.., brain)| brain.is_none_or(|b| b.pack.is_none()))
-        .map(|(z, p, v, f, h, _)| record(z, p, v, f, h, true))
+        .filter(|(.., brain, _)| brain.is_none_or(|b| b.pack.is_none()))
+        .map(|(z, p, v, f, h, _, hunt)| record(z, p, v, f, h, hunt, true))
         .collect();
     let packs = world.resource::<Packs>();
     let saved_packs = packs
@@ -211,21 +244,36 @@ pub fn snapshot_zombies(world: &mut World) -> zombies::SavedZombies {
                         fire_ticks: g.fire_ticks as u32,
                         helmet: g.helmet.map(|(k, d)| (k, d as u32)),
                         pos: None,
+                        hunt: false,
                     })
                     .collect(),
                 PackState::Materialised => pack
                     .members
                     .iter()
                     .filter_map(|m| bodies.get(world, *m).ok())
-                    .map(|(z, p, v, f, h, _)| record(z, p, v, f, h, false))
+                    .map(|(z, p, v, f, h, _, _)| record(z, p, v, f, h, None, false))
                     .collect(),
             },
         })
         .collect();
+    let config = world.resource::<Config>();
+    let hunt = world
+        .resource::<Hunts>()
+        .active
+        .as_ref()
+        .map(|r| zombies::SavedHunt {
+            preset: config.hunt.presets[r.preset].name.clone(),
+            elapsed: r.elapsed,
+            next_wave_in: r.next_wave_in,
+            spawned: r.spawned,
+            kills: r.kills,
+            rng: r.rng,
+        });
     zombies::SavedZombies {
         next_id: packs.next_id,
         packs: saved_packs,
         loose,
+        hunt,
     }
 }
 

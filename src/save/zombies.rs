@@ -17,6 +17,19 @@ pub struct SavedZombie {
     pub helmet: Option<(HelmetKind, u32)>,
     /// Where it stood (loose zombies; pack members come back around the centroid).
     pub pos: Option<DVec3>,
+    /// Spawned by the running hunt.
+    pub hunt: bool,
+}
+
+/// The running hunt round, if any.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SavedHunt {
+    pub preset: String,
+    pub elapsed: u64,
+    pub next_wave_in: u64,
+    pub spawned: u32,
+    pub kills: u32,
+    pub rng: u64,
 }
 
 /// One pack as saved.
@@ -43,6 +56,7 @@ pub struct SavedZombies {
     pub next_id: u64,
     pub packs: Vec<SavedPack>,
     pub loose: Vec<SavedZombie>,
+    pub hunt: Option<SavedHunt>,
 }
 
 fn list(items: Vec<Compound>) -> Value {
@@ -61,6 +75,9 @@ impl SavedZombie {
         }
         if let Some(p) = self.pos {
             c.insert("Pos", Value::List(List::Double(vec![p.x, p.y, p.z])));
+        }
+        if self.hunt {
+            c.insert("Hunt", true);
         }
         c
     }
@@ -90,6 +107,31 @@ impl SavedZombie {
             fire_ticks: int(c, "Fire")?.max(0) as u32,
             helmet,
             pos,
+            hunt: matches!(c.get("Hunt"), Some(Value::Byte(1))),
+        })
+    }
+}
+
+impl SavedHunt {
+    fn to_nbt(&self) -> Compound {
+        let mut c = Compound::new();
+        c.insert("Preset", self.preset.clone());
+        c.insert("Elapsed", self.elapsed as i64);
+        c.insert("NextWaveIn", self.next_wave_in as i64);
+        c.insert("Spawned", self.spawned as i32);
+        c.insert("Kills", self.kills as i32);
+        c.insert("Rng", self.rng as i64);
+        c
+    }
+
+    fn from_nbt(c: &Compound) -> Result<Self, String> {
+        Ok(Self {
+            preset: string(c, "Preset")?,
+            elapsed: long(c, "Elapsed")?.max(0) as u64,
+            next_wave_in: long(c, "NextWaveIn")?.max(0) as u64,
+            spawned: int(c, "Spawned")?.max(0) as u32,
+            kills: int(c, "Kills")?.max(0) as u32,
+            rng: long(c, "Rng")? as u64,
         })
     }
 }
@@ -196,6 +238,9 @@ impl SavedZombies {
             "Loose",
             list(self.loose.iter().map(SavedZombie::to_nbt).collect()),
         );
+        if let Some(hunt) = &self.hunt {
+            c.insert("Hunt", hunt.to_nbt());
+        }
         c
     }
 
@@ -210,6 +255,11 @@ impl SavedZombies {
                 .iter()
                 .map(SavedZombie::from_nbt)
                 .collect::<Result<_, _>>()?,
+            hunt: match c.get("Hunt") {
+                Some(Value::Compound(h)) => Some(SavedHunt::from_nbt(h)?),
+                Some(_) => return Err("Hunt is not a compound".into()),
+                None => None,
+            },
         })
     }
 }
@@ -244,6 +294,7 @@ mod tests {
                     )
                 }),
                 pos: with_pos.then(|| DVec3::new(self.float(), self.float() / 100.0, self.float())),
+                hunt: with_pos && self.next().is_multiple_of(3),
             }
         }
     }
@@ -272,6 +323,14 @@ mod tests {
                 next_id: g.next() % 1_000_000,
                 packs,
                 loose: (0..g.next() % 10).map(|_| g.zombie(true)).collect(),
+                hunt: g.next().is_multiple_of(2).then(|| SavedHunt {
+                    preset: "colosseum".into(),
+                    elapsed: g.next() % 5000,
+                    next_wave_in: g.next() % 200,
+                    spawned: (g.next() % 50) as u32,
+                    kills: (g.next() % 50) as u32,
+                    rng: g.next(),
+                }),
             };
             let mut bytes = Vec::new();
             saved.to_nbt().to_binary(&mut bytes, "").unwrap();
@@ -290,6 +349,7 @@ mod tests {
             next_id: 7,
             packs: vec![],
             loose: vec![g.zombie(true)],
+            hunt: None,
         };
         let newer = SavedZombies {
             next_id: 8,

@@ -37,6 +37,10 @@ pub struct Zombie {
     pub kind: usize,
 }
 
+/// Keeps a zombie out of packs (hunt zombies chase; they do not roam).
+#[derive(Component, Debug, Clone, Copy, Default)]
+pub struct Solitary;
+
 /// Health left, in half hearts.
 #[derive(Component, Debug, Clone, Copy, PartialEq)]
 pub struct Vitality(pub f32);
