@@ -95,3 +95,20 @@ fn falling_into_the_void_kills() {
     }
     assert_eq!(h.app.world.get::<Health>(h.client), Some(&Health(0.0)));
 }
+
+#[test]
+fn absurd_console_input_is_refused_without_a_hang_or_panic() {
+    let mut h = harness();
+    let huge = h.run("fill -3000000000 0 0 3000000000 1 1 stone");
+    assert!(huge.starts_with("error="), "{huge}");
+    assert!(h.run("fill 0 0 0 1 1 1 not_a_block").starts_with("error="));
+    assert!(h.run("summon zombie 1 2 3 dragon").starts_with("error="));
+    assert!(h.run("give tester not_an_item").starts_with("error="));
+    assert!(h.run("tp nobody 0 0 0").starts_with("error="));
+    assert!(h.run("time set 99999999999999").starts_with("usage:"));
+    let far = h.run("tp tester 1e9 64 -1e9");
+    assert!(far.starts_with("teleported=tester"), "{far}");
+    for _ in 0..5 {
+        h.app.update();
+    }
+}

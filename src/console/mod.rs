@@ -340,8 +340,9 @@ fn fill(
         BlockPos::new(a.x.min(b.x), a.y.min(b.y), a.z.min(b.z)),
         BlockPos::new(a.x.max(b.x), a.y.max(b.y), a.z.max(b.z)),
     );
-    let volume =
-        (max.x - min.x + 1) as i64 * (max.y - min.y + 1) as i64 * (max.z - min.z + 1) as i64;
+    // In i64: corners at the ends of the i32 range must not wrap to a small box.
+    let side = |a: i32, b: i32| b as i64 - a as i64 + 1;
+    let volume = side(min.x, max.x) * side(min.y, max.y) * side(min.z, max.z);
     if volume > FILL_LIMIT {
         return format!("error=\"{volume} blocks is more than {FILL_LIMIT}\"");
     }
