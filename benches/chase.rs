@@ -17,7 +17,7 @@ use horde::world::{standable_top, ChunkLifecycle, Overworld, WorldSpawn};
 use horde::zombie::path::{find_path, heuristic, neighbours, PathLimits};
 use horde::zombie::{zombie_bundle, Chase, ChaseStats, Zombie, ZombieKinds};
 use valence::prelude::*;
-use valence::testing::create_mock_client;
+use valence::testing::{create_mock_client, MockClientHelper};
 
 const PLAYERS: usize = 4;
 const WARMUP_TICKS: usize = 40;
@@ -30,6 +30,8 @@ const CIRCLE: f64 = 12.0;
 struct Sim {
     app: App,
     players: Vec<Entity>,
+    /// The first player's connection, to count what a client receives.
+    watcher: MockClientHelper,
     centres: Vec<DVec3>,
     tick: usize,
     _dir: TempDir,
@@ -71,11 +73,13 @@ impl Sim {
         let centres: Vec<DVec3> = (0..PLAYERS)
             .map(|i| spawn + DVec3::new((i % 2) as f64 * 64.0, 0.0, (i / 2) as f64 * 64.0))
             .collect();
+        let mut helpers = Vec::new();
         let players = centres
             .iter()
             .enumerate()
             .map(|(i, _)| {
-                let (mut bundle, _) = create_mock_client(format!("runner{i}"));
+                let (mut bundle, helper) = create_mock_client(format!("runner{i}"));
+                helpers.push(helper);
                 bundle.view_distance = ViewDistance::new(6);
                 app.world.spawn(bundle).id()
             })
@@ -101,10 +105,14 @@ impl Sim {
         let mut sim = Sim {
             app,
             players,
+            watcher: helpers.swap_remove(0),
             centres,
             tick: 0,
             _dir: TempDir(dir),
         };
+        // Night: zombies chase rather than burn.
+        let night = horde::console::command::parse("time set 14000").unwrap();
+        horde::console::execute(&mut sim.app.world, night);
         sim.spawn_zombies(zombies);
         sim
     }
@@ -161,6 +169,35 @@ impl Sim {
                 .0 = DVec3::new(x, y as f64, z);
         }
         self.tick += 1;
+    }
+
+    /// Bytes of entity packets (moves, looks, metadata, spawns...) the first player received
+    /// since last asked: the zombie traffic, without terrain.
+    fn received_bytes(&mut self) -> usize {
+        use valence::protocol::packets::play::*;
+        use valence::protocol::Packet;
+        let entity_packets = [
+            MoveRelativeS2c::ID,
+            RotateAndMoveRelativeS2c::ID,
+            RotateS2c::ID,
+            EntityPositionS2c::ID,
+            EntitySetHeadYawS2c::ID,
+            EntityTrackerUpdateS2c::ID,
+            EntitySpawnS2c::ID,
+            EntitiesDestroyS2c::ID,
+            EntityDamageS2c::ID,
+            EntityAnimationS2c::ID,
+            EntityStatusS2c::ID,
+            EntityEquipmentUpdateS2c::ID,
+            EntityVelocityUpdateS2c::ID,
+        ];
+        self.watcher
+            .collect_received()
+            .0
+            .iter()
+            .filter(|f| entity_packets.contains(&f.id))
+            .map(|f| f.body.len() + 2)
+            .sum()
     }
 
     fn step(&mut self) -> Duration {
@@ -239,6 +276,8 @@ fn chase_scenario(zombies: usize, radius: f64, every_tick: bool) {
         sim.step();
     }
     let before = sim.app.world.resource::<ChaseStats>().clone();
+    sim.received_bytes();
+    let mut bytes = 0;
     let limits = PathLimits {
         node_budget: 560,
         max_drop: 3,
@@ -266,6 +305,7 @@ fn chase_scenario(zombies: usize, radius: f64, every_tick: bool) {
                 .count() as u64;
         }
         times.push(ms(took));
+        bytes += sim.received_bytes();
         if let Some(lag) = sim.lag() {
             lags.push(lag);
         }
@@ -293,10 +333,11 @@ fn chase_scenario(zombies: usize, radius: f64, every_tick: bool) {
         lags.iter().sum::<f64>() / lags.len().max(1) as f64
     };
     println!(
-        "scenario={} zombies={zombies} players={PLAYERS} R={radius} ticks={ticks} tick_mean_ms={mean:.3} tick_p99_ms={p99:.3} paths_per_zombie_s={:.2} nodes_per_path={:.1} lag_blocks={lag:.2}",
+        "scenario={} zombies={zombies} players={PLAYERS} R={radius} ticks={ticks} tick_mean_ms={mean:.3} tick_p99_ms={p99:.3} paths_per_zombie_s={:.2} nodes_per_path={:.1} lag_blocks={lag:.2} zombie_kb_per_client_s={:.1}",
         if every_tick { "every_tick" } else { "hop" },
         paths as f64 / alive.max(1) as f64 / seconds,
         nodes as f64 / paths.max(1) as f64,
+        bytes as f64 / 1000.0 / seconds,
     );
 }
 

@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 
 use valence::prelude::*;
 
-use super::body::Body;
+use super::body::{Body, SYNC_TICKS};
 use super::hop::{hop_goal, Decision, HopEvent, HopPlanner, HopRules};
 use super::lod::Lod;
 use super::path::{find_path, waypoints, PathLimits};
@@ -307,7 +307,7 @@ fn move_zombies(
         let kind = &kinds.0[zombie.kind];
         let watchdog = rules.hop.watchdog_ticks(kind.speed);
         let chase = &mut *chase;
-        let mut pos = position.0;
+        let mut pos = body.at.unwrap_or(position.0);
         let target = chase.target.and_then(|t| players.get(t).ok()).map(|p| p.0);
 
         // Close enough to strike: stand and face the target; the attack system does the rest.
@@ -415,7 +415,11 @@ fn move_zombies(
                 0
             };
         }
-        if position.0 != pos {
+        body.at = Some(pos);
+        // Clients hear of moves every few ticks (sooner for a big jump), not every tick.
+        let sync =
+            (now + lod.bucket()).is_multiple_of(SYNC_TICKS) || position.0.distance(pos) > 2.0;
+        if sync && position.0 != pos {
             position.0 = pos;
         }
 
@@ -442,11 +446,11 @@ fn move_zombies(
             None => (body_yaw, 30.0),
         };
         let body_yaw = if holding { head_yaw } else { body_yaw };
-        if look.yaw != body_yaw || look.pitch != pitch {
+        if sync && (look.yaw != body_yaw || look.pitch != pitch) {
             look.yaw = body_yaw;
             look.pitch = pitch;
         }
-        if head.0 != head_yaw {
+        if sync && head.0 != head_yaw {
             head.0 = head_yaw;
         }
     }

@@ -90,6 +90,11 @@ impl Lod {
         }
     }
 
+    /// The zombie's stagger bucket, `0..4`.
+    pub fn bucket(&self) -> u64 {
+        self.bucket
+    }
+
     /// Ticks to simulate on `tick`: 0 when the zombie does not act on it.
     pub fn steps(&self, tick: u64) -> u64 {
         match self.tier.period() {
