@@ -2,6 +2,9 @@
 //! in packs, and with 1,000,000 ghost members on top; memory per ghost member.
 //! Run with `cargo bench --bench packs` (or `scripts/bench.sh`).
 
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use horde::config::Config;
 use horde::pack::ghost::GhostMember;
 use horde::pack::Packs;
@@ -15,15 +18,37 @@ const ZOMBIES: usize = 10_000;
 const GHOST_MEMBERS: usize = 1_000_000;
 const MEASURED_TICKS: usize = 400;
 
-/// Resident memory of this process, in bytes.
-fn resident_bytes() -> u64 {
-    let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
-    let pages: u64 = statm
-        .split_whitespace()
-        .nth(1)
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
-    pages * 4096
+/// Counts the bytes live on the heap, to measure what ghosts cost exactly (resident memory
+/// moves with what the allocator keeps around).
+struct Counting;
+
+// SAFETY: every call is passed straight to the system allocator with the caller's layout; the
+// counter is only bookkeeping.
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+        System.alloc(layout)
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        System.dealloc(ptr, layout)
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        LIVE.fetch_add(new_size, Ordering::Relaxed);
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        System.realloc(ptr, layout, new_size)
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+fn live_bytes() -> usize {
+    LIVE.load(Ordering::Relaxed)
 }
 
 fn main() {
@@ -100,7 +125,7 @@ fn main() {
     );
 
     // A million ghost members, in packs of 24 scattered far from everyone.
-    let before = resident_bytes();
+    let before = live_bytes();
     {
         let mut packs = app.world.resource_mut::<Packs>();
         let member = GhostMember {
@@ -117,7 +142,7 @@ fn main() {
             packs.adopt_ghost(at, 64.0, vec![member; 24], seed, &rules);
         }
     }
-    let bytes_per_ghost = (resident_bytes() - before) as f64 / GHOST_MEMBERS as f64;
+    let bytes_per_ghost = live_bytes().saturating_sub(before) as f64 / GHOST_MEMBERS as f64;
     app.world.resource_mut::<Packs>().cost.clear();
     for _ in 0..MEASURED_TICKS {
         app.update();
