@@ -22,10 +22,10 @@ const MEASURED_TICKS: usize = 400;
 /// moves with what the allocator keeps around).
 struct Counting;
 
-// SAFETY: every call is passed straight to the system allocator with the caller's layout; the
-// counter is only bookkeeping.
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 
+// SAFETY: every call is passed straight to the system allocator with the caller's layout; the
+// counter is only bookkeeping.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         LIVE.fetch_add(layout.size(), Ordering::Relaxed);
