@@ -237,7 +237,7 @@ impl Sim {
                 .into_iter()
                 .filter_map(|(p, t)| {
                     let to = world.get::<Position>(t)?.0;
-                    Some((block(p), block(to)))
+                    Some((BlockPos::from_pos(p), BlockPos::from_pos(to)))
                 })
                 .collect()
         };
@@ -249,14 +249,6 @@ impl Sim {
             .sum();
         (start.elapsed(), nodes)
     }
-}
-
-fn block(p: DVec3) -> BlockPos {
-    BlockPos::new(
-        p.x.floor() as i32,
-        (p.y + 1e-6).floor() as i32,
-        p.z.floor() as i32,
-    )
 }
 
 fn ms(d: Duration) -> f64 {

@@ -20,7 +20,7 @@ use crate::world::chunks::ChunkDropped;
 use crate::world::{Overworld, Voxels};
 use crate::zombie::attack::{hurt_effect, wound};
 use crate::zombie::chase::ZombieSet;
-use crate::zombie::{Chase, Dying, Vitality, Zombie};
+use crate::zombie::{staggered, Chase, Dying, Vitality, Zombie};
 pub use rules::{sunlight, Exposure, Phase, Sunlight};
 pub use sky::SkyMap;
 
@@ -87,19 +87,7 @@ const EYE: f64 = 1.74;
 const HEAD_SLOT: i8 = 5;
 
 fn eye_block(pos: DVec3) -> BlockPos {
-    BlockPos::new(
-        pos.x.floor() as i32,
-        (pos.y + EYE).floor() as i32,
-        pos.z.floor() as i32,
-    )
-}
-
-fn feet_block(pos: DVec3) -> BlockPos {
-    BlockPos::new(
-        pos.x.floor() as i32,
-        pos.y.floor() as i32,
-        pos.z.floor() as i32,
-    )
+    BlockPos::from_pos(pos + DVec3::new(0.0, EYE, 0.0))
 }
 
 /// Zombies of a type with a helmet get it when they appear.
@@ -161,13 +149,13 @@ fn sun_on_zombies(
     let d = &config.daylight;
     let burn_ticks = (d.burn_s * second as f64).round() as u64;
     for (entity, pos, helmet, burning) in &mut zombies {
-        if !(now + entity.index() as u64).is_multiple_of(second) {
+        if !staggered(entity, now, second) {
             continue;
         }
         let exposure = Exposure {
             day: clock.is_day(),
             sees_sky: sky.sees_sky(layer, eye_block(pos.0)),
-            in_water: layer.liquid(feet_block(pos.0)),
+            in_water: layer.liquid(BlockPos::from_pos(pos.0)),
             // horde has no weather yet: it never rains.
             raining: false,
         };
@@ -225,7 +213,7 @@ fn burn(
     let second = server.tick_rate().get() as u64;
     for (entity, pos, id, mut flags, mut vitality, mut statuses, burning) in &mut zombies {
         let lit = match burning {
-            Some(mut fire) if fire.ticks_left > 0 && !chunks.liquid(feet_block(pos.0)) => {
+            Some(mut fire) if fire.ticks_left > 0 && !chunks.liquid(BlockPos::from_pos(pos.0)) => {
                 fire.ticks_left -= 1;
                 if fire.ticks_left % second == 0 {
                     hurt_effect(&mut entities, pos.0, id.get(), ON_FIRE, None);
@@ -270,7 +258,7 @@ fn day_sleep(
     let second = server.tick_rate().get() as u64;
     let immune = phase.0.phase >= config.daylight.sun_immune_phase;
     for (entity, pos, mut chase) in &mut zombies {
-        if !(now + entity.index() as u64).is_multiple_of(second) {
+        if !staggered(entity, now, second) {
             continue;
         }
         if !clock.is_day() || chase.target.is_some() {
@@ -299,7 +287,7 @@ pub fn find_shade(
     from: DVec3,
     radius: i32,
 ) -> Option<DVec3> {
-    let base = feet_block(from);
+    let base = BlockPos::from_pos(from);
     for ring in 1..=radius {
         for dz in -ring..=ring {
             for dx in -ring..=ring {

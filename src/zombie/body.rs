@@ -71,18 +71,10 @@ pub fn snap(v: f64) -> f64 {
     (v * 4096.0).round() / 4096.0
 }
 
-fn feet_block(pos: DVec3) -> BlockPos {
-    BlockPos::new(
-        pos.x.floor() as i32,
-        pos.y.floor() as i32,
-        pos.z.floor() as i32,
-    )
-}
-
 impl Body {
     /// Advances one tick: walk by `wish` (blocks this tick, horizontal), jump if asked.
     pub fn step(&mut self, world: &impl Voxels, pos: DVec3, wish: DVec2, jump: bool) -> DVec3 {
-        let in_water = world.liquid(feet_block(pos));
+        let in_water = world.liquid(BlockPos::from_pos(pos));
         let scale = if in_water { WATER_SPEED } else { 1.0 };
         let dx = wish.x * scale + self.knockback.x;
         let dz = wish.y * scale + self.knockback.z;

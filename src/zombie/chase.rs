@@ -10,7 +10,7 @@ use super::body::{Body, SYNC_TICKS};
 use super::hop::{hop_goal, Decision, HopEvent, HopPlanner, HopRules};
 use super::lod::Lod;
 use super::path::{find_path, waypoints, PathLimits};
-use super::{Dying, Zombie, ZombieKinds};
+use super::{staggered, Dying, Zombie, ZombieKinds};
 use crate::config::Config;
 use crate::player::Dead;
 use crate::world::{Overworld, Voxels};
@@ -179,7 +179,7 @@ pub fn line_of_sight(world: &impl Voxels, from: DVec3, to: DVec3) -> bool {
     let steps = (from.distance(to) / 0.25).ceil() as usize;
     (1..steps).all(|i| {
         let p = from.lerp(to, i as f64 / steps as f64);
-        let at = BlockPos::new(p.x.floor() as i32, p.y.floor() as i32, p.z.floor() as i32);
+        let at = BlockPos::from_pos(p);
         world.block(at).is_some_and(|b| !b.is_opaque())
     })
 }
@@ -211,7 +211,7 @@ fn choose_targets(
     // Equal distances are broken by UUID, the same way on every run.
     candidates.sort_by_key(|(_, _, id)| id.0);
     for (entity, mut chase, pos) in &mut zombies {
-        if !(now + entity.index() as u64).is_multiple_of(rules.retarget_ticks) {
+        if !staggered(entity, now, rules.retarget_ticks) {
             continue;
         }
         if chase.ignored.is_some_and(|(_, until)| now >= until) {
@@ -250,7 +250,7 @@ fn choose_targets(
 
 /// Snaps a point to the nearest standable block within a small neighbourhood.
 fn standable_near(world: &impl Voxels, p: DVec3) -> BlockPos {
-    let base = BlockPos::new(p.x.floor() as i32, p.y.floor() as i32, p.z.floor() as i32);
+    let base = BlockPos::from_pos(p);
     for dy in [0, 1, -1, 2, -2, 3, -3] {
         for (dx, dz) in [(0, 0), (1, 0), (-1, 0), (0, 1), (0, -1)] {
             let c = BlockPos::new(base.x + dx, base.y + dy, base.z + dz);
@@ -260,14 +260,6 @@ fn standable_near(world: &impl Voxels, p: DVec3) -> BlockPos {
         }
     }
     base
-}
-
-fn feet(pos: DVec3) -> BlockPos {
-    BlockPos::new(
-        pos.x.floor() as i32,
-        (pos.y + 1e-6).floor() as i32,
-        pos.z.floor() as i32,
-    )
 }
 
 /// Yaw in degrees facing along `d` (0 faces +z, -90 faces +x).
@@ -361,7 +353,7 @@ fn move_zombies(
                     chase.planner.request(event, now, pos, &rules.hop, watchdog)
                 {
                     let goal = hop_goal(pos, dest, rules.hop.radius);
-                    let start = feet(pos);
+                    let start = BlockPos::from_pos(pos);
                     let path = find_path(layer, start, standable_near(layer, goal), rules.limits);
                     stats.plans += 1;
                     stats.expanded_nodes += path.expanded as u64;

@@ -57,6 +57,12 @@ impl ZombieKinds {
     }
 }
 
+/// Whether `entity` takes its turn at tick `now` of work done once per `period` ticks: each
+/// entity on its own tick, so the work is spread instead of landing on one.
+pub fn staggered(entity: Entity, now: u64, period: u64) -> bool {
+    (now + entity.index() as u64).is_multiple_of(period)
+}
+
 /// Everything a new zombie entity needs. `seed` makes its wandering reproducible.
 pub fn zombie_bundle(
     layer: Entity,
