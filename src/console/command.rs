@@ -54,6 +54,8 @@ pub enum Command {
     HuntStart(String),
     HuntStop,
     HuntStatus,
+    PerfStart,
+    PerfStop,
 }
 
 /// A coordinate as vanilla writes them: `12.5`, or `~` / `~-3` relative to the player.
@@ -92,6 +94,11 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "ticks per second and tick times over the last minute",
     ),
     ("chunks", "loaded chunks and load/unload latency in ticks"),
+    ("perf start", "record every tick's time"),
+    (
+        "perf stop",
+        "stop recording: summary, and the ticks as CSV under the world's debug/",
+    ),
     ("time query", "the world clock"),
     (
         "time set <day|noon|night|midnight|TICKS>",
@@ -143,6 +150,8 @@ pub fn parse(line: &str) -> Result<Command, String> {
         ("list", []) => Command::List,
         ("tps", []) => Command::Tps,
         ("chunks", []) => Command::Chunks,
+        ("perf", ["start"]) => Command::PerfStart,
+        ("perf", ["stop"]) => Command::PerfStop,
         ("time", ["query", ..]) => Command::TimeQuery,
         ("time", ["set", when]) => {
             Command::TimeSet(crate::time::parse_time(when).ok_or_else(|| usage("time"))?)

@@ -20,7 +20,7 @@ use crate::metrics::TickTimes;
 use crate::pack::Packs;
 use crate::player::{DamageCause, DamagePlayer, Health};
 use crate::time::WorldClock;
-use crate::world::{ChunkLifecycle, Overworld, WorldSpawn};
+use crate::world::{ChunkLifecycle, Overworld, WorldDir, WorldSpawn};
 use crate::zombie::attack::AttackTiming;
 use crate::zombie::chase::ChaseRules;
 use crate::zombie::{
@@ -152,6 +152,16 @@ pub fn execute(world: &mut World, command: Command) -> String {
         }
         Command::Tps => world.resource::<TickTimes>().report(),
         Command::Chunks => world.resource::<ChunkLifecycle>().report(),
+        Command::PerfStart => {
+            let tick_rate = world.resource::<Server>().tick_rate().get();
+            if world.resource_mut::<TickTimes>().start_recording(tick_rate) {
+                info!("recording tick times until perf stop");
+                "recording=true".into()
+            } else {
+                "error=\"a recording is running; perf stop ends it\"".into()
+            }
+        }
+        Command::PerfStop => perf_stop(world),
         Command::TimeQuery => world.resource::<WorldClock>().report(),
         Command::TimeSet(ticks) => {
             let mut clock = world.resource_mut::<WorldClock>();
@@ -275,6 +285,39 @@ pub fn execute(world: &mut World, command: Command) -> String {
             world
                 .resource::<Hunts>()
                 .report(world.resource::<Config>(), alive, rate)
+        }
+    }
+}
+
+/// Ends a `perf` recording and writes its ticks next to the world, as vanilla writes its
+/// profiles under `debug/`.
+fn perf_stop(world: &mut World) -> String {
+    let Some(recording) = world.resource_mut::<TickTimes>().stop_recording() else {
+        return "error=\"no recording is running; perf start begins one\"".into();
+    };
+    let dir = world.resource::<WorldDir>().0.join("debug");
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let file = dir.join(format!("tick-times-{stamp}.csv"));
+    let written =
+        std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&file, recording.csv()));
+    match written {
+        Ok(()) => {
+            info!("tick times written to {}", file.display());
+            format!(
+                "{} file={:?}",
+                recording.summary(),
+                file.display().to_string()
+            )
+        }
+        Err(e) => {
+            warn!("cannot write {}: {e}", file.display());
+            format!(
+                "{} error={:?}",
+                recording.summary(),
+                format!("cannot write {}: {e}", file.display())
+            )
         }
     }
 }

@@ -1,5 +1,5 @@
-//! What the server measures about itself: tick times for `tps`, and the distributions other
-//! modules report (chunk latencies).
+//! What the server measures about itself: tick times for `tps` and `perf`, and the
+//! distributions other modules report (chunk latencies).
 
 mod histogram;
 
@@ -32,6 +32,57 @@ pub struct TickTimes {
     /// Ticks over budget since start.
     overruns: u64,
     last_warning: Option<Instant>,
+    /// Every tick since `perf start`, for a full profile of a session.
+    recording: Option<Recording>,
+}
+
+/// Tick times recorded between `perf start` and `perf stop`, like vanilla's `/perf`.
+#[derive(Debug)]
+pub struct Recording {
+    started: Instant,
+    /// Seconds from `started` to each tick's start, and the tick's duration in milliseconds.
+    ticks: Vec<(f64, f64)>,
+    budget_ms: f64,
+}
+
+impl Recording {
+    /// An hour at 20 ticks per second; later ticks are not kept, so a forgotten recording
+    /// cannot grow without bound.
+    pub const MAX_TICKS: usize = 72_000;
+
+    /// `ticks= seconds= mean_ms= p50_ms= p99_ms= max_ms= overruns=` in logfmt.
+    pub fn summary(&self) -> String {
+        let mut took: Vec<f64> = self.ticks.iter().map(|(_, ms)| *ms).collect();
+        took.sort_by(f64::total_cmp);
+        let at = |p: f64| {
+            let rank = ((took.len() as f64 * p).ceil() as usize).clamp(1, took.len().max(1));
+            took.get(rank - 1)
+                .map_or("-".into(), |ms| format!("{ms:.3}"))
+        };
+        let mean = if took.is_empty() {
+            "-".into()
+        } else {
+            format!("{:.3}", took.iter().sum::<f64>() / took.len() as f64)
+        };
+        format!(
+            "ticks={} seconds={:.1} mean_ms={mean} p50_ms={} p99_ms={} max_ms={} overruns={}",
+            took.len(),
+            self.started.elapsed().as_secs_f64(),
+            at(0.5),
+            at(0.99),
+            at(1.0),
+            took.iter().filter(|ms| **ms > self.budget_ms).count()
+        )
+    }
+
+    /// One `second,tick_ms` row per tick.
+    pub fn csv(&self) -> String {
+        let mut out = String::from("second,tick_ms\n");
+        for (second, ms) in &self.ticks {
+            out.push_str(&format!("{second:.3},{ms:.3}\n"));
+        }
+        out
+    }
 }
 
 impl TickTimes {
@@ -42,7 +93,29 @@ impl TickTimes {
             ticks: VecDeque::new(),
             overruns: 0,
             last_warning: None,
+            recording: None,
         }
+    }
+
+    /// Starts recording every tick; `false` if a recording is running already.
+    pub fn start_recording(&mut self, tick_rate: u32) -> bool {
+        if self.recording.is_some() {
+            return false;
+        }
+        self.recording = Some(Recording {
+            started: Instant::now(),
+            ticks: Vec::new(),
+            budget_ms: 1000.0 / tick_rate.max(1) as f64,
+        });
+        true
+    }
+
+    pub fn recording(&self) -> Option<&Recording> {
+        self.recording.as_ref()
+    }
+
+    pub fn stop_recording(&mut self) -> Option<Recording> {
+        self.recording.take()
     }
 
     fn push(&mut self, start: Instant, took: Duration) {
@@ -50,6 +123,14 @@ impl TickTimes {
             self.ticks.pop_front();
         }
         self.ticks.push_back((start, took));
+        if let Some(recording) = &mut self.recording {
+            if recording.ticks.len() < Recording::MAX_TICKS {
+                let second = start.saturating_duration_since(recording.started);
+                recording
+                    .ticks
+                    .push((second.as_secs_f64(), took.as_secs_f64() * 1000.0));
+            }
+        }
     }
 
     /// `tps= mean_ms= p99_ms= max_ms= ticks=` over the window, in logfmt.
@@ -132,5 +213,42 @@ mod tests {
             times.report(),
             "tps=20.00 mean_ms=2.000 p99_ms=3.000 max_ms=3.000 ticks=3 overruns=2"
         );
+    }
+
+    #[test]
+    fn recording_keeps_every_tick_from_start_to_stop() {
+        let mut times = TickTimes::new(3);
+        let t0 = Instant::now();
+        times.push(t0, Duration::from_millis(7));
+        assert!(times.start_recording(20));
+        assert!(!times.start_recording(20), "a second start is refused");
+        let started = times.recording().unwrap().started;
+        for (i, ms) in [1, 2, 3, 4, 60].into_iter().enumerate() {
+            times.push(
+                started + Duration::from_millis(50 * i as u64),
+                Duration::from_millis(ms),
+            );
+        }
+        let recording = times.stop_recording().unwrap();
+        let summary = recording.summary();
+        assert!(
+            summary.starts_with("ticks=5 ")
+                && summary.contains(
+                    " mean_ms=14.000 p50_ms=3.000 p99_ms=60.000 max_ms=60.000 overruns=1"
+                ),
+            "{summary}"
+        );
+        assert_eq!(
+            recording.csv().lines().collect::<Vec<_>>(),
+            [
+                "second,tick_ms",
+                "0.000,1.000",
+                "0.050,2.000",
+                "0.100,3.000",
+                "0.150,4.000",
+                "0.200,60.000"
+            ]
+        );
+        assert!(times.recording().is_none());
     }
 }
