@@ -6,7 +6,7 @@ mod support;
 
 use horde::player::{DamageCause, DamagePlayer, Health};
 use horde::time::WorldClock;
-use horde::world::WorldSpawn;
+use horde::world::{LayerVoxels, Voxels, WorldSpawn};
 use support::headless::harness;
 use valence::prelude::*;
 use valence::protocol::packets::play::{
@@ -111,4 +111,34 @@ fn absurd_console_input_is_refused_without_a_hang_or_panic() {
     for _ in 0..5 {
         h.app.update();
     }
+}
+
+#[test]
+fn cached_block_reads_match_the_layer() {
+    let mut h = harness();
+    horde::headless::run_until_loaded(&mut h.app);
+    let spawn = BlockPos::from_pos(h.spawn_point());
+    let mut layers = h.app.world.query::<&ChunkLayer>();
+    let layer = layers.single(&h.app.world);
+    let cached = LayerVoxels::new(layer);
+    let (mut loaded, mut unloaded) = (0, 0);
+    // Across chunk borders, negative coordinates, below and above the world, and out past the
+    // loaded area.
+    for x in (spawn.x - 300..spawn.x + 300).step_by(7) {
+        for z in (spawn.z - 300..spawn.z + 300).step_by(5) {
+            for y in [-70, -64, -1, 0, 62, 63, 64, 100, 319, 320, 400] {
+                let pos = BlockPos::new(x, y, z);
+                let expected = layer.block(pos).map(|b| b.state);
+                assert_eq!(cached.block(pos), expected, "at {pos:?}");
+                match expected {
+                    Some(_) => loaded += 1,
+                    None => unloaded += 1,
+                }
+            }
+        }
+    }
+    assert!(
+        loaded > 1000 && unloaded > 1000,
+        "{loaded} loaded, {unloaded} not"
+    );
 }

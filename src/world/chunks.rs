@@ -160,6 +160,17 @@ impl ChunkLifecycle {
     }
 }
 
+/// Lowers the calling thread's priority (nice 10). Generation is the heaviest work a server
+/// does while players explore; on a machine with few cores it must not delay ticks, and a
+/// chunk a few ticks late is better than every tick late.
+fn yield_to_the_tick() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: setpriority only reads its arguments; on Linux, who = 0 is the calling thread.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, 0, 10);
+    }
+}
+
 /// The terrain generator's worker thread and the chunks handed to it.
 #[derive(Resource)]
 struct Generator {
@@ -175,6 +186,7 @@ impl Generator {
         std::thread::Builder::new()
             .name("terrain".into())
             .spawn(move || {
+                yield_to_the_tick();
                 let terrain = Terrain::new(seed);
                 for pos in todo.iter() {
                     if finished.send((pos, terrain.generate(pos))).is_err() {

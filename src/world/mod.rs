@@ -15,7 +15,7 @@ use valence::prelude::*;
 use crate::config::Config;
 pub use chunks::ChunkLifecycle;
 pub use generate::{Terrain, HEIGHT, MIN_Y, SEA_LEVEL};
-pub use voxels::{is_solid, Grid, Voxels};
+pub use voxels::{is_solid, Grid, LayerVoxels, Voxels};
 
 /// Loads and generates the world folder given at construction.
 pub struct WorldPlugin {
