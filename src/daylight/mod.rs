@@ -17,7 +17,7 @@ use valence::protocol::{VarInt, WritePacket};
 use crate::config::{Config, HelmetKind};
 use crate::time::WorldClock;
 use crate::world::chunks::ChunkDropped;
-use crate::world::{Overworld, Voxels};
+use crate::world::{LayerVoxels, Overworld, Voxels};
 use crate::zombie::attack::{hurt_effect, wound};
 use crate::zombie::chase::ZombieSet;
 use crate::zombie::{staggered, Chase, Dying, Vitality, Zombie};
@@ -28,14 +28,17 @@ pub struct DaylightPlugin;
 
 impl Plugin for DaylightPlugin {
     fn build(&self, app: &mut App) {
-        let config = app.world.resource::<Config>();
-        let phase = WorldPhase(Phase::new(
-            config.server.seed,
-            config.daylight.phase_interval_ticks,
-            config.daylight.phase_jitter_ticks,
-        ));
-        app.insert_resource(phase)
-            .insert_resource(SkyMap::default())
+        // A world's saved phase is put in place before the plugin; a fresh world starts anew.
+        if !app.world.contains_resource::<WorldPhase>() {
+            let config = app.world.resource::<Config>();
+            let phase = WorldPhase(Phase::new(
+                config.server.seed,
+                config.daylight.phase_interval_ticks,
+                config.daylight.phase_jitter_ticks,
+            ));
+            app.insert_resource(phase);
+        }
+        app.insert_resource(SkyMap::default())
             .add_systems(
                 Update,
                 (
@@ -144,6 +147,7 @@ fn sun_on_zombies(
     let Ok(layer) = layers.get_single() else {
         return;
     };
+    let layer = &LayerVoxels::new(layer);
     let now = server.current_tick() as u64;
     let second = server.tick_rate().get() as u64;
     let d = &config.daylight;
@@ -254,6 +258,7 @@ fn day_sleep(
     let Ok(layer) = layers.get_single() else {
         return;
     };
+    let layer = &LayerVoxels::new(layer);
     let now = server.current_tick() as u64;
     let second = server.tick_rate().get() as u64;
     let immune = phase.0.phase >= config.daylight.sun_immune_phase;

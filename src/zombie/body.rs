@@ -31,13 +31,10 @@ pub struct Body {
     pub knockback: DVec3,
     /// The last step was stopped by a wall.
     pub blocked: bool,
-    /// Where the body really is; `Position` (what clients are sent) follows it every
-    /// [`SYNC_TICKS`] ticks, as vanilla's entity tracker does for zombies.
+    /// Where the body really is; `Position` (what clients are sent) follows it every few
+    /// ticks (`Tier::sync_period`), as vanilla's entity tracker does for zombies.
     pub at: Option<DVec3>,
 }
-
-/// Ticks between position updates sent to clients (vanilla tracks zombies every 3 ticks).
-pub const SYNC_TICKS: u64 = 3;
 
 /// Whether a zombie's box with its feet at `pos` overlaps any solid (or unloaded) block.
 pub fn collides(world: &impl Voxels, pos: DVec3) -> bool {

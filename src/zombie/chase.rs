@@ -6,14 +6,14 @@ use std::collections::VecDeque;
 
 use valence::prelude::*;
 
-use super::body::{Body, SYNC_TICKS};
+use super::body::Body;
 use super::hop::{hop_goal, Decision, HopEvent, HopPlanner, HopRules};
 use super::lod::Lod;
 use super::path::{find_path, waypoints, PathLimits};
 use super::{staggered, Dying, Zombie, ZombieKinds};
 use crate::config::Config;
 use crate::player::Dead;
-use crate::world::{Overworld, Voxels};
+use crate::world::{LayerVoxels, Overworld, Voxels};
 
 /// Order of the zombie systems within a tick.
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -110,6 +110,8 @@ pub struct Chase {
     pub dozing: bool,
     /// Where a wandering zombie strolls to.
     stroll: Option<DVec3>,
+    /// Paths planned for the current stroll; a stroll that needs too many is given up.
+    stroll_plans: u8,
     rest_until: u64,
     waypoints: VecDeque<BlockPos>,
     planner: HopPlanner,
@@ -128,6 +130,7 @@ impl Chase {
             errand: None,
             dozing: false,
             stroll: None,
+            stroll_plans: 0,
             rest_until: 0,
             waypoints: VecDeque::new(),
             planner: HopPlanner::default(),
@@ -202,6 +205,7 @@ fn choose_targets(
     let Ok(layer) = layers.get_single() else {
         return;
     };
+    let layer = &LayerVoxels::new(layer);
     let now = server.current_tick() as u64;
     let mut candidates: Vec<(Entity, DVec3, UniqueId)> = players
         .iter()
@@ -263,6 +267,15 @@ fn standable_near(world: &impl Voxels, p: DVec3) -> BlockPos {
 }
 
 /// Yaw in degrees facing along `d` (0 faces +z, -90 faces +x).
+/// Hops a stroll may take: a stroll of up to `wander_radius` (8 blocks) takes three hops of
+/// `hop_radius` on open ground; more means a detour round something in the way.
+const MAX_STROLL_PLANS: u8 = 5;
+
+/// An angle as the protocol sends it: 256 steps to the turn.
+fn angle_step(degrees: f32) -> u8 {
+    (degrees.rem_euclid(360.0) / 360.0 * 256.0).round() as i32 as u8
+}
+
 fn yaw_of(d: DVec3) -> f32 {
     (-d.x).atan2(d.z).to_degrees() as f32
 }
@@ -290,6 +303,7 @@ fn move_zombies(
     let Ok(layer) = layers.get_single() else {
         return;
     };
+    let layer = &LayerVoxels::new(layer);
     let now = server.current_tick() as u64;
     for (zombie, mut chase, mut body, mut position, mut look, mut head, lod) in &mut zombies {
         let steps = lod.steps(now);
@@ -314,6 +328,7 @@ fn move_zombies(
                     let dist = rules.wander_radius * (0.3 + 0.7 * chase.next_random());
                     chase.stroll =
                         Some(pos + DVec3::new(angle.cos() * dist, 0.0, angle.sin() * dist));
+                    chase.stroll_plans = 0;
                     chase.retarget = true;
                 }
                 chase.stroll
@@ -339,12 +354,17 @@ fn move_zombies(
             } else {
                 None
             };
-            if event == Some(HopEvent::Reached) && target.is_none() && dest.distance(pos) < 1.5 {
-                // The stroll or errand is done: rest a while before the next one.
+            let strolled_enough = chase.stroll.is_some() && chase.stroll_plans >= MAX_STROLL_PLANS;
+            if event == Some(HopEvent::Reached)
+                && target.is_none()
+                && (dest.distance(pos) < 1.5 || strolled_enough)
+            {
+                // The stroll or errand is done (or the stroll's spot is out of reach): rest a
+                // while before the next one, 2 to 10 s, 6 on average like vanilla's stroll.
                 chase.stroll = None;
                 chase.errand = None;
                 chase.goal = None;
-                chase.rest_until = now + 40 + (chase.next_random() * 80.0) as u64;
+                chase.rest_until = now + 40 + (chase.next_random() * 160.0) as u64;
             } else if let Some(event) = event {
                 if event == HopEvent::Watchdog {
                     stats.watchdog_fires += 1;
@@ -356,6 +376,9 @@ fn move_zombies(
                     let start = BlockPos::from_pos(pos);
                     let path = find_path(layer, start, standable_near(layer, goal), rules.limits);
                     stats.plans += 1;
+                    if chase.stroll.is_some() {
+                        chase.stroll_plans = chase.stroll_plans.saturating_add(1);
+                    }
                     stats.expanded_nodes += path.expanded as u64;
                     chase.waypoints = waypoints(start, &path.nodes, rules.hop.radius / 2.0).into();
                     chase.goal = Some(goal);
@@ -409,8 +432,7 @@ fn move_zombies(
         }
         body.at = Some(pos);
         // Clients hear of moves every few ticks (sooner for a big jump), not every tick.
-        let sync =
-            (now + lod.bucket()).is_multiple_of(SYNC_TICKS) || position.0.distance(pos) > 2.0;
+        let sync = lod.syncs(now) || position.0.distance(pos) > 2.0;
         if sync && position.0 != pos {
             position.0 = pos;
         }
@@ -438,11 +460,15 @@ fn move_zombies(
             None => (body_yaw, 30.0),
         };
         let body_yaw = if holding { head_yaw } else { body_yaw };
-        if sync && (look.yaw != body_yaw || look.pitch != pitch) {
+        // Only turns a client can see (a step of its 1/256 turn angles) are sent.
+        if sync
+            && (angle_step(look.yaw) != angle_step(body_yaw)
+                || angle_step(look.pitch) != angle_step(pitch))
+        {
             look.yaw = body_yaw;
             look.pitch = pitch;
         }
-        if sync && head.0 != head_yaw {
+        if sync && angle_step(head.0) != angle_step(head_yaw) {
             head.0 = head_yaw;
         }
     }

@@ -42,6 +42,17 @@ impl Tier {
         }
     }
 
+    /// Ticks between the position and look updates clients get: vanilla's 3 ticks up close,
+    /// fewer as the zombie acts less, always a multiple of its period so an update falls on a
+    /// tick it acts.
+    pub fn sync_period(self) -> u64 {
+        match self {
+            Tier::Full => 3,
+            Tier::Half => 6,
+            Tier::Quarter | Tier::Frozen => 16,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Tier::Full => "full",
@@ -84,15 +95,26 @@ pub struct Lod {
 
 impl Lod {
     pub fn new(seed: u64) -> Self {
+        // Mixed first (splitmix64's finaliser): seeds made from floats or counters share their
+        // low bits, and one bucket for everyone would put all slow zombies on the same tick.
+        let mut z = seed;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
         Self {
             tier: Tier::Full,
-            bucket: seed % 4,
+            bucket: z % 4,
         }
     }
 
     /// The zombie's stagger bucket, `0..4`.
     pub fn bucket(&self) -> u64 {
         self.bucket
+    }
+
+    /// Whether clients are told of the zombie's moves on `tick` (see [`Tier::sync_period`]).
+    pub fn syncs(&self, tick: u64) -> bool {
+        (tick + self.bucket).is_multiple_of(self.tier.sync_period())
     }
 
     /// Ticks to simulate on `tick`: 0 when the zombie does not act on it.
@@ -171,5 +193,27 @@ mod tests {
         assert_eq!(same, 0, "different buckets act on different ticks");
         a.tier = Tier::Frozen;
         assert!((0..40).all(|t| a.steps(t) == 0));
+    }
+
+    #[test]
+    fn updates_fall_on_ticks_the_zombie_acts() {
+        for bucket_seed in 0..16 {
+            let mut lod = Lod::new(bucket_seed);
+            for tier in [Tier::Full, Tier::Half, Tier::Quarter] {
+                lod.tier = tier;
+                let syncs: Vec<u64> = (0..96).filter(|&t| lod.syncs(t)).collect();
+                assert!(syncs.iter().all(|&t| lod.steps(t) > 0), "{tier:?}");
+                assert_eq!(syncs.len() as u64, 96 / tier.sync_period(), "{tier:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn seeds_sharing_low_bits_still_spread_over_buckets() {
+        let mut counts = [0; 4];
+        for i in 0..4000u64 {
+            counts[Lod::new(i << 11).bucket() as usize] += 1;
+        }
+        assert!(counts.iter().all(|&n| n > 800), "{counts:?}");
     }
 }
