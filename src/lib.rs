@@ -49,6 +49,23 @@ pub struct Launch {
 /// Builds the whole server, ready to `run()`. Fails with an operator-readable message when the
 /// world folder, its save or a port is unusable.
 pub fn build_app(launch: Launch) -> anyhow::Result<App> {
+    let mut app = build_base(launch)?;
+    app.add_plugins((
+        save::SavePlugin,
+        zombie::ZombiePlugin,
+        hunt::HuntPlugin,
+        daylight::DaylightPlugin,
+        pack::PackPlugin,
+        spawning::SpawningPlugin,
+    ));
+    save::load_zombies(&app.world.resource::<world::WorldDir>().0.clone(), &mut app)?;
+    Ok(app)
+}
+
+/// The server without its game: network, world, clock, players, metrics and the console.
+/// [`build_app`] adds zombies, packs, daylight, hunts and saving on top; the load harness's
+/// floor adds a trivial zombie mover instead, to measure what Valence alone costs.
+pub fn build_base(launch: Launch) -> anyhow::Result<App> {
     let Launch {
         config,
         config_path,
@@ -110,17 +127,10 @@ pub fn build_app(launch: Launch) -> anyhow::Result<App> {
             world::WorldPlugin { dir: world_dir },
             time::TimePlugin,
             player::PlayerPlugin,
-            save::SavePlugin,
-            zombie::ZombiePlugin,
-            hunt::HuntPlugin,
-            daylight::DaylightPlugin,
-            pack::PackPlugin,
-            spawning::SpawningPlugin,
             console::ConsolePlugin { stdin },
         ))
         .insert_resource(clock)
         .insert_resource(daylight::WorldPhase(phase));
-    save::load_zombies(&app.world.resource::<world::WorldDir>().0.clone(), &mut app)?;
 
     // Logging starts with the plugins: report the listen address only now.
     if let Some(address) = listening {

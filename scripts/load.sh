@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Load benchmark: the real server under many real clients, three scenarios and their floors
+# (see scripts/load/run.js). Installs the pinned clients and plotting library, builds the
+# server and the floor in release, runs, prints the table and plots docs/load.png.
+#   scripts/load.sh [--only NAME] [--seconds N] [--profile]
+# Output (JSON, per-tick CSVs, perf data with --profile) goes to target/load/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=target/load
+(cd scripts && npm ci --no-audit --no-fund --loglevel=error)
+python3 -m venv target/load-venv
+target/load-venv/bin/pip install --quiet --disable-pip-version-check -r scripts/load/requirements.txt
+cargo build --release --bin horde --example floor
+node scripts/load/run.js --out "$out" "$@"
+target/load-venv/bin/python scripts/load/plot.py "$out" docs/load.png
+echo "plot: docs/load.png; figures: $out/results.json" >&2

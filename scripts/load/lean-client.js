@@ -1,0 +1,227 @@
+// A lean Minecraft 1.20.1 client for load tests: it logs in offline, answers keep-alives and
+// teleports, respawns, sends its moves, and counts what it receives. It never inflates a
+// compressed packet (chunks, the join packet): it only reads the small ones, which carry every
+// entity update, so one Node process holds dozens of them. Packet ids are protocol 763's.
+'use strict'
+
+const net = require('net')
+const { EventEmitter } = require('events')
+
+const PROTOCOL = 763
+const ZOMBIE_TYPE = 118
+
+// Clientbound play packets read here.
+const S2C = {
+  spawnEntity: 0x01,
+  animation: 0x04,
+  damageEvent: 0x18,
+  kick: 0x1a,
+  entityStatus: 0x1c,
+  hurtAnimation: 0x21,
+  keepAlive: 0x23,
+  moveRel: 0x2b,
+  moveLook: 0x2c,
+  look: 0x2d,
+  position: 0x3c,
+  destroy: 0x3e,
+  respawn: 0x41,
+  headRotation: 0x42,
+  metadata: 0x52,
+  velocity: 0x54,
+  equipment: 0x55,
+  health: 0x57,
+  teleport: 0x68,
+  attributes: 0x6a,
+  effect: 0x6c
+}
+// Zombie traffic is broken down by what it says.
+const KIND = {
+  [S2C.spawnEntity]: 'spawn',
+  [S2C.destroy]: 'destroy',
+  [S2C.moveRel]: 'move',
+  [S2C.moveLook]: 'move',
+  [S2C.teleport]: 'move',
+  [S2C.look]: 'look',
+  [S2C.headRotation]: 'look',
+  [S2C.metadata]: 'metadata',
+  [S2C.equipment]: 'metadata'
+}
+// Packets about one entity whose first field is its id as a varint.
+const ENTITY_VARINT = new Set([S2C.animation, S2C.damageEvent, S2C.hurtAnimation, S2C.moveRel,
+  S2C.moveLook, S2C.look, S2C.headRotation, S2C.metadata, S2C.velocity, S2C.equipment,
+  S2C.teleport, S2C.attributes, S2C.effect])
+
+function varint (value) {
+  const bytes = []
+  let v = value >>> 0
+  do {
+    let b = v & 0x7f
+    v >>>= 7
+    if (v !== 0) b |= 0x80
+    bytes.push(b)
+  } while (v !== 0)
+  return Buffer.from(bytes)
+}
+
+// Reads a varint at `offset`: [value, next offset], or null if the buffer ends first.
+function readVarint (buf, offset) {
+  let value = 0
+  for (let i = 0; i < 5; i++) {
+    if (offset + i >= buf.length) return null
+    const b = buf[offset + i]
+    value |= (b & 0x7f) << (7 * i)
+    if ((b & 0x80) === 0) return [value, offset + i + 1]
+  }
+  throw new Error('varint longer than 5 bytes')
+}
+
+function string (s) {
+  const bytes = Buffer.from(s, 'utf8')
+  return Buffer.concat([varint(bytes.length), bytes])
+}
+
+function f64 (v) {
+  const b = Buffer.alloc(8)
+  b.writeDoubleBE(v)
+  return b
+}
+
+class LeanClient extends EventEmitter {
+  constructor ({ host, port, username, viewDistance = 10 }) {
+    super()
+    this.username = username
+    this.viewDistance = viewDistance
+    this.state = 'login'
+    this.compression = -1
+    this.pending = Buffer.alloc(0)
+    this.pos = null
+    this.zombies = new Set()
+    this.stats = { bytes: 0, zombieBytes: 0, packets: 0, compressed: 0, deaths: 0, teleports: 0, zombieKinds: {} }
+    this.socket = net.connect({ host, port }, () => {
+      this.send(0x00, Buffer.concat([varint(PROTOCOL), string(host), Buffer.from([port >> 8, port & 0xff]), varint(2)]))
+      this.send(0x00, Buffer.concat([string(username), Buffer.from([0])]))
+    })
+    this.socket.setNoDelay(true)
+    this.socket.on('data', (data) => this.receive(data))
+    this.socket.on('error', (err) => this.emit('error', err))
+    this.socket.on('close', () => this.emit('end'))
+  }
+
+  send (id, body) {
+    if (this.socket.destroyed) return
+    let payload = Buffer.concat([varint(id), body])
+    // Below the threshold a packet goes uncompressed, marked by a data length of 0; ours
+    // are all small.
+    if (this.compression >= 0) payload = Buffer.concat([varint(0), payload])
+    this.socket.write(Buffer.concat([varint(payload.length), payload]))
+  }
+
+  receive (data) {
+    this.stats.bytes += data.length
+    this.pending = this.pending.length ? Buffer.concat([this.pending, data]) : data
+    let offset = 0
+    for (;;) {
+      const length = readVarint(this.pending, offset)
+      if (!length || length[1] + length[0] > this.pending.length) break
+      const [size, start] = length
+      this.frame(this.pending.subarray(start, start + size), start + size - offset)
+      offset = start + size
+    }
+    this.pending = this.pending.subarray(offset)
+  }
+
+  frame (payload, wireBytes) {
+    let offset = 0
+    if (this.compression >= 0) {
+      const [dataLength, next] = readVarint(payload, 0)
+      if (dataLength !== 0) {
+        this.stats.compressed += wireBytes
+        return
+      }
+      offset = next
+    }
+    const [id, body] = readVarint(payload, offset)
+    this.stats.packets++
+    if (this.state === 'login') this.login(id, payload.subarray(body))
+    else this.play(id, payload.subarray(body), wireBytes)
+  }
+
+  login (id, body) {
+    if (id === 0x03) this.compression = readVarint(body, 0)[0]
+    else if (id === 0x02) this.state = 'play'
+    else if (id === 0x00) this.emit('error', new Error(`${this.username} refused: ${body.toString('utf8', 1)}`))
+    else if (id === 0x04) this.send(0x02, Buffer.concat([varint(readVarint(body, 0)[0]), Buffer.from([0])]))
+  }
+
+  play (id, body, wireBytes) {
+    if (id === S2C.keepAlive) {
+      this.send(0x12, body.subarray(0, 8))
+    } else if (id === S2C.position) {
+      this.teleported(body)
+    } else if (id === S2C.health) {
+      if (body.readFloatBE(0) <= 0) {
+        this.stats.deaths++
+        this.send(0x07, varint(0))
+        this.emit('death')
+      }
+    } else if (id === S2C.respawn) {
+      // The client forgets every entity on respawn; the server sends those in view again.
+      this.zombies.clear()
+    } else if (id === S2C.kick) {
+      this.emit('error', new Error(`${this.username} kicked`))
+    } else if (id === S2C.spawnEntity) {
+      const [entity, next] = readVarint(body, 0)
+      const [type] = readVarint(body, next + 16)
+      if (type === ZOMBIE_TYPE) {
+        this.zombies.add(entity)
+        this.zombieTraffic(id, wireBytes)
+      }
+    } else if (id === S2C.destroy) {
+      let [count, at] = readVarint(body, 0)
+      let zombie = false
+      while (count-- > 0) {
+        const [entity, next] = readVarint(body, at)
+        at = next
+        if (this.zombies.delete(entity)) zombie = true
+      }
+      if (zombie) this.zombieTraffic(id, wireBytes)
+    } else if (ENTITY_VARINT.has(id) || id === S2C.entityStatus) {
+      const entity = id === S2C.entityStatus ? body.readInt32BE(0) : readVarint(body, 0)[0]
+      if (this.zombies.has(entity)) this.zombieTraffic(id, wireBytes)
+    }
+  }
+
+  zombieTraffic (id, wireBytes) {
+    const kind = KIND[id] || 'other'
+    this.stats.zombieBytes += wireBytes
+    this.stats.zombieKinds[kind] = (this.stats.zombieKinds[kind] || 0) + wireBytes
+  }
+
+  teleported (body) {
+    const flags = body.readInt8(32)
+    const axis = (i, bit) => body.readDoubleBE(i * 8) + ((flags & bit) && this.pos ? this.pos[i] : 0)
+    this.pos = [axis(0, 0x01), axis(1, 0x02), axis(2, 0x04)]
+    this.send(0x00, varint(readVarint(body, 33)[0]))
+    this.stats.teleports++
+    if (this.stats.teleports === 1) {
+      // Settings after the first position, as the vanilla client: locale, view distance, chat,
+      // colours, skin parts, main hand, text filtering, server listing.
+      this.send(0x08, Buffer.concat([string('en_us'), Buffer.from([this.viewDistance]), varint(0),
+        Buffer.from([1, 0x7f]), varint(1), Buffer.from([0, 1])]))
+      this.emit('spawn')
+    }
+    this.emit('teleported')
+  }
+
+  // Moves to `pos` on the ground, as a client does every tick.
+  moveTo (pos) {
+    this.pos = pos
+    this.send(0x14, Buffer.concat([f64(pos[0]), f64(pos[1]), f64(pos[2]), Buffer.from([1])]))
+  }
+
+  end () {
+    this.socket.destroy()
+  }
+}
+
+module.exports = { LeanClient }

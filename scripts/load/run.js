@@ -1,0 +1,497 @@
+// The load harness: starts the real server, connects many lean protocol clients and a few full
+// mineflayer bots over TCP, lets zombies spawn to the scenario's count, then records every tick
+// while the bots walk, run and teleport away and back (chunks unload, packs turn to ghosts and
+// return). Each scenario is run again on the floor (examples/floor.rs: the same bots and as
+// many zombies, moved every tick with no AI), so each figure is also a ratio to Valence's cost.
+//
+// node scripts/load/run.js --out DIR [--only NAME] [--seconds N] [--profile]
+// Writes DIR/NAME.json per run and DIR/results.json; prints a summary table.
+'use strict'
+
+const fs = require('fs')
+const os = require('os')
+const path = require('path')
+const { spawn } = require('child_process')
+const { LeanClient } = require('./lean-client')
+
+const ROOT = path.resolve(__dirname, '../..')
+const HOST = '127.0.0.1'
+const SCENARIOS = [
+  { name: '10-bots-1k', bots: 10, zombies: 1000, travellers: 0.2 },
+  { name: '50-bots-5k', bots: 50, zombies: 5000, travellers: 0.2 },
+  { name: '20-bots-10k', bots: 20, zombies: 10000, travellers: 0.5 }
+]
+// Full mineflayer bots in each scenario, checking what a real client sees.
+const WATCHERS = 2
+const HOME_SPACING = 192
+const WALK = 4.317 / 20
+const SPRINT = 5.612 / 20
+
+function log (...args) {
+  console.error(`[load ${new Date().toISOString().slice(11, 19)}]`, ...args)
+}
+
+function sleep (ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms))
+}
+
+function parseArgs () {
+  const args = { out: null, only: null, seconds: 120, profile: false }
+  const argv = process.argv.slice(2)
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]
+    if (a === '--out') args.out = argv[++i]
+    else if (a === '--only') args.only = argv[++i]
+    else if (a === '--seconds') args.seconds = Number(argv[++i])
+    else if (a === '--profile') args.profile = true
+    else throw new Error(`unknown argument ${a}`)
+  }
+  if (!args.out) throw new Error('usage: run.js --out DIR [--only NAME] [--seconds N] [--profile]')
+  return args
+}
+
+// logfmt `a=1 b=x` into an object, numbers as numbers.
+function logfmt (line) {
+  const out = {}
+  for (const m of line.matchAll(/(\w+)=("[^"]*"|\S*)/g)) {
+    const v = m[2].replace(/^"|"$/g, '')
+    out[m[1]] = v !== '' && !isNaN(Number(v)) ? Number(v) : v
+  }
+  return out
+}
+
+// Every process started here, killed if the harness fails half-way.
+const children = new Set()
+process.on('exit', () => { for (const child of children) child.kill('SIGKILL') })
+
+function track (child) {
+  children.add(child)
+  child.on('exit', () => children.delete(child))
+  return child
+}
+
+// One server process (horde or the floor) driven through its console on stdin/stdout.
+class Server {
+  constructor (command, args, label) {
+    this.label = label
+    this.child = track(spawn(command, args, { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] }))
+    this.lines = []
+    this.waiters = []
+    this.stderr = ''
+    let out = ''
+    this.child.stdout.on('data', (d) => {
+      out += d
+      let nl
+      while ((nl = out.indexOf('\n')) >= 0) {
+        this.lines.push(out.slice(0, nl))
+        out = out.slice(nl + 1)
+        this.wake()
+      }
+    })
+    this.child.stderr.on('data', (d) => {
+      // eslint-disable-next-line no-control-regex
+      this.stderr += String(d).replace(/\x1b\[[0-9;]*m/g, '')
+      this.wake()
+    })
+    this.exited = new Promise((resolve) => this.child.on('exit', (code, signal) => {
+      this.done = true
+      this.wake()
+      resolve({ code, signal })
+    }))
+    this.queue = Promise.resolve()
+  }
+
+  wake () {
+    for (const w of this.waiters.splice(0)) w()
+  }
+
+  async until (what, test, ms = 180000) {
+    const deadline = Date.now() + ms
+    for (;;) {
+      const found = test()
+      if (found) return found
+      if (this.done) throw new Error(`${this.label} exited while waiting for ${what}:\n${this.stderr.slice(-3000)}`)
+      if (Date.now() > deadline) throw new Error(`${this.label}: timed out waiting for ${what}`)
+      await new Promise((resolve) => {
+        this.waiters.push(resolve)
+        setTimeout(resolve, 500)
+      })
+    }
+  }
+
+  async port () {
+    const m = await this.until('the listen address', () =>
+      this.stderr.match(/listening for Minecraft 1\.20\.1 clients on [\d.]+:(\d+)/))
+    return Number(m[1])
+  }
+
+  // Sends a console line; resolves with the answer's lines up to the first that starts with
+  // `last` (the answer's final line).
+  command (line, last) {
+    const run = async () => {
+      this.lines = []
+      this.child.stdin.write(line + '\n')
+      const answer = await this.until(`the answer to ${line}`, () => {
+        const i = this.lines.findIndex((l) => l.startsWith(last))
+        return i >= 0 && this.lines.slice(0, i + 1)
+      })
+      return answer
+    }
+    const result = this.queue.then(run)
+    this.queue = result.catch(() => {})
+    return result
+  }
+
+  async last (line, prefix) {
+    const answer = await this.command(line, prefix)
+    return logfmt(answer[answer.length - 1])
+  }
+
+  rss () {
+    try {
+      const status = fs.readFileSync(`/proc/${this.child.pid}/status`, 'utf8')
+      return Number(status.match(/VmRSS:\s+(\d+)/)[1]) / 1024
+    } catch {
+      return null
+    }
+  }
+
+  // Horde saves and exits on `stop`; the floor has nothing to save and is sent SIGTERM.
+  async stop (floor) {
+    if (floor) this.child.kill('SIGTERM')
+    else this.child.stdin.write('stop\n')
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 60000)
+    await this.exited
+    clearTimeout(timer)
+  }
+}
+
+function writeConfig (dir, scenario, spawning) {
+  const file = path.join(dir, 'config.toml')
+  fs.writeFileSync(file, `# Load harness: the shipped defaults but for these keys.
+[server]
+address = "${HOST}"
+port = 0
+online_mode = false
+max_players = ${scenario.bots + 10}
+
+[time]
+# Night: zombies spawn, and stay out of the sun for the whole run.
+start_time = 13500
+
+[chunks]
+report_interval_ticks = 72000
+
+# The bots do not fight back or flee: blows that do no harm keep them from dying every few
+# seconds (a respawn resends everything in view), while the zombies chase and swing as ever.
+[[zombies.types]]
+name = "zombie"
+health = 20.0
+speed = 2.3
+damage = 0.0
+reach = 2.0
+rarity = 100
+
+[hunt]
+presets = []
+
+[spawning]
+# Off until every player is home; then the count fills fast, bounded by the cap per player.
+enabled = ${spawning}
+interval_ticks = 1
+group_size = 64
+mob_cap_per_player = ${Math.round(scenario.zombies / scenario.bots)}
+`)
+  return file
+}
+
+// Where each bot lives: a grid around the spawn, far enough apart that each has its own crowd.
+function homes (count, spawn) {
+  const columns = Math.ceil(Math.sqrt(count))
+  return Array.from({ length: count }, (_, i) => {
+    const col = i % columns
+    const row = Math.floor(i / columns)
+    return [spawn[0] + (col - (columns - 1) / 2) * HOME_SPACING, spawn[1], spawn[2] + (row - (columns - 1) / 2) * HOME_SPACING]
+  })
+}
+
+// A seeded walk: stretches of walking and sprinting in a new direction, pauses, and a turn back
+// towards home when 48 blocks out.
+class Walker {
+  constructor (index) {
+    this.seed = index * 2654435761 % 4294967296 || 1
+    this.leg = 0
+    this.heading = 0
+    this.speed = 0
+  }
+
+  random () {
+    this.seed ^= this.seed << 13; this.seed >>>= 0
+    this.seed ^= this.seed >>> 17
+    this.seed ^= this.seed << 5; this.seed >>>= 0
+    return this.seed / 4294967296
+  }
+
+  step (pos, home) {
+    if (this.leg-- <= 0) {
+      const r = this.random()
+      this.speed = r < 0.2 ? 0 : r < 0.7 ? WALK : SPRINT
+      this.leg = 40 + Math.floor(this.random() * 160)
+      const away = Math.hypot(pos[0] - home[0], pos[2] - home[2])
+      this.heading = away > 48
+        ? Math.atan2(home[2] - pos[2], home[0] - pos[0])
+        : this.random() * 2 * Math.PI
+    }
+    return [pos[0] + Math.cos(this.heading) * this.speed, pos[1], pos[2] + Math.sin(this.heading) * this.speed]
+  }
+}
+
+function connectLeanOnce (port, username) {
+  return new Promise((resolve, reject) => {
+    const client = new LeanClient({ host: HOST, port, username })
+    const timer = setTimeout(() => reject(new Error(`${username} did not spawn`)), 120000)
+    client.once('spawn', () => { clearTimeout(timer); resolve(client) })
+    client.once('error', (err) => { clearTimeout(timer); reject(err) })
+  })
+}
+
+// The server logs its address before its network thread listens: retry a refused connection.
+async function connectLean (port, username) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await connectLeanOnce(port, username)
+    } catch (err) {
+      if (err.code !== 'ECONNREFUSED' || attempt >= 50) throw err
+      await sleep(200)
+    }
+  }
+}
+
+// The full mineflayer bots run in their own process so their parsing does not stall the lean
+// clients' keep-alives; they report what they see as JSON lines.
+function startWatchers (port, names) {
+  const child = track(spawn(process.execPath, [path.join(__dirname, 'watchers.js'), String(port), ...names],
+    { stdio: ['ignore', 'pipe', 'inherit'] }))
+  const watchers = { child, reports: {}, ready: null }
+  let out = ''
+  watchers.ready = new Promise((resolve, reject) => {
+    child.stdout.on('data', (d) => {
+      out += d
+      let nl
+      while ((nl = out.indexOf('\n')) >= 0) {
+        const msg = JSON.parse(out.slice(0, nl))
+        out = out.slice(nl + 1)
+        if (msg.ready) resolve()
+        if (msg.error) reject(new Error(msg.error))
+        if (msg.name) watchers.reports[msg.name] = msg
+      }
+    })
+    child.on('exit', (code) => code && reject(new Error(`watchers exited with ${code}`)))
+  })
+  return watchers
+}
+
+function statsOf (clients) {
+  return clients.map((c) => ({ ...c.stats, zombieKinds: { ...c.stats.zombieKinds } }))
+}
+
+// Runs one scenario on one server (`floor` or horde) and returns its figures.
+async function runOnce (scenario, floor, args, outDir) {
+  const label = `${scenario.name}${floor ? ' floor' : ''}`
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'horde-load-'))
+  const world = path.join(dir, 'world')
+  fs.cpSync(path.join(ROOT, 'worlds/default'), world, { recursive: true })
+  const config = writeConfig(dir, scenario, false)
+  const perPlayer = Math.round(scenario.zombies / scenario.bots)
+  const binary = floor ? 'target/release/examples/floor' : 'target/release/horde'
+  const serverArgs = ['--config', config, '--world', world, ...(floor ? ['--per-player', String(perPlayer)] : [])]
+  log(`${label}: starting ${binary}`)
+  const server = new Server(path.join(ROOT, binary), serverArgs, label)
+  const port = await server.port()
+
+  // Lean clients, then the watchers; everyone is sent home.
+  const leanCount = scenario.bots - WATCHERS
+  const clients = []
+  for (let i = 0; i < leanCount; i++) {
+    clients.push(await connectLean(port, `lean${i}`))
+    await sleep(50)
+  }
+  const watcherNames = Array.from({ length: WATCHERS }, (_, i) => `full${i}`)
+  const watchers = startWatchers(port, watcherNames)
+  await watchers.ready
+  const spawnPos = clients[0].pos
+  const names = [...clients.map((c) => c.username), ...watcherNames]
+  const home = homes(names.length, spawnPos)
+  const fmt = (p) => p.map((v) => v.toFixed(2)).join(' ')
+  for (let i = 0; i < names.length; i++) await server.command(`tp ${names[i]} ${fmt(home[i])}`, 'teleported=')
+  for (const [i, c] of clients.entries()) {
+    c.on('death', () => setTimeout(() => server.command(`tp ${c.username} ${fmt(home[i])}`, 'teleported=').catch(() => {}), 1000))
+  }
+
+  // Every tick each lean client takes a step of its walk.
+  const walkers = clients.map((_, i) => new Walker(i + 1))
+  const homeOf = clients.map((_, i) => home[i].slice())
+  const mover = setInterval(() => {
+    for (const [i, c] of clients.entries()) if (c.pos) c.moveTo(walkers[i].step(c.pos, homeOf[i]))
+  }, 50)
+
+  // Now the crowd: horde spawns it naturally once spawning is on, the floor on `crowd`.
+  if (floor) {
+    await server.command('crowd', 'crowd=')
+  } else {
+    writeConfig(dir, scenario, true)
+    await server.command('reload', 'reloaded=')
+  }
+  const target = scenario.zombies * 0.95
+  const populateStart = Date.now()
+  for (;;) {
+    const z = floor ? null : await server.last('zombies', 'total=')
+    if (floor || z.total >= target || Date.now() - populateStart > 120000) break
+    await sleep(1000)
+  }
+  log(`${label}: ${names.length} players online, crowd ready after ${((Date.now() - populateStart) / 1000).toFixed(0)} s; recording ${args.seconds} s`)
+
+  // The measured window.
+  const perf = args.profile && !floor ? startProfile(server.child.pid, outDir, scenario.name) : null
+  await server.command('perf start', 'recording=')
+  const before = statsOf(clients)
+  const cpuBefore = process.cpuUsage()
+  const t0 = Date.now()
+  const timeline = []
+  const travellers = Math.round(names.length * scenario.travellers)
+  const leaveAt = 10
+  const returnAt = Math.max(leaveAt + 1, args.seconds - 30)
+  let left = false
+  let returned = false
+  const viewSamples = clients.map(() => [])
+  while (Date.now() - t0 < args.seconds * 1000) {
+    const t = (Date.now() - t0) / 1000
+    if (!left && t >= leaveAt) {
+      left = true
+      log(`${label}: ${travellers} players teleport away`)
+      for (let i = 0; i < travellers; i++) {
+        const far = [home[i][0] + 4000 + 500 * i, home[i][1], home[i][2] + 4000]
+        homeOf[i] = far
+        await server.command(`tp ${names[i]} ${fmt(far)}`, 'teleported=')
+      }
+    }
+    if (!returned && t >= returnAt) {
+      returned = true
+      log(`${label}: the travellers come back`)
+      for (let i = 0; i < travellers; i++) {
+        homeOf[i] = home[i].slice()
+        await server.command(`tp ${names[i]} ${fmt(home[i])}`, 'teleported=')
+      }
+    }
+    for (const [i, c] of clients.entries()) viewSamples[i].push(c.zombies.size)
+    const sample = { t }
+    if (!floor) {
+      Object.assign(sample, await server.last('zombies', 'total='))
+      Object.assign(sample, await server.last('packs', 'packs='))
+    }
+    timeline.push(sample)
+    await sleep(2000)
+  }
+  const seconds = (Date.now() - t0) / 1000
+  const after = statsOf(clients)
+  const cpu = process.cpuUsage(cpuBefore)
+  const perfStop = await server.last('perf stop', 'ticks=')
+  if (perf) await stopProfile(perf)
+  const chunks = await server.last('chunks', 'loaded=')
+  const rssMiB = server.rss()
+  clearInterval(mover)
+
+  const perClient = clients.map((c, i) => {
+    const inView = viewSamples[i].reduce((a, b) => a + b, 0) / Math.max(1, viewSamples[i].length)
+    const bytes = (after[i].bytes - before[i].bytes) / seconds / 1000
+    const zombie = (after[i].zombieBytes - before[i].zombieBytes) / seconds / 1000
+    return { kBps: bytes, zombieKBps: zombie, zombiesInView: inView, deaths: after[i].deaths - before[i].deaths }
+  })
+  const mean = (xs) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length)
+  const inViewTotal = perClient.reduce((a, c) => a + c.zombiesInView, 0)
+  const zombieTotal = perClient.reduce((a, c) => a + c.zombieKBps, 0)
+  const watcherReports = Object.values(watchers.reports)
+  watchers.child.kill()
+  for (const c of clients) c.end()
+  await server.stop(floor)
+  const csv = perfStop.file && fs.readFileSync(perfStop.file, 'utf8')
+  fs.rmSync(dir, { recursive: true, force: true })
+
+  const result = {
+    scenario: scenario.name,
+    floor,
+    bots: names.length,
+    zombies: scenario.zombies,
+    seconds,
+    tick: { mean: perfStop.mean_ms, p50: perfStop.p50_ms, p99: perfStop.p99_ms, max: perfStop.max_ms, ticks: perfStop.ticks, overruns: perfStop.overruns },
+    client: {
+      kBps: mean(perClient.map((c) => c.kBps)),
+      maxKBps: Math.max(...perClient.map((c) => c.kBps)),
+      zombieKBps: mean(perClient.map((c) => c.zombieKBps)),
+      maxZombieKBps: Math.max(...perClient.map((c) => c.zombieKBps)),
+      zombiesInView: mean(perClient.map((c) => c.zombiesInView)),
+      bytesPerZombieInView: inViewTotal > 0 ? zombieTotal * 1000 / inViewTotal : null,
+      deaths: perClient.reduce((a, c) => a + c.deaths, 0),
+      // Mean zombie kB/s per client by what the packets say.
+      zombieKinds: Object.fromEntries(['spawn', 'destroy', 'move', 'look', 'metadata', 'other'].map((k) => [k,
+        mean(clients.map((_, i) => ((after[i].zombieKinds[k] || 0) - (before[i].zombieKinds[k] || 0)) / seconds / 1000))]))
+    },
+    chunks,
+    timeline,
+    watchers: watcherReports,
+    rssMiB,
+    harnessCpuS: (cpu.user + cpu.system) / 1e6
+  }
+  if (csv) fs.writeFileSync(path.join(outDir, `${scenario.name}${floor ? '-floor' : ''}-ticks.csv`), csv)
+  fs.writeFileSync(path.join(outDir, `${scenario.name}${floor ? '-floor' : ''}.json`), JSON.stringify(result, null, 1))
+  log(`${label}: tick mean ${result.tick.mean} ms p99 ${result.tick.p99} ms; zombie traffic ${result.client.zombieKBps.toFixed(1)} kB/s per client`)
+  return result
+}
+
+// `perf record` on the server for the measured window, when asked.
+function startProfile (pid, outDir, name) {
+  const data = path.join(outDir, `${name}.perf.data`)
+  const child = track(spawn('perf', ['record', '-e', 'cpu-clock', '-F', '499', '-g', '-p', String(pid), '-o', data],
+    { stdio: ['ignore', 'ignore', 'inherit'] }))
+  return { child, data, done: new Promise((resolve) => child.on('exit', resolve)) }
+}
+
+async function stopProfile (perf) {
+  perf.child.kill('SIGINT')
+  await perf.done
+}
+
+function table (results) {
+  const rows = ['| scenario | server | tick mean / p50 / p99 / max ms | overruns | kB/s per client (zombies) | zombies in view | B/s per zombie in view | chunk load p50/p99 ticks | flaps |',
+    '|---|---|---|---|---|---|---|---|---|']
+  for (const r of results) {
+    const last = r.timeline[r.timeline.length - 1] || {}
+    rows.push(`| ${r.scenario} | ${r.floor ? 'floor' : 'horde'} | ${r.tick.mean} / ${r.tick.p50} / ${r.tick.p99} / ${r.tick.max} | ${r.tick.overruns} | ` +
+      `${r.client.kBps.toFixed(1)} (${r.client.zombieKBps.toFixed(1)}) | ${r.client.zombiesInView.toFixed(0)} | ` +
+      `${r.client.bytesPerZombieInView === null ? '-' : r.client.bytesPerZombieInView.toFixed(0)} | ${r.chunks.load_p50}/${r.chunks.load_p99} | ${last.flaps ?? '-'} |`)
+  }
+  const ratios = ['', '| scenario | tick mean ÷ floor | tick p99 ÷ floor | zombie B/s per zombie in view ÷ floor |', '|---|---|---|---|']
+  for (const r of results.filter((r) => !r.floor)) {
+    const f = results.find((x) => x.floor && x.scenario === r.scenario)
+    if (!f) continue
+    const ratio = (a, b) => (a && b ? (a / b).toFixed(2) : '-')
+    ratios.push(`| ${r.scenario} | ${ratio(r.tick.mean, f.tick.mean)} | ${ratio(r.tick.p99, f.tick.p99)} | ${ratio(r.client.bytesPerZombieInView, f.client.bytesPerZombieInView)} |`)
+  }
+  return rows.concat(ratios).join('\n')
+}
+
+async function main () {
+  const args = parseArgs()
+  fs.mkdirSync(args.out, { recursive: true })
+  const results = []
+  for (const scenario of SCENARIOS.filter((s) => !args.only || s.name === args.only)) {
+    for (const floor of [false, true]) results.push(await runOnce(scenario, floor, args, args.out))
+  }
+  fs.writeFileSync(path.join(args.out, 'results.json'), JSON.stringify(results, null, 1))
+  console.log(table(results))
+}
+
+main().then(() => process.exit(0), (err) => {
+  log(err.stack || String(err))
+  process.exit(1)
+})
