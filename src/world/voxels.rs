@@ -4,6 +4,7 @@
 
 use std::cell::Cell;
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use valence::layer::chunk::{Chunk, LoadedChunk};
 use valence::prelude::*;
@@ -34,7 +35,15 @@ pub trait Voxels {
 
 /// Whether a block stops a body: it has a collision shape.
 pub fn is_solid(block: BlockState) -> bool {
-    block.collision_shapes().next().is_some()
+    // Valence walks the state's shape list each time; paths ask millions of times a second.
+    static SOLID: OnceLock<Vec<bool>> = OnceLock::new();
+    let table = SOLID.get_or_init(|| {
+        (0..=u16::MAX)
+            .map_while(BlockState::from_raw)
+            .map(|b| b.collision_shapes().next().is_some())
+            .collect()
+    });
+    table[block.to_raw() as usize]
 }
 
 impl Voxels for ChunkLayer {
