@@ -412,6 +412,12 @@ pub struct LodConfig {
     pub quarter_radius: f64,
     /// Blocks past a boundary before a zombie changes tier, so it does not flicker.
     pub hysteresis: f64,
+    /// Ticks between the moves and turns clients are sent of a zombie in each tier: vanilla's
+    /// 3 up close; fewer far away, where vanilla clients draw a zombie only up to about 64
+    /// blocks (default entity distance). A multiple of the tier's period (1, 2, 4).
+    pub full_sync_ticks: u64,
+    pub half_sync_ticks: u64,
+    pub quarter_sync_ticks: u64,
 }
 
 impl Default for LodConfig {
@@ -421,6 +427,9 @@ impl Default for LodConfig {
             half_radius: 64.0,
             quarter_radius: 128.0,
             hysteresis: 4.0,
+            full_sync_ticks: 3,
+            half_sync_ticks: 16,
+            quarter_sync_ticks: 40,
         }
     }
 }
@@ -775,6 +784,16 @@ impl Config {
                 "lod radii {} / {} / {}: expected full_radius <= half_radius <= quarter_radius",
                 lod.full_radius, lod.half_radius, lod.quarter_radius
             )));
+        }
+        for (key, ticks, period) in [
+            ("half_sync_ticks", lod.half_sync_ticks, 2),
+            ("quarter_sync_ticks", lod.quarter_sync_ticks, 4),
+        ] {
+            if !ticks.is_multiple_of(period) {
+                return Err(ConfigError(format!(
+                    "lod.{key} = {ticks}: must be a multiple of {period}, the ticks between the tier's turns"
+                )));
+            }
         }
         let presets = &self.hunt.presets;
         for (i, preset) in presets.iter().enumerate() {

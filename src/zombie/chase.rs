@@ -8,10 +8,10 @@ use valence::prelude::*;
 
 use super::body::Body;
 use super::hop::{hop_goal, Decision, HopEvent, HopPlanner, HopRules};
-use super::lod::Lod;
+use super::lod::{Lod, Tier};
 use super::path::{find_path, waypoints, PathLimits};
 use super::{staggered, Dying, Zombie, ZombieKinds};
-use crate::config::Config;
+use crate::config::{Config, LodConfig};
 use crate::player::Dead;
 use crate::world::{LayerVoxels, Overworld, Voxels};
 
@@ -57,6 +57,8 @@ pub struct ChaseRules {
     pub give_up_ticks: u64,
     pub wander_radius: f64,
     pub wake_radius: f64,
+    /// Tier radii and how often each tier's moves are sent.
+    pub lod: LodConfig,
 }
 
 impl ChaseRules {
@@ -78,6 +80,7 @@ impl ChaseRules {
                 max_drop: chase.max_drop,
             },
             follow_range: config.zombies.follow_range,
+            lod: config.lod.clone(),
             retarget_ticks: chase.retarget_ticks,
             give_up_ticks: ticks(chase.give_up_s),
             wander_radius: config.zombies.wander_radius,
@@ -104,6 +107,8 @@ pub struct Chase {
     ignored: Option<(Entity, u64)>,
     /// The current hop's goal.
     pub goal: Option<DVec3>,
+    /// The body's yaw while walking this hop: towards its goal as planned.
+    facing: Option<f32>,
     /// Where another module sends an idle zombie (shade by day, later its pack's waypoint).
     pub errand: Option<DVec3>,
     /// Asleep by day: still, head down, woken by a close player or a blow.
@@ -127,6 +132,7 @@ impl Chase {
             target: None,
             ignored: None,
             goal: None,
+            facing: None,
             errand: None,
             dozing: false,
             stroll: None,
@@ -271,9 +277,16 @@ fn standable_near(world: &impl Voxels, p: DVec3) -> BlockPos {
 /// `hop_radius` on open ground; more means a detour round something in the way.
 const MAX_STROLL_PLANS: u8 = 5;
 
-/// An angle as the protocol sends it: 256 steps to the turn.
-fn angle_step(degrees: f32) -> u8 {
-    (degrees.rem_euclid(360.0) / 360.0 * 256.0).round() as i32 as u8
+/// Steps of 1/256 turn a zombie beyond `lod.full_radius` must turn before clients are told
+/// (11.25°).
+const FAR_TURN_STEPS: u8 = 8;
+
+/// Whether the angle from `sent` to `now` is at least `steps` of the protocol's 256 to the
+/// turn, either way round.
+fn turned(sent: f32, now: f32, steps: u8) -> bool {
+    let step = |degrees: f32| (degrees.rem_euclid(360.0) / 360.0 * 256.0).round() as i32 as u8;
+    let d = step(now).wrapping_sub(step(sent));
+    d.min(d.wrapping_neg()) >= steps
 }
 
 fn yaw_of(d: DVec3) -> f32 {
@@ -382,6 +395,8 @@ fn move_zombies(
                     stats.expanded_nodes += path.expanded as u64;
                     chase.waypoints = waypoints(start, &path.nodes, rules.hop.radius / 2.0).into();
                     chase.goal = Some(goal);
+                    let ahead = DVec3::new(goal.x - pos.x, 0.0, goal.z - pos.z);
+                    chase.facing = (ahead.length() > 1.0).then(|| yaw_of(ahead));
                     chase.jump |= jump;
                     chase.blocked_ticks = 0;
                     let gave_up = match chase.target {
@@ -432,13 +447,15 @@ fn move_zombies(
         }
         body.at = Some(pos);
         // Clients hear of moves every few ticks (sooner for a big jump), not every tick.
-        let sync = lod.syncs(now) || position.0.distance(pos) > 2.0;
+        let sync = lod.syncs(now, &rules.lod) || position.0.distance(pos) > 2.0;
         if sync && position.0 != pos {
             position.0 = pos;
         }
 
         // Body faces where it walks; the head follows a target in front, else droops 30°.
-        let body_yaw = heading.map_or(look.yaw, yaw_of);
+        // Walking, the body faces where its hop leads rather than each zig-zag waypoint: the
+        // same look on screen, and one turn sent a hop instead of one at every step.
+        let body_yaw = heading.map_or(look.yaw, |step| chase.facing.unwrap_or(yaw_of(step)));
         let (head_yaw, pitch) = match target {
             Some(t) => {
                 let to =
@@ -460,15 +477,18 @@ fn move_zombies(
             None => (body_yaw, 30.0),
         };
         let body_yaw = if holding { head_yaw } else { body_yaw };
-        // Only turns a client can see (a step of its 1/256 turn angles) are sent.
-        if sync
-            && (angle_step(look.yaw) != angle_step(body_yaw)
-                || angle_step(look.pitch) != angle_step(pitch))
-        {
+        // Only turns a client can see are sent: a step of its 1/256 turn angles up close, a
+        // few steps farther out where nobody can tell.
+        let min_turn = if lod.tier == Tier::Full {
+            1
+        } else {
+            FAR_TURN_STEPS
+        };
+        if sync && (turned(look.yaw, body_yaw, min_turn) || turned(look.pitch, pitch, min_turn)) {
             look.yaw = body_yaw;
             look.pitch = pitch;
         }
-        if sync && angle_step(head.0) != angle_step(head_yaw) {
+        if sync && turned(head.0, head_yaw, min_turn) {
             head.0 = head_yaw;
         }
     }
@@ -477,6 +497,20 @@ fn move_zombies(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn turns_count_in_protocol_steps_either_way_round() {
+        assert!(!turned(10.0, 10.5, 1), "under half a step");
+        assert!(turned(10.0, 11.5, 1));
+        assert!(!turned(10.0, 20.0, FAR_TURN_STEPS), "7 steps");
+        assert!(turned(10.0, 22.0, FAR_TURN_STEPS));
+        assert!(
+            turned(354.375, 5.625, 8) && !turned(354.375, 5.625, 9),
+            "8 steps across north"
+        );
+        assert!(turned(-90.0, 90.0, 128), "half a turn");
+        assert!(!turned(0.0, 360.0, 1) && !turned(-180.0, 180.0, 1));
+    }
     use crate::world::Grid;
 
     #[test]

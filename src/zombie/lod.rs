@@ -42,14 +42,12 @@ impl Tier {
         }
     }
 
-    /// Ticks between the position and look updates clients get: vanilla's 3 ticks up close,
-    /// fewer as the zombie acts less, always a multiple of its period so an update falls on a
-    /// tick it acts.
-    pub fn sync_period(self) -> u64 {
+    /// Ticks between the moves and turns clients are sent (`lod.*_sync_ticks`).
+    pub fn sync_period(self, lod: &LodConfig) -> u64 {
         match self {
-            Tier::Full => 3,
-            Tier::Half => 6,
-            Tier::Quarter | Tier::Frozen => 16,
+            Tier::Full => lod.full_sync_ticks,
+            Tier::Half => lod.half_sync_ticks,
+            Tier::Quarter | Tier::Frozen => lod.quarter_sync_ticks,
         }
     }
 
@@ -113,8 +111,8 @@ impl Lod {
     }
 
     /// Whether clients are told of the zombie's moves on `tick` (see [`Tier::sync_period`]).
-    pub fn syncs(&self, tick: u64) -> bool {
-        (tick + self.bucket).is_multiple_of(self.tier.sync_period())
+    pub fn syncs(&self, tick: u64, lod: &LodConfig) -> bool {
+        (tick + self.bucket).is_multiple_of(self.tier.sync_period(lod))
     }
 
     /// Ticks to simulate on `tick`: 0 when the zombie does not act on it.
@@ -197,13 +195,18 @@ mod tests {
 
     #[test]
     fn updates_fall_on_ticks_the_zombie_acts() {
+        let config = LodConfig::default();
         for bucket_seed in 0..16 {
             let mut lod = Lod::new(bucket_seed);
             for tier in [Tier::Full, Tier::Half, Tier::Quarter] {
                 lod.tier = tier;
-                let syncs: Vec<u64> = (0..96).filter(|&t| lod.syncs(t)).collect();
+                let syncs: Vec<u64> = (0..1200).filter(|&t| lod.syncs(t, &config)).collect();
                 assert!(syncs.iter().all(|&t| lod.steps(t) > 0), "{tier:?}");
-                assert_eq!(syncs.len() as u64, 96 / tier.sync_period(), "{tier:?}");
+                assert_eq!(
+                    syncs.len() as u64,
+                    1200 / tier.sync_period(&config),
+                    "{tier:?}"
+                );
             }
         }
     }
