@@ -39,10 +39,10 @@ const KIND = {
   [S2C.spawnEntity]: 'spawn',
   [S2C.destroy]: 'destroy',
   [S2C.moveRel]: 'move',
-  [S2C.moveLook]: 'move',
-  [S2C.teleport]: 'move',
-  [S2C.look]: 'look',
-  [S2C.headRotation]: 'look',
+  [S2C.moveLook]: 'moveAndTurn',
+  [S2C.teleport]: 'teleport',
+  [S2C.look]: 'turn',
+  [S2C.headRotation]: 'head',
   [S2C.metadata]: 'metadata',
   [S2C.equipment]: 'metadata'
 }

@@ -5,7 +5,8 @@
 // many zombies, moved every tick with no AI), so each figure is also a ratio to Valence's cost.
 //
 // node scripts/load/run.js --out DIR [--only NAME] [--seconds N] [--profile]
-// Writes DIR/NAME.json per run and DIR/results.json; prints a summary table.
+// Writes DIR/NAME.json per run and DIR/results.json; prints a summary table. HORDE_BIN and
+// HORDE_FLOOR_BIN name the binaries when they are not under target/release.
 'use strict'
 
 const fs = require('fs')
@@ -19,8 +20,13 @@ const HOST = '127.0.0.1'
 const SCENARIOS = [
   { name: '10-bots-1k', bots: 10, zombies: 1000, travellers: 0.2 },
   { name: '50-bots-5k', bots: 50, zombies: 5000, travellers: 0.2 },
-  { name: '20-bots-10k', bots: 20, zombies: 10000, travellers: 0.5 }
+  { name: '20-bots-10k', bots: 20, zombies: 10000, travellers: 0.5 },
+  // The test suite's check that the harness works; run only when named.
+  { name: 'smoke', bots: 3, zombies: 60, travellers: 0.4, onlyByName: true }
 ]
+// The binaries, built by `cargo build --release --bin horde --example floor` (or given).
+const HORDE = process.env.HORDE_BIN || path.join(ROOT, 'target/release/horde')
+const FLOOR = process.env.HORDE_FLOOR_BIN || path.join(ROOT, 'target/release/examples/floor')
 // Full mineflayer bots in each scenario, checking what a real client sees.
 const WATCHERS = 2
 const HOME_SPACING = 192
@@ -303,10 +309,10 @@ async function runOnce (scenario, floor, args, outDir) {
   fs.cpSync(path.join(ROOT, 'worlds/default'), world, { recursive: true })
   const config = writeConfig(dir, scenario, false)
   const perPlayer = Math.round(scenario.zombies / scenario.bots)
-  const binary = floor ? 'target/release/examples/floor' : 'target/release/horde'
+  const binary = floor ? FLOOR : HORDE
   const serverArgs = ['--config', config, '--world', world, ...(floor ? ['--per-player', String(perPlayer)] : [])]
   log(`${label}: starting ${binary}`)
-  const server = new Server(path.join(ROOT, binary), serverArgs, label)
+  const server = new Server(binary, serverArgs, label)
   const port = await server.port()
 
   // Lean clients, then the watchers; everyone is sent home.
@@ -359,7 +365,7 @@ async function runOnce (scenario, floor, args, outDir) {
   const t0 = Date.now()
   const timeline = []
   const travellers = Math.round(names.length * scenario.travellers)
-  const leaveAt = 10
+  const leaveAt = Math.min(10, args.seconds / 4)
   const returnAt = Math.max(leaveAt + 1, args.seconds - 30)
   let left = false
   let returned = false
@@ -433,7 +439,7 @@ async function runOnce (scenario, floor, args, outDir) {
       bytesPerZombieInView: inViewTotal > 0 ? zombieTotal * 1000 / inViewTotal : null,
       deaths: perClient.reduce((a, c) => a + c.deaths, 0),
       // Mean zombie kB/s per client by what the packets say.
-      zombieKinds: Object.fromEntries(['spawn', 'destroy', 'move', 'look', 'metadata', 'other'].map((k) => [k,
+      zombieKinds: Object.fromEntries(['spawn', 'destroy', 'move', 'moveAndTurn', 'teleport', 'turn', 'head', 'metadata', 'other'].map((k) => [k,
         mean(clients.map((_, i) => ((after[i].zombieKinds[k] || 0) - (before[i].zombieKinds[k] || 0)) / seconds / 1000))]))
     },
     chunks,
@@ -484,7 +490,9 @@ async function main () {
   const args = parseArgs()
   fs.mkdirSync(args.out, { recursive: true })
   const results = []
-  for (const scenario of SCENARIOS.filter((s) => !args.only || s.name === args.only)) {
+  const chosen = SCENARIOS.filter((s) => args.only ? s.name === args.only : !s.onlyByName)
+  if (chosen.length === 0) throw new Error(`no scenario ${args.only}; ${SCENARIOS.map((s) => s.name).join(', ')}`)
+  for (const scenario of chosen) {
     for (const floor of [false, true]) results.push(await runOnce(scenario, floor, args, args.out))
   }
   fs.writeFileSync(path.join(args.out, 'results.json'), JSON.stringify(results, null, 1))

@@ -1,0 +1,86 @@
+//! The load harness (scripts/load) on a tiny crowd: one lean protocol client and two mineflayer
+//! bots, 60 zombies, a few seconds on horde and on the floor. The benchmark's figures are not
+//! checked here (they are timings); what is checked is that each part still measures something.
+
+mod support;
+
+use std::process::Command;
+
+use serde_json::Value;
+use support::TempDir;
+
+#[test]
+fn the_load_harness_measures_horde_and_the_floor() {
+    let out = TempDir::new("load");
+    let horde = std::path::Path::new(env!("CARGO_BIN_EXE_horde"));
+    // `cargo test` builds the examples beside the binaries.
+    let floor = horde.parent().unwrap().join("examples/floor");
+    assert!(floor.exists(), "no floor example at {}", floor.display());
+    let status = Command::new("node")
+        .args([
+            "scripts/load/run.js",
+            "--only",
+            "smoke",
+            "--seconds",
+            "12",
+            "--out",
+        ])
+        .arg(out.path())
+        .env("HORDE_BIN", horde)
+        .env("HORDE_FLOOR_BIN", &floor)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status()
+        .expect("node runs");
+    assert!(status.success(), "the harness failed: {status:?}");
+
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.path().join("results.json")).unwrap())
+            .unwrap();
+    let runs = results.as_array().unwrap();
+    assert_eq!(runs.len(), 2, "horde and the floor");
+    for run in runs {
+        let name = if run["floor"].as_bool().unwrap() {
+            "floor"
+        } else {
+            "horde"
+        };
+        let tick = &run["tick"];
+        assert!(
+            tick["ticks"].as_u64().unwrap() > 0,
+            "{name}: no tick recorded"
+        );
+        let (p50, p99, max) = (
+            tick["p50"].as_f64().unwrap(),
+            tick["p99"].as_f64().unwrap(),
+            tick["max"].as_f64().unwrap(),
+        );
+        assert!(0.0 < p50 && p50 <= p99 && p99 <= max, "{name}: {tick}");
+        let client = &run["client"];
+        assert!(client["kBps"].as_f64().unwrap() > 0.0, "{name}: {client}");
+        assert!(
+            client["zombieKBps"].as_f64().unwrap() > 0.0
+                && client["zombiesInView"].as_f64().unwrap() > 0.0,
+            "{name}: the lean client saw no zombie: {client}"
+        );
+        let watchers = run["watchers"].as_array().unwrap();
+        assert!(
+            watchers.iter().any(|w| w["zombies"].as_u64().unwrap() > 0),
+            "{name}: no mineflayer bot saw a zombie: {watchers:?}"
+        );
+        assert!(
+            std::fs::metadata(out.path().join(format!(
+                "smoke{}-ticks.csv",
+                if name == "floor" { "-floor" } else { "" }
+            )))
+            .unwrap()
+            .len()
+                > 0
+        );
+    }
+    let horde_run = runs.iter().find(|r| r["floor"] == false).unwrap();
+    let last = horde_run["timeline"].as_array().unwrap().last().unwrap();
+    assert!(
+        last["total"].as_u64().unwrap() + last["ghost_members"].as_u64().unwrap() > 0,
+        "horde reported no zombies: {last}"
+    );
+}
