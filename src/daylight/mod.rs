@@ -38,21 +38,20 @@ impl Plugin for DaylightPlugin {
             ));
             app.insert_resource(phase);
         }
-        app.insert_resource(SkyMap::default())
-            .add_systems(
-                Update,
-                (
-                    forget_unloaded_sky,
-                    equip_helmets,
-                    advance_phase,
-                    sun_on_zombies,
-                    burn,
-                    day_sleep,
-                    show_helmets,
-                )
-                    .chain()
-                    .before(ZombieSet::Classify),
-            );
+        app.insert_resource(SkyMap::default()).add_systems(
+            Update,
+            (
+                forget_unloaded_sky,
+                equip_helmets,
+                advance_phase,
+                sun_on_zombies,
+                burn,
+                day_sleep,
+                show_helmets,
+            )
+                .chain()
+                .before(ZombieSet::Classify),
+        );
     }
 }
 
