@@ -52,7 +52,7 @@ fn spawn_in_the_dark(
     let Ok((layer_entity, layer)) = layers.get_single() else {
         return;
     };
-    let hunted: Vec<DVec3> = players
+    let mut hunted: Vec<DVec3> = players
         .iter()
         .filter(|(_, mode)| matches!(mode, GameMode::Survival | GameMode::Adventure))
         .map(|(p, _)| p.0)
@@ -75,6 +75,11 @@ fn spawn_in_the_dark(
         *rng ^= *rng << 17;
         (*rng >> 11) as f64 / (1u64 << 53) as f64
     };
+    // Players in a new order each attempt: when the cap leaves room for only some groups,
+    // the first players in line would otherwise get every one of them.
+    for i in (1..hunted.len()).rev() {
+        hunted.swap(i, (random() * (i + 1) as f64) as usize);
+    }
     let kind = kinds.find(&config.zombies.default_type).unwrap_or(0);
     for player in hunted {
         let angle = random() * std::f64::consts::TAU;
