@@ -4,7 +4,8 @@
 //!
 //! `cargo run --release --example floor -- --config PATH --world DIR --per-player N`. The
 //! console takes horde's commands plus `crowd`, which gives every player online N zombies
-//! around them, each walking a small circle forever.
+//! around them, each walking a small circle forever. There is no game to save: end it with
+//! Ctrl-C or SIGTERM rather than `stop`.
 
 use std::f64::consts::TAU;
 use std::io::BufRead;

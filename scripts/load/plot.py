@@ -43,7 +43,7 @@ def main(run_dir, out):
             fs, fmean, _ = per_second(floor_csv)
             ax.plot(fs, fmean, color="grey", linestyle="--", label="floor (Valence, no AI): mean tick")
         ax.axhline(50, color="black", linewidth=0.8)
-        ax.text(s[0], 51, "50 ms budget", fontsize=8, va="bottom")
+        ax.text(s[-1], 51, "50 ms budget", fontsize=8, va="bottom", ha="right")
         ax.set_ylim(0, max(60, max(peak) * 1.1))
         ax.set_ylabel("tick time (ms)")
         ax.set_title(
@@ -55,7 +55,8 @@ def main(run_dir, out):
         counts.plot(t, [p.get("total", 0) for p in r["timeline"]], color="tab:green", label="zombies materialised")
         counts.plot(t, [p.get("ghost_members", 0) for p in r["timeline"]], color="tab:blue", label="zombies in ghost packs")
         counts.set_ylabel("zombies")
-        counts.set_ylim(0, r["zombies"] * 1.15)
+        # Counts in the lower part, clear of the legend and the budget line.
+        counts.set_ylim(0, r["zombies"] * 1.6)
         lines = ax.get_legend_handles_labels()
         more = counts.get_legend_handles_labels()
         ax.legend(lines[0] + more[0], lines[1] + more[1], loc="upper left", fontsize=7, ncol=2)

@@ -289,7 +289,7 @@ function startWatchers (port, names) {
         out = out.slice(nl + 1)
         if (msg.ready) resolve()
         if (msg.error) reject(new Error(msg.error))
-        if (msg.name) watchers.reports[msg.name] = msg
+        if (msg.name) (watchers.reports[msg.name] ||= []).push(msg)
       }
     })
     child.on('exit', (code) => code && reject(new Error(`watchers exited with ${code}`)))
@@ -416,7 +416,11 @@ async function runOnce (scenario, floor, args, outDir) {
   const mean = (xs) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length)
   const inViewTotal = perClient.reduce((a, c) => a + c.zombiesInView, 0)
   const zombieTotal = perClient.reduce((a, c) => a + c.zombieKBps, 0)
-  const watcherReports = Object.values(watchers.reports)
+  // Each mineflayer bot's last report, and the most zombies it saw at once.
+  const watcherReports = Object.values(watchers.reports).map((reports) => ({
+    ...reports[reports.length - 1],
+    mostZombies: Math.max(...reports.map((r) => r.zombies))
+  }))
   watchers.child.kill()
   for (const c of clients) c.end()
   await server.stop(floor)

@@ -44,7 +44,17 @@ function watch (bot) {
       if (before && before.distanceTo(pos) > 0.01) moved++
     }
     last = now
-    console.log(JSON.stringify({ name: bot.username, zombies: zombies.length, moved, health: bot.health, deaths }))
+    const at = bot.entity.position
+    console.log(JSON.stringify({
+      name: bot.username,
+      zombies: zombies.length,
+      moved,
+      entities: Object.keys(bot.entities).length,
+      at: [at.x, at.y, at.z].map(Math.round),
+      standingIn: bot.blockAt(at)?.name,
+      health: bot.health,
+      deaths
+    }))
   }, 5000)
 }
 
