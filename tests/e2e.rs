@@ -37,6 +37,17 @@ fn rcon_refuses_a_wrong_password_and_runs_commands() {
 }
 
 #[test]
+fn behind_velocity_only_the_proxy_with_the_secret_gets_players_in() {
+    let server = TestServer::start(
+        "velocity",
+        "connection_mode = \"velocity\"\nvelocity_secret = \"shared-s3cret\"\n",
+    );
+    let result = server.scenario_with("velocity", &[("HORDE_VELOCITY_SECRET", "shared-s3cret")]);
+    assert!(result.contains("\"ok\":true"), "{result}");
+    server.stop();
+}
+
+#[test]
 fn chunks_load_and_unload_around_a_roaming_player_and_latency_is_measured() {
     let server = TestServer::start("roam", "[chunks]\nretention_ticks = 40\n");
     let result = server.scenario("roam");

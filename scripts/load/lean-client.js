@@ -4,6 +4,7 @@
 // entity update, so one Node process holds dozens of them. Packet ids are protocol 763's.
 'use strict'
 
+const crypto = require('crypto')
 const net = require('net')
 const { EventEmitter } = require('events')
 
@@ -86,10 +87,21 @@ function f64 (v) {
   return b
 }
 
+// Velocity's modern forwarding answer (version 1): the player's address, UUID, name and no
+// properties, signed with HMAC-SHA256 under the shared secret, as a proxy sends it.
+function forwardingAnswer ({ secret, uuid, address }, username) {
+  const payload = Buffer.concat([varint(1), string(address), Buffer.from(uuid.replace(/-/g, ''), 'hex'),
+    string(username), varint(0)])
+  const signature = crypto.createHmac('sha256', secret).update(payload).digest()
+  return Buffer.concat([signature, payload])
+}
+
 class LeanClient extends EventEmitter {
-  constructor ({ host, port, username, viewDistance = 10 }) {
+  // `forwarding` ({ secret, uuid, address }) makes the client play a Velocity proxy's part.
+  constructor ({ host, port, username, viewDistance = 10, forwarding = null }) {
     super()
     this.username = username
+    this.forwarding = forwarding
     this.viewDistance = viewDistance
     this.state = 'login'
     this.compression = -1
@@ -147,10 +159,25 @@ class LeanClient extends EventEmitter {
   }
 
   login (id, body) {
-    if (id === 0x03) this.compression = readVarint(body, 0)[0]
-    else if (id === 0x02) this.state = 'play'
-    else if (id === 0x00) this.emit('error', new Error(`${this.username} refused: ${body.toString('utf8', 1)}`))
-    else if (id === 0x04) this.send(0x02, Buffer.concat([varint(readVarint(body, 0)[0]), Buffer.from([0])]))
+    if (id === 0x03) {
+      this.compression = readVarint(body, 0)[0]
+    } else if (id === 0x02) {
+      // Login success: the profile the server settled on.
+      const [nameLength, at] = readVarint(body, 16)
+      this.profile = { uuid: body.subarray(0, 16).toString('hex'), name: body.toString('utf8', at, at + nameLength) }
+      this.state = 'play'
+    } else if (id === 0x00) {
+      this.emit('error', new Error(`${this.username} refused: ${body.toString('utf8', 1)}`))
+    } else if (id === 0x04) {
+      // A login plugin request: only Velocity's is answered, and only when forwarding.
+      const [messageId, at] = readVarint(body, 0)
+      const [channelLength, channelAt] = readVarint(body, at)
+      const channel = body.toString('utf8', channelAt, channelAt + channelLength)
+      const answer = this.forwarding && channel === 'velocity:player_info'
+        ? Buffer.concat([Buffer.from([1]), forwardingAnswer(this.forwarding, this.username)])
+        : Buffer.from([0])
+      this.send(0x02, Buffer.concat([varint(messageId), answer]))
+    }
   }
 
   play (id, body, wireBytes) {

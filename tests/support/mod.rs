@@ -110,7 +110,8 @@ pub struct TestServer {
 
 impl TestServer {
     /// Starts the server on a copy of the shipped world with `extra` appended to a test config
-    /// (offline mode, RCON on, port 0).
+    /// (offline mode, RCON on, port 0). Keys in `extra` before its first table header go to
+    /// `[server]`.
     pub fn start(name: &str, extra: &str) -> Self {
         let dir = TempDir::new(name);
         copy_tree(&repo().join("worlds/default"), &dir.path().join("world"));
@@ -121,8 +122,15 @@ impl TestServer {
     /// config first.
     pub fn start_in(dir: TempDir, extra: &str) -> Self {
         let rcon_port = free_port();
+        let tables_at = extra
+            .lines()
+            .position(|l| l.trim_start().starts_with('['))
+            .unwrap_or(extra.lines().count());
+        let server_keys: Vec<&str> = extra.lines().take(tables_at).collect();
+        let tables: Vec<&str> = extra.lines().skip(tables_at).collect();
+        let (server_keys, extra) = (server_keys.join("\n"), tables.join("\n"));
         let config = format!(
-            "[server]\nport = 0\nonline_mode = false\nview_distance = 6\n\
+            "[server]\nport = 0\nonline_mode = false\nview_distance = 6\n{server_keys}\n\
              [spawning]\nenabled = false\n{extra}\n\
              [rcon]\nenabled = true\nport = {rcon_port}\npassword = \"{RCON_PASSWORD}\"\n"
         );
