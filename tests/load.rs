@@ -64,7 +64,9 @@ fn the_load_harness_measures_horde_and_the_floor() {
         );
         let watchers = run["watchers"].as_array().unwrap();
         assert!(
-            watchers.iter().any(|w| w["mostZombies"].as_u64().unwrap() > 0),
+            watchers
+                .iter()
+                .any(|w| w["mostZombies"].as_u64().unwrap() > 0),
             "{name}: no mineflayer bot saw a zombie: {watchers:?}"
         );
         assert!(
