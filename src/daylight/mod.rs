@@ -28,16 +28,8 @@ pub struct DaylightPlugin;
 
 impl Plugin for DaylightPlugin {
     fn build(&self, app: &mut App) {
-        // A world's saved phase is put in place before the plugin; a fresh world starts anew.
-        if !app.world.contains_resource::<WorldPhase>() {
-            let config = app.world.resource::<Config>();
-            let phase = WorldPhase(Phase::new(
-                config.server.seed,
-                config.daylight.phase_interval_ticks,
-                config.daylight.phase_jitter_ticks,
-            ));
-            app.insert_resource(phase);
-        }
+        // `WorldPhase` is not made here: `build_base` puts in the world's, from its save or
+        // fresh from the seed.
         app.insert_resource(SkyMap::default()).add_systems(
             Update,
             (
