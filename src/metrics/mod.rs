@@ -11,6 +11,12 @@ use valence::prelude::*;
 
 pub use histogram::Histogram;
 
+/// The nearest-rank percentile `p` (0..=1) of `sorted` (ascending); `None` when empty.
+pub fn percentile(sorted: &[f64], p: f64) -> Option<f64> {
+    let rank = ((sorted.len() as f64 * p).ceil() as usize).max(1);
+    sorted.get(rank.min(sorted.len()).checked_sub(1)?).copied()
+}
+
 /// Times every tick from the start of `First` to the end of `Last`.
 pub struct MetricsPlugin;
 
@@ -54,11 +60,7 @@ impl Recording {
     pub fn summary(&self) -> String {
         let mut took: Vec<f64> = self.ticks.iter().map(|(_, ms)| *ms).collect();
         took.sort_by(f64::total_cmp);
-        let at = |p: f64| {
-            let rank = ((took.len() as f64 * p).ceil() as usize).clamp(1, took.len().max(1));
-            took.get(rank - 1)
-                .map_or("-".into(), |ms| format!("{ms:.3}"))
-        };
+        let at = |p: f64| percentile(&took, p).map_or("-".into(), |ms| format!("{ms:.3}"));
         let mean = if took.is_empty() {
             "-".into()
         } else {
@@ -148,7 +150,7 @@ impl TickTimes {
         }
         took.sort_by(f64::total_cmp);
         let mean = took.iter().sum::<f64>() / took.len() as f64;
-        let p99 = took[((took.len() as f64 * 0.99).ceil() as usize).clamp(1, took.len()) - 1];
+        let p99 = percentile(&took, 0.99).unwrap_or_default();
         let span = self.ticks.back().unwrap().0 - self.ticks.front().unwrap().0;
         let tps = if span.is_zero() {
             "-".to_string()
@@ -213,6 +215,16 @@ mod tests {
             times.report(),
             "tps=20.00 mean_ms=2.000 p99_ms=3.000 max_ms=3.000 ticks=3 overruns=2"
         );
+    }
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        let sorted: Vec<f64> = (1..=100).map(f64::from).collect();
+        assert_eq!(percentile(&sorted, 0.5), Some(50.0));
+        assert_eq!(percentile(&sorted, 0.99), Some(99.0));
+        assert_eq!(percentile(&sorted, 1.0), Some(100.0));
+        assert_eq!(percentile(&sorted, 0.0), Some(1.0));
+        assert_eq!(percentile(&[], 0.5), None);
     }
 
     #[test]

@@ -238,7 +238,7 @@ impl CostWindow {
         let mut sorted: Vec<f64> = self.samples.iter().copied().collect();
         sorted.sort_by(f64::total_cmp);
         let mean = sorted.iter().sum::<f64>() / sorted.len() as f64;
-        let p99 = sorted[((sorted.len() as f64 * 0.99).ceil() as usize).clamp(1, sorted.len()) - 1];
+        let p99 = crate::metrics::percentile(&sorted, 0.99).unwrap_or_default();
         (mean, p99)
     }
 
