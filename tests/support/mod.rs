@@ -267,17 +267,23 @@ impl TestServer {
         dir
     }
 
-    /// Starts `scripts/e2e/<name>.js` without waiting for it (a watcher while the test drives
-    /// the console).
-    pub fn scenario_in_background(&self, name: &str, env: &[(&str, &str)]) -> Child {
+    /// `node scripts/e2e/<name>.js` with this server's ports in its environment.
+    fn node(&self, name: &str, env: &[(&str, &str)]) -> Command {
         let scripts = repo().join("scripts");
-        Command::new("node")
-            .arg(scripts.join("e2e").join(format!("{name}.js")))
+        let mut node = Command::new("node");
+        node.arg(scripts.join("e2e").join(format!("{name}.js")))
             .current_dir(&scripts)
             .env("HORDE_PORT", self.port.to_string())
             .env("HORDE_RCON_PORT", self.rcon_port.to_string())
             .env("HORDE_RCON_PASSWORD", RCON_PASSWORD)
-            .envs(env.iter().copied())
+            .envs(env.iter().copied());
+        node
+    }
+
+    /// Starts `scripts/e2e/<name>.js` without waiting for it (a watcher while the test drives
+    /// the console).
+    pub fn scenario_in_background(&self, name: &str, env: &[(&str, &str)]) -> Child {
+        self.node(name, env)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -297,15 +303,7 @@ impl TestServer {
             scripts.join("node_modules/mineflayer").exists(),
             "the test clients are not installed: run scripts/test.sh"
         );
-        let output = Command::new("node")
-            .arg(scripts.join("e2e").join(format!("{name}.js")))
-            .current_dir(&scripts)
-            .env("HORDE_PORT", self.port.to_string())
-            .env("HORDE_RCON_PORT", self.rcon_port.to_string())
-            .env("HORDE_RCON_PASSWORD", RCON_PASSWORD)
-            .envs(env.iter().copied())
-            .output()
-            .expect("run node");
+        let output = self.node(name, env).output().expect("run node");
         let stdout = String::from_utf8_lossy(&output.stdout).to_string();
         let stderr = String::from_utf8_lossy(&output.stderr).to_string();
         assert!(
