@@ -139,7 +139,7 @@ fn main() {
                 20_000.0 + (i % 200) as f64 * 50.0,
                 20_000.0 + (i / 200) as f64 * 50.0,
             );
-            packs.adopt_ghost(at, 64.0, vec![member; 24], seed, &rules);
+            packs.adopt_ghost(at, 64.0, vec![member; 24], seed, &kinds, &rules);
         }
     }
     let bytes_per_ghost = live_bytes().saturating_sub(before) as f64 / GHOST_MEMBERS as f64;

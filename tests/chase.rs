@@ -1,6 +1,6 @@
 //! No zombie stands still forever: zombies put where paths fail keep re-planning and give up a
 //! target they cannot reach; a target across water is reached, the watchdog re-launching hops
-//! that swimming makes too slow.
+//! that swimming makes too slow; at the end of a hop a chaser turns to a clearly nearer player.
 //! Headless, on a stone arena built with `fill` around the spawn point.
 
 mod support;
@@ -8,6 +8,7 @@ mod support;
 use horde::zombie::{Chase, ChaseStats, Zombie};
 use support::headless::{harness, Harness};
 use valence::prelude::*;
+use valence::testing::create_mock_client;
 
 /// Clears a flat stone arena around the spawn point and puts the player at `player`
 /// (offsets from the spawn block); returns the spawn block.
@@ -191,4 +192,49 @@ fn a_target_across_water_is_reached_by_swimming() {
         "{:?}",
         stats(&h)
     );
+}
+
+#[test]
+fn at_the_end_of_a_hop_a_chaser_turns_to_a_clearly_nearer_player() {
+    let mut h = harness();
+    let o = arena(&mut h, [12, 0, 0]);
+    let (bundle, _helper) = create_mock_client("second");
+    let second = h.app.world.spawn(bundle).id();
+    h.app.update();
+    // The second player waits in creative just west of where the zombie will stand.
+    *h.app.world.get_mut::<GameMode>(second).unwrap() = GameMode::Creative;
+    h.app.world.get_mut::<Position>(second).unwrap().0 =
+        DVec3::new(o.x as f64 - 1.0, o.y as f64, o.z as f64 + 0.5);
+    h.run(&format!(
+        "summon zombie {} {} {}",
+        o.x as f64 + 0.5,
+        o.y,
+        o.z as f64 + 0.5
+    ));
+    let target = |h: &mut Harness| {
+        let z = zombie(h);
+        h.app.world.get::<Chase>(z).unwrap().target
+    };
+    for _ in 0..40 {
+        h.app.update();
+        if target(&mut h).is_some() {
+            break;
+        }
+    }
+    assert_eq!(
+        target(&mut h),
+        Some(h.client),
+        "the only player it may hunt"
+    );
+    // The second player turns huntable: behind the zombie and well nearer than the first.
+    *h.app.world.get_mut::<GameMode>(second).unwrap() = GameMode::Survival;
+    let mut switched = false;
+    for _ in 0..100 {
+        h.app.update();
+        if target(&mut h) == Some(second) {
+            switched = true;
+            break;
+        }
+    }
+    assert!(switched, "the target was picked again at a hop's end");
 }

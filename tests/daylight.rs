@@ -1,11 +1,12 @@
 //! Daylight, headless: at noon a zombie in the open burns (visible flag, lost health) while one
 //! under a roof does not; water puts fire out; from the immune phase nobody burns; an idle
-//! zombie walks to shade and dozes.
+//! zombie walks to shade and dozes, and wakes only for a player within the wake radius; hunt
+//! zombies neither burn nor doze.
 
 mod support;
 
 use horde::daylight::Burning;
-use horde::zombie::{Chase, Vitality, Zombie};
+use horde::zombie::{Arena, Chase, Vitality};
 use support::headless::{harness, Harness};
 use valence::entity::entity::Flags;
 use valence::prelude::*;
@@ -47,26 +48,6 @@ fn arena(h: &mut Harness) -> BlockPos {
     BlockPos::new(x, y, z)
 }
 
-fn summon(h: &mut Harness, at: BlockPos) -> Entity {
-    let line = h.run(&format!(
-        "summon zombie {} {} {}",
-        at.x as f64 + 0.5,
-        at.y,
-        at.z as f64 + 0.5
-    ));
-    let id: u32 = line
-        .split_whitespace()
-        .find_map(|kv| kv.strip_prefix("id="))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| panic!("{line}"));
-    h.app
-        .world
-        .query_filtered::<Entity, With<Zombie>>()
-        .iter(&h.app.world)
-        .find(|e| e.index() == id)
-        .unwrap()
-}
-
 fn on_fire(h: &Harness, zombie: Entity) -> bool {
     h.app
         .world
@@ -78,8 +59,8 @@ fn on_fire(h: &Harness, zombie: Entity) -> bool {
 fn the_sun_burns_the_open_not_the_roofed_and_not_the_immune() {
     let mut h = harness();
     let o = arena(&mut h);
-    let open = summon(&mut h, BlockPos::new(o.x + 8, o.y, o.z));
-    let roofed = summon(&mut h, BlockPos::new(o.x - 10, o.y, o.z));
+    let open = h.summon(BlockPos::new(o.x + 8, o.y, o.z));
+    let roofed = h.summon(BlockPos::new(o.x - 10, o.y, o.z));
     let (mut open_burned, mut roofed_burned) = (false, false);
     for _ in 0..100 {
         h.app.update();
@@ -95,7 +76,7 @@ fn the_sun_burns_the_open_not_the_roofed_and_not_the_immune() {
     assert_eq!(h.app.world.get::<Vitality>(roofed).unwrap().0, 20.0);
 
     assert!(h.run("phase set 5").starts_with("phase=5 "));
-    let immune = summon(&mut h, BlockPos::new(o.x + 10, o.y, o.z + 4));
+    let immune = h.summon(BlockPos::new(o.x + 10, o.y, o.z + 4));
     for _ in 0..100 {
         h.app.update();
         assert!(!on_fire(&h, immune), "no burning from the immune phase");
@@ -115,7 +96,7 @@ fn water_puts_the_fire_out() {
         o.y,
         o.z + 2
     ));
-    let wet = summon(&mut h, BlockPos::new(o.x + 8, o.y - 1, o.z));
+    let wet = h.summon(BlockPos::new(o.x + 8, o.y - 1, o.z));
     for _ in 0..60 {
         h.app.update();
         assert!(!on_fire(&h, wet), "a zombie in water does not burn");
@@ -135,7 +116,7 @@ fn water_puts_the_fire_out() {
 fn an_idle_zombie_walks_into_shade_and_dozes() {
     let mut h = harness();
     let o = arena(&mut h);
-    let zombie = summon(&mut h, BlockPos::new(o.x - 1, o.y, o.z));
+    let zombie = h.summon(BlockPos::new(o.x - 1, o.y, o.z));
     let mut dozed = false;
     for _ in 0..600 {
         h.app.update();
@@ -156,4 +137,60 @@ fn an_idle_zombie_walks_into_shade_and_dozes() {
         h.app.world.get::<Chase>(zombie).unwrap().dozing,
         "still dozing"
     );
+}
+
+#[test]
+fn a_dozing_zombie_wakes_only_for_a_player_within_the_wake_radius() {
+    let mut h = harness();
+    let o = arena(&mut h);
+    let zombie = h.summon(BlockPos::new(o.x - 8, o.y, o.z));
+    let dozing = |h: &Harness| h.app.world.get::<Chase>(zombie).unwrap().dozing;
+    for _ in 0..600 {
+        h.app.update();
+        if dozing(&h) {
+            break;
+        }
+    }
+    assert!(dozing(&h), "it dozed off under the roof");
+    let at = h.app.world.get::<Position>(zombie).unwrap().0;
+    // A survival player in plain view, 12 blocks off in the open: within the follow range,
+    // beyond the wake radius of 8.
+    h.run("gamemode survival tester");
+    h.app.world.get_mut::<Position>(h.client).unwrap().0 = at + DVec3::new(12.0, 0.0, 0.0);
+    for _ in 0..100 {
+        h.app.update();
+        assert!(dozing(&h), "a player beyond the wake radius lets it sleep");
+    }
+    // Within 8 blocks it wakes and chases.
+    h.app.world.get_mut::<Position>(h.client).unwrap().0 = at + DVec3::new(0.0, 0.0, 6.0);
+    let mut woke = false;
+    for _ in 0..40 {
+        h.app.update();
+        if !dozing(&h) {
+            woke = true;
+            break;
+        }
+    }
+    assert!(woke, "a player within the wake radius wakes it");
+    assert_eq!(
+        h.app.world.get::<Chase>(zombie).unwrap().target,
+        Some(h.client)
+    );
+}
+
+#[test]
+fn hunt_zombies_are_out_of_the_suns_reach() {
+    let mut h = harness();
+    let o = arena(&mut h);
+    let fighter = h.summon(BlockPos::new(o.x + 8, o.y, o.z));
+    h.app.world.entity_mut(fighter).insert(Arena);
+    for _ in 0..200 {
+        h.app.update();
+        assert!(!on_fire(&h, fighter), "a hunt zombie does not burn");
+        assert!(
+            !h.app.world.get::<Chase>(fighter).unwrap().dozing,
+            "nor doze"
+        );
+    }
+    assert_eq!(h.app.world.get::<Vitality>(fighter).unwrap().0, 20.0);
 }

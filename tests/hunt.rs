@@ -1,15 +1,19 @@
-//! Hunts, headless: waves within the alive and total caps, a boss bar with the kill goal,
-//! victory when the goal is met, time-out and `hunt stop` clearing the round.
+//! Hunts, headless: waves within the alive and total caps, the first after the spawn rate, a
+//! boss bar with the kill goal counting only players who can play, victory when the goal is
+//! met, time-out and `hunt stop` clearing the round; hunt zombies find the round's players
+//! within the seed's 255 studs, seen or not.
 
 mod support;
 
 use horde::config::{Config, HuntPreset};
 use horde::hunt::HuntZombie;
-use horde::zombie::{Dying, Vitality};
+use horde::world::{standable_top, Overworld};
+use horde::zombie::{Arena, Chase, Dying, Vitality};
 use support::headless::{harness_with, Harness};
 use valence::prelude::*;
 use valence::protocol::packets::play::BossBarS2c;
 use valence::protocol::Packet;
+use valence::testing::create_mock_client;
 
 fn config(max_alive: u32, max_total: u32, round_time_s: f64) -> Config {
     let mut config = Config::default();
@@ -131,4 +135,78 @@ fn killing_the_goal_wins_the_round() {
     assert_eq!(kills, 20, "20 kills for one player");
     let kills_of_player = h.app.world.get::<horde::zombie::Kills>(h.client).unwrap().0;
     assert_eq!(kills_of_player, 20);
+}
+
+#[test]
+fn the_first_wave_waits_a_spawn_interval_and_the_goal_counts_players_who_can_play() {
+    let mut h = harness_with(config(10, 40, 200.0));
+    let (bundle, _helper) = create_mock_client("builder");
+    let builder = h.app.world.spawn(bundle).id();
+    h.app.update();
+    *h.app.world.get_mut::<GameMode>(builder).unwrap() = GameMode::Creative;
+    h.run("hunt start trial");
+    // spawn_rate_s = 1: nothing for the first second.
+    for _ in 0..15 {
+        h.app.update();
+        assert!(hunt_zombies(&mut h).is_empty(), "no wave before 1 s");
+    }
+    for _ in 0..15 {
+        h.app.update();
+    }
+    assert!(!hunt_zombies(&mut h).is_empty(), "the first wave came");
+    assert_eq!(
+        field(&h.run("hunt"), "goal"),
+        20,
+        "the builder does not count"
+    );
+    *h.app.world.get_mut::<GameMode>(builder).unwrap() = GameMode::Adventure;
+    h.app.update();
+    assert_eq!(field(&h.run("hunt"), "goal"), 27, "two players: 20 + 7");
+    for z in hunt_zombies(&mut h) {
+        assert!(h.app.world.get::<Arena>(z).is_some(), "an arena zombie");
+    }
+}
+
+/// Summons a zombie on dry ground `dx` blocks east of the player (a little north or south if
+/// that column is water or leaves).
+fn summon_east(h: &mut Harness, dx: i32) -> Entity {
+    let at = h.app.world.get::<Position>(h.client).unwrap().0;
+    let x = at.x.floor() as i32 + dx;
+    let layer = h
+        .app
+        .world
+        .query_filtered::<&ChunkLayer, With<Overworld>>()
+        .single(&h.app.world);
+    let (z, y) = (0..=8)
+        .flat_map(|d| [d, -d])
+        .map(|d| at.z.floor() as i32 + d)
+        .find_map(|z| Some((z, standable_top(layer, x, z)?)))
+        .expect("dry ground near the column");
+    h.summon(BlockPos::new(x, y, z))
+}
+
+#[test]
+fn hunt_zombies_find_the_rounds_players_within_71_blocks_others_within_35() {
+    let mut h = harness_with(config(10, 10, 200.0));
+    h.run("time set midnight");
+    // The mock client views 2 chunks around it; these zombies stand farther out.
+    h.app
+        .world
+        .get_mut::<ViewDistance>(h.client)
+        .unwrap()
+        .set(7);
+    h.app.update();
+    horde::headless::run_until_loaded(&mut h.app);
+    let hunter = summon_east(&mut h, 50);
+    h.app.world.entity_mut(hunter).insert(Arena);
+    let roamer = summon_east(&mut h, -50);
+    let far = summon_east(&mut h, 80);
+    h.app.world.entity_mut(far).insert(Arena);
+    let target = |h: &Harness, z: Entity| h.app.world.get::<Chase>(z).unwrap().target;
+    for _ in 0..30 {
+        h.app.update();
+    }
+    assert_eq!(target(&h, hunter), Some(h.client), "50 blocks, seen or not");
+    assert_eq!(target(&h, roamer), None, "beyond the follow range of 35");
+    assert_eq!(target(&h, far), None, "beyond 255 studs");
 }

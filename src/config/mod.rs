@@ -63,6 +63,9 @@ pub struct ServerConfig {
     pub connection_mode: ConnectionModeSetting,
     /// The forwarding secret shared with Velocity (its `forwarding.secret`).
     pub velocity_secret: String,
+    /// Ticks a player cannot be hurt by mobs after joining and after respawning (vanilla's
+    /// `spawnInvulnerableTime`, 60), so a spawn camped by zombies is no death loop.
+    pub spawn_invulnerable_ticks: u64,
 }
 
 /// How players reach this server.
@@ -87,6 +90,7 @@ impl Default for ServerConfig {
             game_mode: GameModeSetting::Survival,
             connection_mode: ConnectionModeSetting::Direct,
             velocity_secret: String::new(),
+            spawn_invulnerable_ticks: 60,
         }
     }
 }
@@ -288,7 +292,7 @@ pub struct DaylightConfig {
     pub sun_immune_phase: u32,
     /// Blocks around a zombie searched for shade by day.
     pub shade_radius: i32,
-    /// A dozing zombie wakes when a player comes this close.
+    /// A dozing zombie wakes when a player comes this close (or hits it).
     pub wake_radius: f64,
 }
 
@@ -308,12 +312,13 @@ impl Default for DaylightConfig {
 }
 
 impl ZombieType {
-    fn new(name: &str, rarity: u32, health: f32, studs_per_s: f64, damage: f32) -> Self {
+    /// A type of the hunt seed: speed converted at [`STUD`], damage at [`SEED_DAMAGE`].
+    fn new(name: &str, rarity: u32, health: f32, studs_per_s: f64, seed_damage: f32) -> Self {
         Self {
             name: name.into(),
             health,
             speed: (studs_per_s * STUD * 100.0).round() / 100.0,
-            damage,
+            damage: (seed_damage * SEED_DAMAGE * 100.0).round() / 100.0,
             reach: 2.0,
             rarity,
             helmet: None,
@@ -323,6 +328,9 @@ impl ZombieType {
 
 /// Blocks per Roblox stud: the seed's distances and speeds are converted with it.
 pub const STUD: f64 = 0.28;
+
+/// The hunt seed's damage against its 100 health, scaled to a player's 20.
+pub const SEED_DAMAGE: f32 = 0.2;
 
 impl Default for ZombiesConfig {
     fn default() -> Self {
@@ -342,17 +350,17 @@ impl Default for ZombiesConfig {
                     rarity: 100,
                     helmet: None,
                 },
-                ZombieType::new("forest_zombie", 45, 25.0, 19.0, 3.0),
-                ZombieType::new("fast_zombie", 30, 20.0, 27.0, 2.0),
-                ZombieType::new("slow_zombie", 20, 40.0, 16.0, 4.0),
-                ZombieType::new("crystal_guard", 5, 250.0, 14.0, 8.0),
-                ZombieType::new("zombie_gladiator", 45, 30.0, 20.0, 3.0),
-                ZombieType::new("attacker_zombie", 30, 40.0, 27.0, 3.0),
+                ZombieType::new("forest_zombie", 45, 25.0, 19.0, 8.0),
+                ZombieType::new("fast_zombie", 30, 20.0, 27.0, 8.0),
+                ZombieType::new("slow_zombie", 20, 40.0, 16.0, 12.0),
+                ZombieType::new("crystal_guard", 5, 250.0, 14.0, 20.0),
+                ZombieType::new("zombie_gladiator", 45, 30.0, 20.0, 10.0),
+                ZombieType::new("attacker_zombie", 30, 40.0, 27.0, 18.0),
                 ZombieType {
                     helmet: Some(HelmetKind::Iron),
-                    ..ZombieType::new("armored_zombie", 20, 75.0, 15.0, 4.0)
+                    ..ZombieType::new("armored_zombie", 20, 75.0, 15.0, 15.0)
                 },
-                ZombieType::new("victorious_zomdiator", 5, 450.0, 13.0, 9.0),
+                ZombieType::new("victorious_zomdiator", 5, 450.0, 13.0, 24.0),
             ],
         }
     }
@@ -382,6 +390,9 @@ pub struct ChaseConfig {
     pub give_up_s: f64,
     /// Ticks between target checks of one zombie.
     pub retarget_ticks: u64,
+    /// At the end of a hop a chasing zombie switches to another player only if that one is
+    /// this many blocks closer, so two players at nearly equal distance do not make it flip.
+    pub retarget_margin: f64,
 }
 
 impl Default for ChaseConfig {
@@ -397,6 +408,7 @@ impl Default for ChaseConfig {
             give_up_plans: 8,
             give_up_s: 10.0,
             retarget_ticks: 10,
+            retarget_margin: 2.0,
         }
     }
 }
@@ -441,6 +453,9 @@ pub struct HuntConfig {
     /// Preset started automatically every `schedule_every_s` seconds; empty for none.
     pub schedule_preset: String,
     pub schedule_every_s: f64,
+    /// Blocks within which a hunt zombie finds the round's players, seen or not (the seed's
+    /// 255 studs).
+    pub target_range: f64,
     pub presets: Vec<HuntPreset>,
 }
 
@@ -456,7 +471,7 @@ pub struct HuntPreset {
     pub spawn_rate_s: f64,
     /// Cap on zombies alive at once.
     pub max_alive: u32,
-    /// Cap on zombies spawned in the round.
+    /// Cap on zombies spawned in a round for one player; it grows with the kill goal.
     pub max_total: u32,
     pub round_time_s: f64,
     /// Spawn points as [x, z] offsets in blocks from the hunt's centre.
@@ -476,6 +491,7 @@ impl Default for HuntConfig {
         Self {
             schedule_preset: String::new(),
             schedule_every_s: 600.0,
+            target_range: (255.0 * STUD * 10.0).round() / 10.0,
             presets: vec![
                 HuntPreset {
                     name: "mystery_forest".into(),
@@ -522,7 +538,8 @@ impl Default for HuntConfig {
 pub struct PackConfig {
     /// A loose zombie considers packs only with at least this many neighbours.
     pub min_neighbours: u32,
-    /// One pack decision per this many activations of a zombie.
+    /// A loose zombie decides about packs once per this many of its activations (ticks it
+    /// acts in an entity-ticking chunk).
     pub decision_divisor: u32,
     /// Most neighbours inspected per decision.
     pub scan_cap: u32,
@@ -533,7 +550,8 @@ pub struct PackConfig {
     pub max_size: u32,
     /// A member beyond this distance from the centroid...
     pub break_radius: f64,
-    /// ...for this many activations in a row leaves.
+    /// ...for this many of its activations in a row (ticks it acts in an entity-ticking
+    /// chunk) leaves.
     pub stray_activations: u32,
     /// Below this many members a pack dissolves...
     pub min_size: u32,
@@ -563,11 +581,14 @@ pub struct PackConfig {
     pub sweep_interval_ticks: u64,
     /// Sweeps in a row with no member in an entity-ticking chunk before a pack becomes a ghost.
     pub dematerialise_sweeps: u32,
-    /// Blocks per tick a ghost pack moves along its legs.
-    pub virtual_speed: f64,
+    /// A ghost pack walks its legs at this fraction of its slowest member's walking speed.
+    pub ghost_speed_fraction: f64,
     /// Restored members are scattered over this many blocks.
     pub restore_scatter: f64,
-    /// A member rejoins its pack from up to this many blocks.
+    /// A member with no ground at its spot looks for some up to this many blocks out.
+    pub restore_search_radius: f64,
+    /// A restored member within this many blocks of the centroid rejoins its pack; farther
+    /// out it comes back loose.
     pub rejoin_radius: f64,
     /// Restores tried before a ghost pack is given up.
     pub restore_attempts: u32,
@@ -601,8 +622,9 @@ impl Default for PackConfig {
             migrate_at_day: false,
             sweep_interval_ticks: 20,
             dematerialise_sweeps: 40,
-            virtual_speed: 0.09,
+            ghost_speed_fraction: 0.4,
             restore_scatter: 6.0,
+            restore_search_radius: 96.0,
             rejoin_radius: 64.0,
             restore_attempts: 5,
             border_radius: 29_999_984.0,

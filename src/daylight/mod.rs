@@ -1,6 +1,7 @@
 //! Daylight: zombies under open sky burn by day, helmets wear out in their place, water puts
 //! fires out; the world's phase rises over time and from `sun_immune_phase` the sun no longer
-//! hurts. By day an idle zombie walks to shade and dozes until woken.
+//! hurts. By day an idle zombie walks to shade and dozes until woken. Hunt zombies ([`Arena`])
+//! are out of the sun's reach: a round's goal must not hang on the hour it is played at.
 
 pub mod rules;
 pub mod sky;
@@ -20,7 +21,7 @@ use crate::world::chunks::ChunkDropped;
 use crate::world::{LayerVoxels, Overworld, Voxels};
 use crate::zombie::attack::{hurt_effect, wound};
 use crate::zombie::chase::ZombieSet;
-use crate::zombie::{staggered, Chase, Dying, Vitality, Zombie};
+use crate::zombie::{staggered, Arena, Chase, Dying, Errand, Vitality, Zombie};
 pub use rules::{sunlight, Exposure, Phase, Sunlight};
 pub use sky::SkyMap;
 
@@ -126,7 +127,7 @@ fn sun_on_zombies(
     mut commands: Commands,
     mut zombies: Query<
         (Entity, &Position, Option<&mut Helmet>, Option<&mut Burning>),
-        (With<Zombie>, Without<Dying>),
+        (With<Zombie>, Without<Dying>, Without<Arena>),
     >,
     layers: Query<&ChunkLayer, With<Overworld>>,
     mut sky: ResMut<SkyMap>,
@@ -238,7 +239,10 @@ fn burn(
 
 /// By day an idle zombie goes to shade (before immunity) and dozes; by night it wakes.
 fn day_sleep(
-    mut zombies: Query<(Entity, &Position, &mut Chase), (With<Zombie>, Without<Dying>)>,
+    mut zombies: Query<
+        (Entity, &Position, &mut Chase, &mut Errand),
+        (With<Zombie>, Without<Dying>, Without<Arena>),
+    >,
     layers: Query<&ChunkLayer, With<Overworld>>,
     mut sky: ResMut<SkyMap>,
     clock: Res<WorldClock>,
@@ -253,7 +257,7 @@ fn day_sleep(
     let now = server.current_tick() as u64;
     let second = server.tick_rate().get() as u64;
     let immune = phase.0.phase >= config.daylight.sun_immune_phase;
-    for (entity, pos, mut chase) in &mut zombies {
+    for (entity, pos, mut chase, mut errand) in &mut zombies {
         if !staggered(entity, now, second) {
             continue;
         }
@@ -269,9 +273,9 @@ fn day_sleep(
         let in_sun = sky.sees_sky(layer, eye_block(pos.0));
         if immune || !in_sun {
             chase.dozing = true;
-            chase.errand = None;
-        } else if chase.errand.is_none() {
-            chase.errand = find_shade(layer, &mut sky, pos.0, config.daylight.shade_radius);
+            errand.0 = None;
+        } else if errand.0.is_none() {
+            errand.0 = find_shade(layer, &mut sky, pos.0, config.daylight.shade_radius);
         }
     }
 }

@@ -1,9 +1,10 @@
 //! Hunts: timed rounds of zombie waves around the world spawn, the Sword Masters game mode.
-//! Waves of 1..=max_spawn zombies come every spawn_rate seconds at the preset's spawn points,
-//! each type drawn by roulette on its rarity. Zombies alive and zombies spawned in the round
-//! are capped separately (the seed counted dead ones as alive). The kill goal,
-//! 20 + 7 (players - 1), is shown on a boss bar; the round ends when it is met or the time is
-//! up, and its zombies are cleared away.
+//! A wave comes every spawn_rate seconds at the preset's spawn points, each type drawn by
+//! roulette on its rarity. Zombies alive and zombies spawned in the round are capped
+//! separately (the seed counted dead ones as alive). The kill goal, 20 + 7 (players - 1) for
+//! the players in survival or adventure, is shown on a boss bar; waves and the total grow with
+//! it so it can always be met (`rules`). The round ends when it is met or the time is up, and
+//! its zombies are cleared away. Hunt zombies are [`Arena`] zombies: the sun leaves them be.
 
 mod rules;
 
@@ -16,9 +17,9 @@ use valence::prelude::*;
 
 use crate::config::{Config, HuntPreset};
 use crate::world::{standable_top, Overworld, WorldSpawn};
-use crate::zombie::chase::ZombieSet;
-use crate::zombie::{zombie_bundle, Dying, Solitary, ZombieKinds};
-pub use rules::{kill_goal, roulette, wave_size};
+use crate::zombie::chase::{huntable, ZombieSet};
+use crate::zombie::{zombie_bundle, Arena, Dying, ZombieKinds};
+use rules::{kill_goal, roulette, wave_size, wave_ticks};
 
 pub struct HuntPlugin;
 
@@ -63,6 +64,8 @@ pub struct Round {
     pub next_wave_in: u64,
     pub spawned: u32,
     pub kills: u32,
+    /// The kill goal for the players now in the round (worked out every tick).
+    pub goal: u32,
     /// The round's random stream (waves, spawn points, types).
     pub rng: u64,
 }
@@ -85,10 +88,11 @@ impl Hunts {
                 let preset = &config.hunt.presets[round.preset];
                 let left = preset.round_time_s - round.elapsed as f64 / tick_rate;
                 format!(
-                    "hunt={} alive={alive} spawned={} kills={} seconds_left={:.0}",
+                    "hunt={} alive={alive} spawned={} kills={} goal={} seconds_left={:.0}",
                     preset.name,
                     round.spawned,
                     round.kills,
+                    round.goal,
                     left.max(0.0)
                 )
             }
@@ -130,6 +134,7 @@ fn run_hunt(
         With<HuntBar>,
     >,
     mut clients: Query<(Entity, &mut Client)>,
+    modes: Query<&GameMode, With<Client>>,
     layers: Query<(Entity, &ChunkLayer), With<Overworld>>,
     spawn: Res<WorldSpawn>,
     kinds: Res<ZombieKinds>,
@@ -147,9 +152,11 @@ fn run_hunt(
             hunts.active = Some(Round {
                 preset,
                 elapsed: 0,
-                next_wave_in: 0,
+                // As the seed's loop, the round waits a spawn interval before its first wave.
+                next_wave_in: wave_ticks(&config.hunt.presets[preset], tick_rate),
                 spawned: 0,
                 kills: 0,
+                goal: 0,
                 rng: now.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1,
             });
         }
@@ -172,8 +179,10 @@ fn run_hunt(
     let preset: &HuntPreset = &config.hunt.presets[round.preset];
     // The goal counts what players slay, not what the sun burns.
     round.kills += fallen.iter().filter(|d| d.killer.is_some()).count() as u32;
-    let players = clients.iter().count();
-    let goal = kill_goal(players as u32);
+    // The round is played by those zombies may hunt; spectators and builders do not count.
+    let players = modes.iter().filter(|mode| huntable(mode)).count() as u32;
+    let goal = kill_goal(preset, players, tick_rate);
+    round.goal = goal;
     let alive = members.iter().filter(|(_, dying)| dying.is_none()).count() as u32;
     round.elapsed += 1;
     let elapsed = round.elapsed as f64 / tick_rate;
@@ -211,8 +220,8 @@ fn run_hunt(
 
     round.next_wave_in = round.next_wave_in.saturating_sub(1);
     if round.next_wave_in == 0 {
-        round.next_wave_in = (preset.spawn_rate_s * tick_rate).round().max(1.0) as u64;
-        let size = wave_size(preset, alive, round.spawned, round.random());
+        round.next_wave_in = wave_ticks(preset, tick_rate);
+        let size = wave_size(preset, players, alive, round.spawned, round.random());
         if let (Ok((layer_entity, layer)), Some(center)) = (layers.get_single(), spawn.pos) {
             let weights: Vec<u32> = preset
                 .types
@@ -239,7 +248,7 @@ fn run_hunt(
                 commands.spawn((
                     zombie_bundle(layer_entity, pos, kind, &kinds, seed),
                     HuntZombie,
-                    Solitary,
+                    Arena,
                 ));
                 round.spawned += 1;
             }

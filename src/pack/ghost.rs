@@ -2,7 +2,7 @@
 
 use valence::math::DVec2;
 
-use crate::config::HelmetKind;
+use crate::config::{HelmetKind, PackConfig};
 
 /// What survives of one zombie while its pack is a ghost.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -24,6 +24,11 @@ pub fn drift(at: DVec2, dest: DVec2, step: f64) -> DVec2 {
     } else {
         at + to.normalize() * step
     }
+}
+
+/// Whether a member restored at `spot` rejoins its pack (else it comes back loose).
+pub fn rejoins(spot: DVec2, centroid: DVec2, rules: &PackConfig) -> bool {
+    spot.distance(centroid) <= rules.rejoin_radius
 }
 
 /// Offsets for restored members: a deterministic spiral filling a disc of `radius`, so the
@@ -48,6 +53,18 @@ mod tests {
         let d = DVec2::new(10.0, 0.0);
         assert_eq!(drift(DVec2::ZERO, d, 1.8), DVec2::new(1.8, 0.0));
         assert_eq!(drift(DVec2::new(9.0, 0.0), d, 1.8), d);
+    }
+
+    #[test]
+    fn members_rejoin_from_up_to_sixty_four_blocks() {
+        let rules = PackConfig::default();
+        let c = DVec2::new(100.0, -50.0);
+        assert!(rejoins(c + DVec2::new(6.0, 0.0), c, &rules));
+        assert!(rejoins(c + DVec2::new(0.0, 64.0), c, &rules));
+        assert!(
+            !rejoins(c + DVec2::new(0.0, 64.5), c, &rules),
+            "comes back loose"
+        );
     }
 
     #[test]

@@ -2,8 +2,9 @@
 //! nobody can see becomes a ghost record and walks on coarsely until its area is watched again.
 //!
 //! **Player-blind by construction.** This module's inputs are zombie state, pack state,
-//! terrain, which chunks are entity-ticking, the clock and a seeded RNG per pack. It reads no
-//! player: `tests/pack_blind.rs` fails the build if anything here names one.
+//! terrain, which chunks are entity-ticking (how a pack learns it is unseen), whether a member
+//! is busy ([`Pursuing`], without whom), the clock and a seeded RNG per pack. It reads no
+//! player: `tests/pack_blind.rs` checks what every system here really accesses.
 
 pub mod ghost;
 pub mod grid;
@@ -12,6 +13,7 @@ pub mod rules;
 
 use std::collections::BTreeMap;
 
+use bevy_ecs::query::Has;
 use valence::log::{info, warn};
 use valence::math::DVec2;
 use valence::prelude::*;
@@ -22,12 +24,13 @@ use crate::time::WorldClock;
 use crate::world::chunks::EntityTicking;
 use crate::world::{standable_top, Overworld};
 use crate::zombie::chase::ZombieSet;
-use crate::zombie::{zombie_bundle, Chase, Dying, Lod, Solitary, Vitality, Zombie, ZombieKinds};
-use ghost::{drift, scatter, GhostMember};
+use crate::zombie::{zombie_bundle, Arena, Dying, Errand, Pursuing, Vitality, Zombie, ZombieKinds};
+use ghost::{drift, rejoins, scatter, GhostMember};
 use grid::SpatialGrid;
 use migration::{arrived, dwell_ticks, next_leg, waypoint, PackRng};
 use rules::{
-    centroid, dissolves, forms_pack, merges, pack_to_join, strays, unseen_long_enough, Candidate,
+    centroid, considers_packs, dissolves, forms_pack, merges, pack_to_join, unseen_long_enough,
+    Candidate, Counters, Step,
 };
 
 pub type PackId = u64;
@@ -53,12 +56,18 @@ impl Plugin for PackPlugin {
     }
 }
 
-/// A zombie's pack state: which pack, decision counter, stray counter.
+/// A zombie's pack state: which pack, and its activation counters.
 #[derive(Component, Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PackBrain {
     pub pack: Option<PackId>,
-    activations: u32,
-    stray: u32,
+    counters: Counters,
+}
+
+impl PackBrain {
+    fn join(&mut self, pack: PackId) {
+        self.pack = Some(pack);
+        self.counters.joined();
+    }
 }
 
 /// Whether a pack has bodies in the world or only records.
@@ -77,6 +86,8 @@ pub struct Pack {
     pub members: Vec<Entity>,
     /// Member records (ghost).
     pub ghosts: Vec<GhostMember>,
+    /// Walking speed of the slowest ghost member, blocks per second.
+    slowest_speed: f64,
     pub centroid: DVec2,
     /// Feet height near the centroid, for restoring.
     pub y: f64,
@@ -109,6 +120,7 @@ impl Pack {
             state: PackState::Materialised,
             members: Vec::new(),
             ghosts: Vec::new(),
+            slowest_speed: 0.0,
             centroid: at,
             y,
             heading,
@@ -125,6 +137,20 @@ impl Pack {
             ghosted_at: None,
             waypoint: None,
         }
+    }
+
+    /// Makes the pack a ghost of these members.
+    fn set_ghosts(&mut self, ghosts: Vec<GhostMember>, kinds: &ZombieKinds) {
+        self.slowest_speed = ghosts
+            .iter()
+            .filter_map(|g| kinds.0.get(g.kind as usize))
+            .map(|k| k.speed)
+            .fold(f64::INFINITY, f64::min);
+        if !self.slowest_speed.is_finite() {
+            self.slowest_speed = 0.0;
+        }
+        self.ghosts = ghosts;
+        self.state = PackState::Ghost;
     }
 
     pub fn size(&self) -> usize {
@@ -313,17 +339,17 @@ impl Packs {
         rng: PackRng,
         restore_failures: u32,
         ghosts: Vec<GhostMember>,
+        kinds: &ZombieKinds,
         rules: &crate::config::PackConfig,
     ) {
         let mut pack = Pack::new(id, at, y, seed, rules);
-        pack.state = PackState::Ghost;
+        pack.set_ghosts(ghosts, kinds);
         pack.heading = heading;
         pack.dest = dest;
         pack.leg = leg;
         pack.dwell_until = dwell_until;
         pack.rng = rng;
         pack.restore_failures = restore_failures;
-        pack.ghosts = ghosts;
         self.next_id = self.next_id.max(id);
         self.packs.insert(id, pack);
     }
@@ -335,12 +361,12 @@ impl Packs {
         y: f64,
         ghosts: Vec<GhostMember>,
         world_seed: i64,
+        kinds: &ZombieKinds,
         rules: &crate::config::PackConfig,
     ) -> PackId {
         let id = self.create(at, y, world_seed, rules);
         let pack = self.packs.get_mut(&id).expect("just created");
-        pack.state = PackState::Ghost;
-        pack.ghosts = ghosts;
+        pack.set_ghosts(ghosts, kinds);
         id
     }
 
@@ -365,103 +391,120 @@ fn flat(p: DVec3) -> DVec2 {
 
 fn give_brains(
     mut commands: Commands,
-    zombies: Query<Entity, (With<Zombie>, Without<PackBrain>, Without<Solitary>)>,
+    zombies: Query<Entity, (With<Zombie>, Without<PackBrain>, Without<Arena>)>,
 ) {
     for zombie in &zombies {
         commands.entity(zombie).insert(PackBrain::default());
     }
 }
 
-/// Each active zombie decides once per `decision_divisor` activations: a loose one joins or
-/// forms a pack, a member may stray away.
+/// Spatial indexes rebuilt each tick: zombies (and whether each may join or form a pack), and
+/// materialised packs by centroid, so one decision looks at a bounded neighbourhood.
+struct DecisionGrids {
+    zombies: SpatialGrid<(Entity, bool)>,
+    packs: SpatialGrid<Candidate>,
+}
+
+/// Each zombie in an entity-ticking chunk is activated once a tick: a member that strays past
+/// the break radius for `stray_activations` in a row leaves; a loose one considers packs once
+/// per `decision_divisor` activations, if it has `min_neighbours` within the cohesion radius,
+/// and joins the nearest pack with room or forms one with the loose zombies around it.
 fn member_decisions(
     mut zombies: Query<
-        (Entity, &Position, &Lod, &Chase, &mut PackBrain),
+        (Entity, &Position, Has<Pursuing>, &mut PackBrain),
         (With<Zombie>, Without<Dying>),
     >,
     mut packs: ResMut<Packs>,
-    mut grid: Local<Option<SpatialGrid<Entity>>>,
-    mut nearby: Local<Vec<(Entity, DVec2)>>,
+    ticking: Res<EntityTicking>,
+    mut grids: Local<Option<DecisionGrids>>,
+    mut nearby: Local<Vec<((Entity, bool), DVec2)>>,
+    mut near_packs: Local<Vec<(Candidate, DVec2)>>,
     config: Res<Config>,
-    server: Res<Server>,
 ) {
     let rules = &config.pack;
-    let now = server.current_tick() as u64;
-    let grid = grid.get_or_insert_with(|| SpatialGrid::new(rules.cohesion_radius));
-    grid.clear();
-    for (entity, pos, _, chase, brain) in &zombies {
-        if brain.pack.is_none() && !chase.chasing() {
-            grid.insert(entity, flat(pos.0));
-        }
+    let grids = grids.get_or_insert_with(|| DecisionGrids {
+        zombies: SpatialGrid::new(rules.cohesion_radius),
+        packs: SpatialGrid::new(rules.cohesion_radius),
+    });
+    grids.zombies.clear();
+    for (entity, pos, pursuing, brain) in &zombies {
+        let joinable = brain.pack.is_none() && !pursuing;
+        grids.zombies.insert((entity, joinable), flat(pos.0));
     }
-    let candidates: Vec<Candidate> = packs
+    grids.packs.clear();
+    for p in packs
         .packs
         .values()
         .filter(|p| p.state == PackState::Materialised)
-        .map(|p| Candidate {
+    {
+        let candidate = Candidate {
             id: p.id,
             centroid: p.centroid,
             size: p.members.len(),
-        })
-        .collect();
+        };
+        grids.packs.insert(candidate, p.centroid);
+    }
+    let scan = rules.scan_cap as usize;
     let mut joins: Vec<(Entity, PackId)> = Vec::new();
     let mut forming: Vec<Vec<Entity>> = Vec::new();
     let mut claimed = std::collections::HashSet::new();
-    for (entity, pos, lod, chase, mut brain) in &mut zombies {
-        if lod.steps(now) == 0 {
-            continue;
-        }
-        brain.activations = brain.activations.wrapping_add(1);
-        if brain.activations % rules.decision_divisor != 0 {
+    for (entity, pos, pursuing, mut brain) in &mut zombies {
+        // A zombie acts only in entity-ticking chunks; elsewhere it is frozen.
+        if !ticking.contains_block(pos.0) {
             continue;
         }
         let at = flat(pos.0);
-        match brain.pack {
-            Some(id) => {
-                // A chasing member is out of formation, not out of the pack.
-                if chase.chasing() {
-                    continue;
-                }
-                let Some(pack) = packs.packs.get_mut(&id) else {
+        let from_centroid = match brain.pack {
+            Some(id) => match packs.packs.get(&id) {
+                Some(pack) => Some(at.distance(pack.centroid)),
+                None => {
                     brain.pack = None;
                     continue;
-                };
-                let mut count = brain.stray;
-                if strays(&mut count, at.distance(pack.centroid), rules) {
+                }
+            },
+            None => None,
+        };
+        // A chasing zombie is out of formation, not out of its pack, and decides nothing.
+        if pursuing {
+            continue;
+        }
+        match brain.counters.activate(from_centroid, rules) {
+            Step::Wait => {}
+            Step::Leave => {
+                if let Some(pack) = brain.pack.take().and_then(|id| packs.packs.get_mut(&id)) {
                     pack.members.retain(|m| *m != entity);
-                    brain.pack = None;
-                    count = 0;
                 }
-                brain.stray = count;
             }
-            None if !chase.chasing() && !claimed.contains(&entity) => {
-                let inspected = grid.near(
-                    at,
-                    rules.cohesion_radius,
-                    rules.scan_cap as usize,
-                    &mut nearby,
-                );
-                let loose: Vec<Entity> = nearby
-                    .iter()
-                    .map(|(e, _)| *e)
-                    .filter(|e| *e != entity && !claimed.contains(e))
-                    .collect();
-                if inspected.saturating_sub(1) < rules.min_neighbours as usize
-                    && candidates.is_empty()
-                {
+            Step::Decide if !claimed.contains(&entity) => {
+                grids
+                    .zombies
+                    .near(at, rules.cohesion_radius, scan, &mut nearby);
+                let neighbours = nearby.iter().filter(|((e, _), _)| *e != entity).count();
+                if !considers_packs(neighbours, rules) {
                     continue;
                 }
+                grids
+                    .packs
+                    .near(at, rules.cohesion_radius, scan, &mut near_packs);
+                let candidates: Vec<Candidate> = near_packs.iter().map(|(c, _)| *c).collect();
                 if let Some(id) = pack_to_join(at, &candidates, rules) {
                     joins.push((entity, id));
                     claimed.insert(entity);
-                } else if forms_pack(loose.len(), rules) {
+                    continue;
+                }
+                let loose: Vec<Entity> = nearby
+                    .iter()
+                    .filter(|((e, joinable), _)| *joinable && *e != entity && !claimed.contains(e))
+                    .map(|((e, _), _)| *e)
+                    .collect();
+                if forms_pack(loose.len(), rules) {
                     let mut group = vec![entity];
                     group.extend(loose.into_iter().take(rules.max_size as usize - 1));
                     claimed.extend(group.iter().copied());
                     forming.push(group);
                 }
             }
-            None => {}
+            Step::Decide => {}
         }
     }
     for (entity, id) in joins {
@@ -470,9 +513,8 @@ fn member_decisions(
         };
         if pack.members.len() < rules.max_size as usize {
             pack.members.push(entity);
-            if let Ok((_, _, _, _, mut brain)) = zombies.get_mut(entity) {
-                brain.pack = Some(id);
-                brain.stray = 0;
+            if let Ok((.., mut brain)) = zombies.get_mut(entity) {
+                brain.join(id);
             }
         }
     }
@@ -486,9 +528,8 @@ fn member_decisions(
         let id = packs.create(at, y, config.server.seed, rules);
         packs.stats.formed += 1;
         for entity in group {
-            if let Ok((_, _, _, _, mut brain)) = zombies.get_mut(entity) {
-                brain.pack = Some(id);
-                brain.stray = 0;
+            if let Ok((.., mut brain)) = zombies.get_mut(entity) {
+                brain.join(id);
                 if let Some(pack) = packs.packs.get_mut(&id) {
                     pack.members.push(entity);
                 }
@@ -505,7 +546,8 @@ type Members<'w, 's> = Query<
         &'static Zombie,
         &'static Position,
         &'static Vitality,
-        &'static mut Chase,
+        &'static mut Errand,
+        Has<Pursuing>,
         &'static mut PackBrain,
         Option<&'static Burning>,
         Option<&'static Helmet>,
@@ -530,6 +572,7 @@ fn update_packs(
 ) {
     let rules = &config.pack;
     let now = server.current_tick() as u64;
+    let tick_rate = server.tick_rate().get() as f64;
     if now == 0 {
         return;
     }
@@ -577,7 +620,7 @@ fn update_packs(
                     .members
                     .iter()
                     .filter_map(|m| zombies.get(*m).ok())
-                    .filter(|(_, _, _, chase, ..)| !chase.chasing())
+                    .filter(|(_, _, _, _, pursuing, ..)| !pursuing)
                     .map(|(_, p, ..)| p.0)
                     .collect();
                 if !in_formation.is_empty() {
@@ -607,11 +650,11 @@ fn update_packs(
                     _ => None,
                 };
                 for member in &pack.members {
-                    if let Ok((_, _, _, mut chase, ..)) = zombies.get_mut(*member) {
+                    if let Ok((_, _, _, mut errand, ..)) = zombies.get_mut(*member) {
                         match march_to {
-                            Some(w) => chase.errand = Some(DVec3::new(w.x, pack.y, w.y)),
+                            Some(w) => errand.0 = Some(DVec3::new(w.x, pack.y, w.y)),
                             // Resting or daytime: drop only the errand the pack gave.
-                            None if chase.errand.map(flat) == pack.waypoint => chase.errand = None,
+                            None if errand.0.map(flat) == pack.waypoint => errand.0 = None,
                             None => {}
                         }
                     }
@@ -620,11 +663,11 @@ fn update_packs(
 
                 // Visibility sweep.
                 if unseen_long_enough(&mut pack.unticked_sweeps, seen, rules) {
-                    pack.ghosts = pack
+                    let ghosts = pack
                         .members
                         .iter()
                         .filter_map(|m| zombies.get(*m).ok())
-                        .map(|(zombie, _, vitality, _, _, fire, helmet)| GhostMember {
+                        .map(|(zombie, _, vitality, _, _, _, fire, helmet)| GhostMember {
                             kind: zombie.kind as u16,
                             health: vitality.0,
                             fire_ticks: fire
@@ -633,10 +676,10 @@ fn update_packs(
                                 .map(|h| (h.kind, h.durability.min(u16::MAX as u32) as u16)),
                         })
                         .collect();
+                    pack.set_ghosts(ghosts, &kinds);
                     for member in pack.members.drain(..) {
                         commands.entity(member).insert(Despawned);
                     }
-                    pack.state = PackState::Ghost;
                     pack.ghosted_at = Some(now);
                     pack.unticked_sweeps = 0;
                     packs.stats.dematerialised += 1;
@@ -645,7 +688,10 @@ fn update_packs(
             PackState::Ghost => {
                 if moving {
                     if pack.dwell_until.is_none() {
-                        let step = rules.virtual_speed * rules.sweep_interval_ticks as f64;
+                        let step = rules.ghost_speed_fraction
+                            * pack.slowest_speed
+                            * rules.sweep_interval_ticks as f64
+                            / tick_rate;
                         pack.centroid = drift(pack.centroid, pack.dest, step);
                     }
                     pack.migrate(now, rules);
@@ -689,10 +735,10 @@ fn update_packs(
                 packs.stats.dissolved += 1;
             }
             for member in pack.members {
-                if let Ok((.., mut chase, mut brain, _, _)) = zombies.get_mut(member) {
+                if let Ok((.., mut errand, _, mut brain, _, _)) = zombies.get_mut(member) {
                     brain.pack = None;
-                    if chase.errand.map(flat) == pack.waypoint {
-                        chase.errand = None;
+                    if errand.0.map(flat) == pack.waypoint {
+                        errand.0 = None;
                     }
                 }
             }
@@ -764,8 +810,9 @@ fn merge_packs(packs: &mut Packs, zombies: &mut Members, rules: &crate::config::
     }
 }
 
-/// Brings a ghost pack's members back, scattered on standable ground; false if there is no
-/// ground for them within the rejoin radius.
+/// Brings a ghost pack's members back, scattered on standable ground; false if a member finds
+/// no ground within the search radius. Members that find ground beyond the rejoin radius come
+/// back loose.
 fn restore(
     commands: &mut Commands,
     pack: &mut Pack,
@@ -781,11 +828,12 @@ fn restore(
     let mut spots = Vec::with_capacity(pack.ghosts.len());
     for i in 0..pack.ghosts.len() {
         let near = ground(pack.centroid + scatter(i, rules.restore_scatter));
-        // No ground there: look further out, up to the rejoin radius.
+        // No ground there: look further out, ring by ring every 8 blocks or so.
+        let reach = (rules.restore_search_radius - rules.restore_scatter).max(0.0);
+        let rings = (reach / 8.0).ceil().max(1.0) as u32;
         let spot = near.or_else(|| {
-            (1..=8).find_map(|ring| {
-                let r = rules.restore_scatter
-                    + (rules.rejoin_radius - rules.restore_scatter) * ring as f64 / 8.0;
+            (1..=rings).find_map(|ring| {
+                let r = rules.restore_scatter + reach * ring as f64 / rings as f64;
                 (0..16).find_map(|k| {
                     ground(
                         pack.centroid
@@ -803,10 +851,11 @@ fn restore(
         let kind = (ghost.kind as usize).min(kinds.0.len() - 1);
         let seed = pack.rng.next_unit().to_bits();
         let mut entity = commands.spawn(zombie_bundle(layer_entity, spot, kind, kinds, seed));
+        let rejoins = rejoins(flat(spot), pack.centroid, rules);
         entity.insert((
             Vitality(ghost.health),
             PackBrain {
-                pack: Some(pack.id),
+                pack: rejoins.then_some(pack.id),
                 ..Default::default()
             },
         ));
@@ -821,7 +870,9 @@ fn restore(
                 durability: durability as u32,
             });
         }
-        pack.members.push(entity.id());
+        if rejoins {
+            pack.members.push(entity.id());
+        }
     }
     pack.state = PackState::Materialised;
     pack.unticked_sweeps = 0;

@@ -37,6 +37,58 @@ pub fn pack_to_join(at: DVec2, packs: &[Candidate], rules: &PackConfig) -> Optio
         .map(|(_, p)| p.id)
 }
 
+/// A zombie's pack counters. An activation is a tick on which the zombie acts in an
+/// entity-ticking chunk.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counters {
+    activations: u32,
+    /// Activations in a row out beyond the break radius, for a member.
+    stray: u32,
+}
+
+/// What one activation leads to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Nothing this time.
+    Wait,
+    /// A loose zombie's turn to consider packs (one activation in `decision_divisor`).
+    Decide,
+    /// A member strayed long enough and leaves its pack.
+    Leave,
+}
+
+impl Counters {
+    /// One activation of a loose zombie (`from_centroid` is `None`) or of a member that far
+    /// from its pack's centroid. Straying counts every activation, as the seed does; deciding
+    /// comes once per `decision_divisor`.
+    pub fn activate(&mut self, from_centroid: Option<f64>, rules: &PackConfig) -> Step {
+        self.activations = self.activations.wrapping_add(1);
+        match from_centroid {
+            Some(distance) => {
+                if strays(&mut self.stray, distance, rules) {
+                    self.stray = 0;
+                    Step::Leave
+                } else {
+                    Step::Wait
+                }
+            }
+            None if self.activations.is_multiple_of(rules.decision_divisor) => Step::Decide,
+            None => Step::Wait,
+        }
+    }
+
+    /// A new membership starts the stray count afresh.
+    pub fn joined(&mut self) {
+        self.stray = 0;
+    }
+}
+
+/// Whether a loose zombie with `neighbours` other zombies within the cohesion radius considers
+/// packs at all.
+pub fn considers_packs(neighbours: usize, rules: &PackConfig) -> bool {
+    neighbours >= rules.min_neighbours as usize
+}
+
 /// Whether a loose zombie with `loose_neighbours` other loose zombies around starts a pack.
 pub fn forms_pack(loose_neighbours: usize, rules: &PackConfig) -> bool {
     loose_neighbours + 1 >= rules.form_min_size as usize
@@ -133,6 +185,31 @@ mod tests {
         assert!(!strays(&mut count, 41.0, &r));
         assert!(!strays(&mut count, 41.0, &r));
         assert!(strays(&mut count, 41.0, &r));
+    }
+
+    #[test]
+    fn a_member_leaves_after_three_activations_out_and_a_loose_zombie_decides_every_eighth() {
+        let r = rules();
+        let mut member = Counters::default();
+        assert_eq!(member.activate(Some(41.0), &r), Step::Wait);
+        assert_eq!(member.activate(Some(41.0), &r), Step::Wait);
+        assert_eq!(
+            member.activate(Some(41.0), &r),
+            Step::Leave,
+            "the third in a row"
+        );
+        let mut loose = Counters::default();
+        let decisions: Vec<usize> = (1..=24)
+            .filter(|_| loose.activate(None, &r) == Step::Decide)
+            .collect();
+        assert_eq!(decisions, [8, 16, 24]);
+    }
+
+    #[test]
+    fn packs_are_considered_with_enough_neighbours() {
+        let r = rules();
+        assert!(!considers_packs(0, &r), "a lone zombie");
+        assert!(considers_packs(1, &r));
     }
 
     #[test]

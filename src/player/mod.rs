@@ -1,5 +1,7 @@
 //! Players: joining the overworld at the spawn point, health and its packets, damage with the
-//! hurt effect, death, the respawn screen and the void.
+//! hurt effect, death, the respawn screen and the void. As in vanilla, a player who has just
+//! joined or respawned cannot be hurt by mobs for `server.spawn_invulnerable_ticks`, so
+//! zombies camping the spawn cannot kill them again and again.
 //!
 //! Valence has no health logic at all, and real clients (mineflayer included) only consider a
 //! player spawned after the first health update, so health is sent on join and on every change.
@@ -55,6 +57,26 @@ pub struct Health(pub f32);
 /// The player is on the death screen.
 #[derive(Component, Debug)]
 pub struct Dead;
+
+/// Mobs cannot hurt the player before this tick (vanilla's `spawnInvulnerableTime`).
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SpawnProtection {
+    pub until: u64,
+}
+
+impl SpawnProtection {
+    fn from(now: u64, config: &Config) -> Self {
+        Self {
+            until: now + config.server.spawn_invulnerable_ticks,
+        }
+    }
+
+    /// Whether `cause` is kept off at `now`. The void and operators' commands bypass it, as
+    /// vanilla's `bypasses_invulnerability` damage types do.
+    pub fn shields(&self, cause: DamageCause, now: u64) -> bool {
+        now < self.until && matches!(cause, DamageCause::Mob(_))
+    }
+}
 
 /// Joined before the spawn point was known; placed as soon as it is.
 #[derive(Component, Debug)]
@@ -114,10 +136,12 @@ fn join_players(
     layers: Query<Entity, With<Overworld>>,
     spawn: Res<WorldSpawn>,
     config: Res<Config>,
+    server: Res<Server>,
 ) {
     let Ok(layer) = layers.get_single() else {
         return;
     };
+    let now = server.current_tick() as u64;
     for (entity, name, mut layer_id, mut chunks, mut entities, mut pos, mut mode) in &mut clients {
         layer_id.0 = layer;
         chunks.0 = layer;
@@ -127,7 +151,11 @@ fn join_players(
             GameModeSetting::Adventure => GameMode::Adventure,
         };
         let mut player = commands.entity(entity);
-        player.insert((Health(MAX_HEALTH), crate::zombie::Kills::default()));
+        player.insert((
+            Health(MAX_HEALTH),
+            crate::zombie::Kills::default(),
+            SpawnProtection::from(now, &config),
+        ));
         match spawn.pos {
             Some(at) => pos.0 = at,
             None => {
@@ -143,13 +171,20 @@ fn place_waiting_players(
     mut commands: Commands,
     mut waiting: Query<(Entity, &mut Position), With<AwaitingSpawn>>,
     spawn: Res<WorldSpawn>,
+    config: Res<Config>,
+    server: Res<Server>,
 ) {
     let Some(at) = spawn.pos else {
         return;
     };
+    let now = server.current_tick() as u64;
     for (entity, mut pos) in &mut waiting {
         pos.0 = at;
-        commands.entity(entity).remove::<AwaitingSpawn>();
+        // The protection counts from arriving at the spawn, not from waiting for it.
+        commands
+            .entity(entity)
+            .remove::<AwaitingSpawn>()
+            .insert(SpawnProtection::from(now, &config));
     }
 }
 
@@ -183,14 +218,27 @@ fn void_damage(
 fn apply_damage(
     mut commands: Commands,
     mut events: EventReader<DamagePlayer>,
-    mut players: Query<(&mut Client, &mut Health, &EntityId, &Position, &Username), Without<Dead>>,
+    mut players: Query<
+        (
+            &mut Client,
+            &mut Health,
+            &EntityId,
+            &Position,
+            &Username,
+            Option<&SpawnProtection>,
+        ),
+        Without<Dead>,
+    >,
     mut layers: Query<&mut EntityLayer, With<Overworld>>,
+    server: Res<Server>,
 ) {
+    let now = server.current_tick() as u64;
     for event in events.iter() {
-        let Ok((mut client, mut health, id, pos, name)) = players.get_mut(event.player) else {
+        let Ok((mut client, mut health, id, pos, name, protection)) = players.get_mut(event.player)
+        else {
             continue;
         };
-        if health.0 <= 0.0 {
+        if health.0 <= 0.0 || protection.is_some_and(|p| p.shields(event.cause, now)) {
             continue;
         }
         health.0 = (health.0 - event.amount).max(0.0);
@@ -226,7 +274,10 @@ fn respawn_players(
     mut events: EventReader<RequestRespawnEvent>,
     mut players: Query<(&mut Health, &mut Position, &mut VisibleChunkLayer), With<Dead>>,
     spawn: Res<WorldSpawn>,
+    config: Res<Config>,
+    server: Res<Server>,
 ) {
+    let now = server.current_tick() as u64;
     for event in events.iter() {
         let Ok((mut health, mut pos, mut chunks)) = players.get_mut(event.client) else {
             continue;
@@ -242,7 +293,10 @@ fn respawn_players(
         // Marking the layer changed makes Valence send the respawn packet that closes the
         // death screen; the chunks stay, since the layer is the same.
         chunks.set_changed();
-        commands.entity(event.client).remove::<Dead>();
+        commands
+            .entity(event.client)
+            .remove::<Dead>()
+            .insert(SpawnProtection::from(now, &config));
     }
 }
 
@@ -253,5 +307,21 @@ fn send_health(mut players: Query<(&mut Client, &Health), Changed<Health>>) {
             food: VarInt(20),
             food_saturation: 5.0,
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spawn_protection_keeps_off_mobs_for_its_ticks_only() {
+        let config = Config::default();
+        let p = SpawnProtection::from(100, &config);
+        assert!(p.shields(DamageCause::Mob(7), 100));
+        assert!(p.shields(DamageCause::Mob(7), 159));
+        assert!(!p.shields(DamageCause::Mob(7), 160), "60 ticks, as vanilla");
+        assert!(!p.shields(DamageCause::Void, 120), "the void bypasses it");
+        assert!(!p.shields(DamageCause::Command, 120), "so does an operator");
     }
 }

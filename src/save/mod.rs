@@ -20,7 +20,7 @@ use crate::pack::{PackBrain, PackState, Packs};
 use crate::time::WorldClock;
 use crate::world::Overworld;
 use crate::world::WorldDir;
-use crate::zombie::{zombie_bundle, Dying, Solitary, Vitality, Zombie, ZombieKinds};
+use crate::zombie::{zombie_bundle, Arena, Dying, Vitality, Zombie, ZombieKinds};
 pub use file::{SaveFile, DATA_VERSION};
 
 /// Format versions of `horde_world.dat` and `horde_packs.dat`.
@@ -98,6 +98,7 @@ pub fn load_zombies(world_dir: &Path, app: &mut App) -> anyhow::Result<()> {
             PackRng(pack.rng),
             pack.restore_failures,
             ghosts,
+            &kinds,
             &config.pack,
         );
     }
@@ -116,6 +117,7 @@ pub fn load_zombies(world_dir: &Path, app: &mut App) -> anyhow::Result<()> {
                     next_wave_in: hunt.next_wave_in,
                     spawned: hunt.spawned,
                     kills: hunt.kills,
+                    goal: 0,
                     rng: hunt.rng,
                 });
                 info!(
@@ -170,7 +172,7 @@ fn restore_loose_zombies(
             zombie.insert(Helmet { kind, durability });
         }
         if z.hunt {
-            zombie.insert((HuntZombie, Solitary));
+            zombie.insert((HuntZombie, Arena));
         }
     }
     commands.remove_resource::<PendingZombies>();

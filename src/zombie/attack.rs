@@ -274,7 +274,8 @@ fn players_hit_zombies(
         if body.on_ground {
             body.vel_y = 0.36;
         }
-        // A zombie hit by someone it may hunt turns on them.
+        // A blow wakes a dozing zombie, and it turns on the striker if it may hunt them.
+        chase.dozing = false;
         if chase.target.is_none() && huntable(mode) {
             chase.set_target(Some(event.client));
         }

@@ -4,13 +4,14 @@
 
 use std::collections::VecDeque;
 
+use bevy_ecs::query::Has;
 use valence::prelude::*;
 
 use super::body::Body;
 use super::hop::{hop_goal, Decision, HopEvent, HopPlanner, HopRules};
 use super::lod::{Lod, Tier};
 use super::path::{find_path, waypoints, PathLimits};
-use super::{staggered, Dying, Zombie, ZombieKinds};
+use super::{staggered, Arena, Dying, Errand, Pursuing, Zombie, ZombieKinds};
 use crate::config::{Config, LodConfig};
 use crate::player::Dead;
 use crate::world::{LayerVoxels, Overworld, Voxels};
@@ -42,7 +43,12 @@ impl Plugin for ChasePlugin {
                 )
                     .chain(),
             )
-            .add_systems(Update, choose_targets.in_set(ZombieSet::Target))
+            .add_systems(
+                Update,
+                (choose_targets, mark_pursuers)
+                    .chain()
+                    .in_set(ZombieSet::Target),
+            )
             .add_systems(Update, move_zombies.in_set(ZombieSet::Move));
     }
 }
@@ -53,7 +59,10 @@ pub struct ChaseRules {
     pub hop: HopRules,
     pub limits: PathLimits,
     pub follow_range: f64,
+    /// How far hunt zombies look for the round's players.
+    pub hunt_range: f64,
     pub retarget_ticks: u64,
+    pub retarget_margin: f64,
     pub give_up_ticks: u64,
     pub wander_radius: f64,
     pub wake_radius: f64,
@@ -80,6 +89,8 @@ impl ChaseRules {
                 max_drop: chase.max_drop,
             },
             follow_range: config.zombies.follow_range,
+            hunt_range: config.hunt.target_range,
+            retarget_margin: chase.retarget_margin,
             lod: config.lod.clone(),
             retarget_ticks: chase.retarget_ticks,
             give_up_ticks: ticks(chase.give_up_s),
@@ -109,8 +120,8 @@ pub struct Chase {
     pub goal: Option<DVec3>,
     /// The body's yaw while walking this hop: towards its goal as planned.
     facing: Option<f32>,
-    /// Where another module sends an idle zombie (shade by day, later its pack's waypoint).
-    pub errand: Option<DVec3>,
+    /// A hop towards the target ended: the nearest player is picked again.
+    hop_ended: bool,
     /// Asleep by day: still, head down, woken by a close player or a blow.
     pub dozing: bool,
     /// Where a wandering zombie strolls to.
@@ -133,7 +144,7 @@ impl Chase {
             ignored: None,
             goal: None,
             facing: None,
-            errand: None,
+            hop_ended: false,
             dozing: false,
             stroll: None,
             stroll_plans: 0,
@@ -198,8 +209,19 @@ pub fn huntable(mode: &GameMode) -> bool {
     matches!(mode, GameMode::Survival | GameMode::Adventure)
 }
 
+/// Whether a player `candidate` blocks away becomes the target of a zombie chasing one
+/// `current` blocks away (or nobody): it must be within `range` and, to take over, `margin`
+/// closer than the current target.
+pub fn takes_over(current: Option<f64>, candidate: f64, range: f64, margin: f64) -> bool {
+    candidate <= range && current.is_none_or(|d| candidate < d - margin)
+}
+
+/// Picks targets: every `retarget_ticks` a zombie checks that its target is still in range
+/// and, if it has none, looks for one; when a hop ends it looks for a nearer one, as the seed
+/// does. Open-world zombies notice players they see within `follow_range`, dozing ones those
+/// within `wake_radius` seen or not, hunt zombies the round's players within `hunt_range`.
 fn choose_targets(
-    mut zombies: Query<(Entity, &mut Chase, &Position), (With<Zombie>, Without<Dying>)>,
+    mut zombies: Query<(Entity, &mut Chase, &Position, Has<Arena>), (With<Zombie>, Without<Dying>)>,
     players: Query<
         (Entity, &Position, &GameMode, &UniqueId),
         (With<Client>, Without<Dead>, Without<Zombie>),
@@ -220,40 +242,72 @@ fn choose_targets(
         .collect();
     // Equal distances are broken by UUID, the same way on every run.
     candidates.sort_by_key(|(_, _, id)| id.0);
-    for (entity, mut chase, pos) in &mut zombies {
-        if !staggered(entity, now, rules.retarget_ticks) {
+    for (entity, mut chase, pos, arena) in &mut zombies {
+        let hop_ended = std::mem::take(&mut chase.hop_ended);
+        if !hop_ended && !staggered(entity, now, rules.retarget_ticks) {
             continue;
         }
         if chase.ignored.is_some_and(|(_, until)| now >= until) {
             chase.ignored = None;
         }
-        let in_range = |p: DVec3| p.distance(pos.0) <= rules.follow_range;
-        if let Some(target) = chase.target {
-            let kept = candidates
+        let keep_range = if arena {
+            rules.hunt_range
+        } else {
+            rules.follow_range
+        };
+        let current = chase.target.and_then(|target| {
+            candidates
                 .iter()
-                .any(|(e, p, _)| *e == target && in_range(*p));
-            if !kept {
-                chase.set_target(None);
-            }
+                .find(|(e, ..)| *e == target)
+                .map(|(_, p, _)| p.distance(pos.0))
+                .filter(|d| *d <= keep_range)
+        });
+        if current.is_some() && !hop_ended {
             continue;
         }
+        let (range, needs_sight) = match (arena, chase.dozing) {
+            (true, _) => (rules.hunt_range, false),
+            (false, true) => (rules.wake_radius, false),
+            (false, false) => (rules.follow_range, true),
+        };
         let eye = pos.0 + DVec3::new(0.0, EYE_HEIGHT, 0.0);
         let ignored = chase.ignored.map(|(e, _)| e);
         let mut best: Option<(f64, Entity)> = None;
         for &(player, at, _) in &candidates {
             let d = at.distance(pos.0);
             if Some(player) == ignored
-                || d > rules.follow_range
+                || Some(player) == chase.target
+                || !takes_over(current, d, range, rules.retarget_margin)
                 || best.is_some_and(|(b, _)| d >= b)
             {
                 continue;
             }
-            if line_of_sight(layer, eye, at + DVec3::new(0.0, PLAYER_EYE, 0.0)) {
+            if !needs_sight || line_of_sight(layer, eye, at + DVec3::new(0.0, PLAYER_EYE, 0.0)) {
                 best = Some((d, player));
             }
         }
-        if let Some((_, player)) = best {
-            chase.set_target(Some(player));
+        match best {
+            Some((_, player)) => chase.set_target(Some(player)),
+            None if current.is_none() => chase.set_target(None),
+            None => {}
+        }
+    }
+}
+
+/// Marks the zombies that chase someone ([`Pursuing`]), for modules that must not know whom.
+fn mark_pursuers(
+    mut commands: Commands,
+    zombies: Query<(Entity, &Chase, Has<Pursuing>), With<Zombie>>,
+) {
+    for (entity, chase, marked) in &zombies {
+        match (chase.chasing(), marked) {
+            (true, false) => {
+                commands.entity(entity).insert(Pursuing);
+            }
+            (false, true) => {
+                commands.entity(entity).remove::<Pursuing>();
+            }
+            _ => {}
         }
     }
 }
@@ -298,6 +352,7 @@ fn move_zombies(
         (
             &Zombie,
             &mut Chase,
+            &mut Errand,
             &mut Body,
             &mut Position,
             &mut Look,
@@ -318,7 +373,9 @@ fn move_zombies(
     };
     let layer = &LayerVoxels::new(layer);
     let now = server.current_tick() as u64;
-    for (zombie, mut chase, mut body, mut position, mut look, mut head, lod) in &mut zombies {
+    for (zombie, mut chase, mut errand, mut body, mut position, mut look, mut head, lod) in
+        &mut zombies
+    {
         let steps = lod.steps(now);
         if steps == 0 {
             continue;
@@ -331,7 +388,7 @@ fn move_zombies(
 
         // Close enough to strike: stand and face the target; the attack system does the rest.
         let holding = target.is_some_and(|t| t.distance(pos) <= kind.reach * 0.8);
-        let destination = match (target, chase.errand) {
+        let destination = match (target, errand.0) {
             (Some(t), _) => Some(t),
             (None, Some(errand)) => Some(errand),
             (None, None) if chase.dozing => None,
@@ -375,10 +432,11 @@ fn move_zombies(
                 // The stroll or errand is done (or the stroll's spot is out of reach): rest a
                 // while before the next one, 2 to 10 s, 6 on average like vanilla's stroll.
                 chase.stroll = None;
-                chase.errand = None;
+                errand.0 = None;
                 chase.goal = None;
                 chase.rest_until = now + 40 + (chase.next_random() * 160.0) as u64;
             } else if let Some(event) = event {
+                chase.hop_ended |= event == HopEvent::Reached && target.is_some();
                 if event == HopEvent::Watchdog {
                     stats.watchdog_fires += 1;
                 }
@@ -529,5 +587,17 @@ mod tests {
     fn yaw_convention() {
         assert_eq!(yaw_of(DVec3::new(0.0, 0.0, 1.0)), 0.0);
         assert_eq!(yaw_of(DVec3::new(1.0, 0.0, 0.0)), -90.0);
+    }
+
+    #[test]
+    fn a_new_target_must_be_in_range_and_clearly_nearer() {
+        assert!(takes_over(None, 30.0, 35.0, 2.0), "anyone in range");
+        assert!(!takes_over(None, 36.0, 35.0, 2.0));
+        assert!(takes_over(Some(10.0), 7.9, 35.0, 2.0), "2 blocks nearer");
+        assert!(!takes_over(Some(10.0), 8.5, 35.0, 2.0), "not by the margin");
+        assert!(
+            !takes_over(Some(10.0), 10.0, 35.0, 0.0),
+            "a tie keeps the target"
+        );
     }
 }

@@ -37,9 +37,21 @@ pub struct Zombie {
     pub kind: usize,
 }
 
-/// Keeps a zombie out of packs (hunt zombies chase; they do not roam).
+/// A hunt round's zombie: it fights in the arena rather than roaming, so it joins no pack, the
+/// sun neither burns nor lulls it, and it finds the round's players within `hunt.target_range`
+/// whether it sees them or not.
 #[derive(Component, Debug, Clone, Copy, Default)]
-pub struct Solitary;
+pub struct Arena;
+
+/// Where another module sends a zombie that has nobody to chase: shade by day, its pack's
+/// waypoint by night. Cleared when reached.
+#[derive(Component, Debug, Clone, Copy, Default, PartialEq)]
+pub struct Errand(pub Option<DVec3>);
+
+/// The zombie is after a player. Set by the chase module from its target, so that other
+/// modules (packs) know a zombie is busy without learning whom it chases.
+#[derive(Component, Debug, Clone, Copy, Default)]
+pub struct Pursuing;
 
 /// Health left, in half hearts.
 #[derive(Component, Debug, Clone, Copy, PartialEq)]
@@ -82,6 +94,7 @@ pub fn zombie_bundle(
         Vitality(stats.health),
         Body::default(),
         Chase::new(seed),
+        Errand::default(),
         Attack::default(),
         Lod::new(seed),
     )

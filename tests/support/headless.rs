@@ -47,6 +47,27 @@ impl Harness {
         }
     }
 
+    /// Summons a zombie at the middle of block `at` and returns it.
+    pub fn summon(&mut self, at: BlockPos) -> Entity {
+        let line = self.run(&format!(
+            "summon zombie {} {} {}",
+            at.x as f64 + 0.5,
+            at.y,
+            at.z as f64 + 0.5
+        ));
+        let id: u32 = line
+            .split_whitespace()
+            .find_map(|kv| kv.strip_prefix("id="))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{line}"));
+        self.app
+            .world
+            .query_filtered::<Entity, With<horde::zombie::Zombie>>()
+            .iter(&self.app.world)
+            .find(|e| e.index() == id)
+            .unwrap()
+    }
+
     pub fn spawn_point(&self) -> DVec3 {
         self.app.world.resource::<WorldSpawn>().pos.unwrap()
     }

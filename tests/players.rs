@@ -1,0 +1,98 @@
+//! Players, headless: no death loop at a spawn camped by zombies. As in vanilla, a player who
+//! has just respawned or joined cannot be hurt by mobs for `server.spawn_invulnerable_ticks`.
+
+mod support;
+
+use horde::player::{Dead, Health, MAX_HEALTH};
+use support::headless::harness;
+use valence::prelude::*;
+use valence::status::RequestRespawnEvent;
+use valence::testing::create_mock_client;
+
+#[test]
+fn a_player_killed_at_a_camped_spawn_respawns_protected_for_sixty_ticks() {
+    let mut h = harness();
+    let protection = h
+        .app
+        .world
+        .resource::<horde::config::Config>()
+        .server
+        .spawn_invulnerable_ticks;
+    assert_eq!(protection, 60, "vanilla's spawnInvulnerableTime");
+    h.run("time set midnight");
+    let spawn = h.spawn_point();
+    for i in 0..6 {
+        let angle = i as f64 * std::f64::consts::TAU / 6.0;
+        h.run(&format!(
+            "summon zombie {} ~ {}",
+            spawn.x + angle.cos(),
+            spawn.z + angle.sin()
+        ));
+    }
+    // The zombies kill the player at the spawn.
+    for _ in 0..4000 {
+        h.app.update();
+        if h.app.world.get::<Dead>(h.client).is_some() {
+            break;
+        }
+        // Keep the player where the zombies camp.
+        h.app.world.get_mut::<Position>(h.client).unwrap().0 = spawn;
+    }
+    assert!(h.app.world.get::<Dead>(h.client).is_some(), "killed");
+
+    h.app
+        .world
+        .send_event(RequestRespawnEvent { client: h.client });
+    h.app.update();
+    assert!(h.app.world.get::<Dead>(h.client).is_none(), "respawned");
+    let back = h.app.world.get::<Position>(h.client).unwrap().0;
+    assert!(
+        back.distance(spawn) < 1.0,
+        "at the spawn, among the zombies"
+    );
+    for tick in 1..protection {
+        h.app.update();
+        assert_eq!(
+            h.app.world.get::<Health>(h.client).unwrap().0,
+            MAX_HEALTH,
+            "hurt {tick} ticks after respawning"
+        );
+    }
+    // The zombies are still there: past the protection they hurt again.
+    let mut hurt = false;
+    for _ in 0..400 {
+        h.app.update();
+        hurt |= h
+            .app
+            .world
+            .get::<Health>(h.client)
+            .is_some_and(|health| health.0 < MAX_HEALTH);
+        if hurt {
+            break;
+        }
+    }
+    assert!(hurt, "the protection ends");
+
+    // A player who joins at the camped spawn is protected the same way.
+    let (bundle, _helper) = create_mock_client("newcomer");
+    let newcomer = h.app.world.spawn(bundle).id();
+    h.app.update();
+    assert!(
+        h.app
+            .world
+            .get::<Position>(newcomer)
+            .unwrap()
+            .0
+            .distance(spawn)
+            < 1.0,
+        "joined at the spawn"
+    );
+    for tick in 1..protection {
+        h.app.update();
+        assert_eq!(
+            h.app.world.get::<Health>(newcomer).unwrap().0,
+            MAX_HEALTH,
+            "hurt {tick} ticks after joining"
+        );
+    }
+}
