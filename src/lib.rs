@@ -123,6 +123,7 @@ pub fn build_base(launch: Launch) -> anyhow::Result<App> {
         .insert_resource(config::ConfigPath(config_path))
         .add_plugins(plugins)
         .add_plugins((
+            config::ConfigPlugin,
             metrics::MetricsPlugin,
             world::WorldPlugin { dir: world_dir },
             time::TimePlugin,

@@ -140,6 +140,19 @@ fn send_clock(
     }
 }
 
+/// `time set`: moves the clock and tells every client at once.
+pub fn set_time(world: &mut World, vanilla_ticks: i64) -> String {
+    let mut clock = world.resource_mut::<WorldClock>();
+    clock.set_vanilla(vanilla_ticks);
+    let packet = clock.packet();
+    let report = clock.report();
+    let mut layers = world.query_filtered::<&mut ChunkLayer, With<Overworld>>();
+    if let Ok(mut layer) = layers.get_single_mut(world) {
+        layer.write_packet(&packet);
+    }
+    report
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,7 +18,7 @@ use valence::protocol::{VarInt, WritePacket};
 use crate::config::{Config, HelmetKind};
 use crate::time::WorldClock;
 use crate::world::chunks::ChunkDropped;
-use crate::world::{LayerVoxels, Overworld, Voxels};
+use crate::world::{BlocksChanged, LayerVoxels, Overworld, Voxels};
 use crate::zombie::attack::{hurt_effect, wound};
 use crate::zombie::chase::ZombieSet;
 use crate::zombie::{staggered, Arena, Chase, Dying, Errand, Vitality, Zombie};
@@ -34,7 +34,7 @@ impl Plugin for DaylightPlugin {
         app.insert_resource(SkyMap::default()).add_systems(
             Update,
             (
-                forget_unloaded_sky,
+                forget_stale_sky,
                 equip_helmets,
                 advance_phase,
                 sun_on_zombies,
@@ -92,15 +92,27 @@ fn equip_helmets(
     kinds: Res<crate::zombie::ZombieKinds>,
 ) {
     for (entity, zombie) in &zombies {
-        if let Some(kind) = kinds.0[zombie.kind].helmet {
+        if let Some(kind) = kinds.get(zombie.kind).helmet {
             commands.entity(entity).insert(Helmet::new(kind));
         }
     }
 }
 
-fn forget_unloaded_sky(mut dropped: EventReader<ChunkDropped>, mut sky: ResMut<SkyMap>) {
+/// The sky map forgets what it knew of chunks that unload and of columns edited.
+fn forget_stale_sky(
+    mut dropped: EventReader<ChunkDropped>,
+    mut edits: EventReader<BlocksChanged>,
+    mut sky: ResMut<SkyMap>,
+) {
     for event in dropped.iter() {
         sky.forget_chunk(event.0);
+    }
+    for edit in edits.iter() {
+        for x in edit.min.x..=edit.max.x {
+            for z in edit.min.z..=edit.max.z {
+                sky.forget_column(x, z);
+            }
+        }
     }
 }
 
@@ -219,7 +231,6 @@ fn burn(
                         &mut vitality,
                         &mut statuses,
                         config.daylight.burn_damage,
-                        None,
                         now,
                     );
                 }
@@ -278,6 +289,26 @@ fn day_sleep(
             errand.0 = find_shade(layer, &mut sky, pos.0, config.daylight.shade_radius);
         }
     }
+}
+
+/// `phase`: the world's phase and when it rises next.
+pub fn phase_report(world: &mut World) -> String {
+    let phase = world.resource::<WorldPhase>().0;
+    let age = world.resource::<WorldClock>().age;
+    let immune = world.resource::<Config>().daylight.sun_immune_phase;
+    format!(
+        "phase={} next_rise_in_ticks={} sun_immune_phase={immune} burning={}",
+        phase.phase,
+        (phase.next_rise - age).max(0),
+        phase.phase < immune
+    )
+}
+
+/// `phase set <N>`: an operator moves the escalation by hand (either way).
+pub fn set_phase(world: &mut World, phase: u32) -> String {
+    let old = std::mem::replace(&mut world.resource_mut::<WorldPhase>().0.phase, phase);
+    info!("phase set from {old} to {phase}");
+    phase_report(world)
 }
 
 /// The nearest standable spot within `radius` whose eyes are shaded, ring by ring.

@@ -16,6 +16,7 @@ use valence::log::info;
 use valence::prelude::*;
 
 use crate::config::{Config, HuntPreset};
+use crate::player::PlayerKill;
 use crate::world::{standable_top, Overworld, WorldSpawn};
 use crate::zombie::chase::{huntable, ZombieSet};
 use crate::zombie::{zombie_bundle, Arena, Dying, ZombieKinds};
@@ -44,20 +45,22 @@ struct HuntBar;
 #[derive(Resource, Debug, Default)]
 pub struct Hunts {
     pub active: Option<Round>,
-    /// Ask to start this preset (by index) on the next tick, or to stop.
+    /// Ask to start this preset on the next tick, or to stop.
     pub request: Option<HuntRequest>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum HuntRequest {
-    Start(usize),
+    Start(HuntPreset),
     Stop,
 }
 
 /// One round's progress.
 #[derive(Debug, Clone)]
 pub struct Round {
-    pub preset: usize,
+    /// The preset as it was when the round began: a reload that edits or removes it changes
+    /// the next round, not this one.
+    pub preset: HuntPreset,
     /// Ticks since the round began.
     pub elapsed: u64,
     /// Ticks until the next wave.
@@ -70,22 +73,21 @@ pub struct Round {
     pub rng: u64,
 }
 
-impl Round {
-    fn random(&mut self) -> f64 {
-        self.rng ^= self.rng << 13;
-        self.rng ^= self.rng >> 7;
-        self.rng ^= self.rng << 17;
-        (self.rng >> 11) as f64 / (1u64 << 53) as f64
-    }
+/// The next number of a round's stream, in `0.0..1.0` (xorshift64).
+fn random(rng: &mut u64) -> f64 {
+    *rng ^= *rng << 13;
+    *rng ^= *rng >> 7;
+    *rng ^= *rng << 17;
+    (*rng >> 11) as f64 / (1u64 << 53) as f64
 }
 
 impl Hunts {
     /// `hunt` status line (logfmt).
-    pub fn report(&self, config: &Config, alive: usize, tick_rate: f64) -> String {
+    pub fn report(&self, alive: usize, tick_rate: f64) -> String {
         match &self.active {
             None => "hunt=none".into(),
             Some(round) => {
-                let preset = &config.hunt.presets[round.preset];
+                let preset = &round.preset;
                 let left = preset.round_time_s - round.elapsed as f64 / tick_rate;
                 format!(
                     "hunt={} alive={alive} spawned={} kills={} goal={} seconds_left={:.0}",
@@ -108,12 +110,8 @@ fn schedule_hunts(mut hunts: ResMut<Hunts>, config: Res<Config>, server: Res<Ser
     let every = (hunt.schedule_every_s * server.tick_rate().get() as f64).round() as i64;
     let tick = server.current_tick();
     if tick > 0 && tick % every.max(1) == 0 {
-        if let Some(i) = hunt
-            .presets
-            .iter()
-            .position(|p| p.name == hunt.schedule_preset)
-        {
-            hunts.request = Some(HuntRequest::Start(i));
+        if let Some(preset) = hunt.presets.iter().find(|p| p.name == hunt.schedule_preset) {
+            hunts.request = Some(HuntRequest::Start(preset.clone()));
         }
     }
 }
@@ -123,7 +121,7 @@ fn run_hunt(
     mut commands: Commands,
     mut hunts: ResMut<Hunts>,
     members: Query<(Entity, Option<&Dying>), With<HuntZombie>>,
-    fallen: Query<&Dying, (With<HuntZombie>, Added<Dying>)>,
+    mut slain: EventReader<PlayerKill>,
     mut bars: Query<
         (
             Entity,
@@ -138,22 +136,25 @@ fn run_hunt(
     layers: Query<(Entity, &ChunkLayer), With<Overworld>>,
     spawn: Res<WorldSpawn>,
     kinds: Res<ZombieKinds>,
-    config: Res<Config>,
     server: Res<Server>,
 ) {
     let now = server.current_tick() as u64;
     let tick_rate = server.tick_rate().get() as f64;
     let hunts = &mut *hunts;
+    // The goal counts what players slay, not what the sun burns.
+    let kills = slain
+        .iter()
+        .filter(|kill| members.contains(kill.victim))
+        .count() as u32;
     match hunts.request.take() {
         Some(HuntRequest::Start(preset)) if hunts.active.is_none() => {
-            let name = &config.hunt.presets[preset].name;
-            info!("hunt {name} started");
-            broadcast(&mut clients, &format!("A hunt begins: {name}"));
+            info!("hunt {} started", preset.name);
+            broadcast(&mut clients, &format!("A hunt begins: {}", preset.name));
             hunts.active = Some(Round {
+                // As the seed's loop, the round waits a spawn interval before its first wave.
+                next_wave_in: wave_ticks(&preset, tick_rate),
                 preset,
                 elapsed: 0,
-                // As the seed's loop, the round waits a spawn interval before its first wave.
-                next_wave_in: wave_ticks(&config.hunt.presets[preset], tick_rate),
                 spawned: 0,
                 kills: 0,
                 goal: 0,
@@ -176,9 +177,8 @@ fn run_hunt(
     let Some(round) = hunts.active.as_mut() else {
         return;
     };
-    let preset: &HuntPreset = &config.hunt.presets[round.preset];
-    // The goal counts what players slay, not what the sun burns.
-    round.kills += fallen.iter().filter(|d| d.killer.is_some()).count() as u32;
+    let preset = &round.preset;
+    round.kills += kills;
     // The round is played by those zombies may hunt; spectators and builders do not count.
     let players = modes.iter().filter(|mode| huntable(mode)).count() as u32;
     let goal = kill_goal(preset, players, tick_rate);
@@ -221,15 +221,22 @@ fn run_hunt(
     round.next_wave_in = round.next_wave_in.saturating_sub(1);
     if round.next_wave_in == 0 {
         round.next_wave_in = wave_ticks(preset, tick_rate);
-        let size = wave_size(preset, players, alive, round.spawned, round.random());
+        let size = wave_size(
+            preset,
+            players,
+            alive,
+            round.spawned,
+            random(&mut round.rng),
+        );
         if let (Ok((layer_entity, layer)), Some(center)) = (layers.get_single(), spawn.pos) {
             let weights: Vec<u32> = preset
                 .types
                 .iter()
-                .map(|t| kinds.find(t).map_or(0, |k| kinds.0[k].rarity))
+                .map(|t| kinds.find(t).map_or(0, |k| kinds.get(k).rarity))
                 .collect();
             for _ in 0..size {
-                let point = preset.spawn_points[(round.random() * preset.spawn_points.len() as f64)
+                let point = preset.spawn_points[(random(&mut round.rng)
+                    * preset.spawn_points.len() as f64)
                     as usize
                     % preset.spawn_points.len()];
                 let (x, z) = (
@@ -239,7 +246,8 @@ fn run_hunt(
                 let Some(y) = standable_top(layer, x, z) else {
                     continue; // Spawn point not loaded: nobody is near it.
                 };
-                let Some(kind) = kinds.find(&preset.types[roulette(&weights, round.random())])
+                let Some(kind) =
+                    kinds.find(&preset.types[roulette(&weights, random(&mut round.rng))])
                 else {
                     continue;
                 };
@@ -312,4 +320,45 @@ fn broadcast(clients: &mut Query<(Entity, &mut Client)>, message: &str) {
     for (_, mut client) in clients.iter_mut() {
         client.send_chat_message(message.to_string());
     }
+}
+
+/// `hunt start <preset>`: asks for a round of a configured preset.
+pub fn start(world: &mut World, name: &str) -> String {
+    let presets = &world.resource::<Config>().hunt.presets;
+    let Some(preset) = presets.iter().find(|p| p.name == name).cloned() else {
+        let known: Vec<&str> = presets.iter().map(|p| p.name.as_str()).collect();
+        return format!(
+            "error=\"no hunt preset {name}\" presets={}",
+            known.join(",")
+        );
+    };
+    let hunts = world.resource::<Hunts>();
+    if let Some(round) = &hunts.active {
+        return format!("error=\"a hunt is running\" hunt={}", round.preset.name);
+    }
+    if hunts.request.is_some() {
+        return "error=\"a hunt is starting\"".into();
+    }
+    world.resource_mut::<Hunts>().request = Some(HuntRequest::Start(preset));
+    format!("hunt={name} starting=true")
+}
+
+/// `hunt stop`.
+pub fn stop(world: &mut World) -> String {
+    let mut hunts = world.resource_mut::<Hunts>();
+    if hunts.active.is_none() {
+        return "hunt=none".into();
+    }
+    hunts.request = Some(HuntRequest::Stop);
+    "stopping=true".into()
+}
+
+/// `hunt`: the running round.
+pub fn status(world: &mut World) -> String {
+    let alive = world
+        .query_filtered::<(), (With<HuntZombie>, Without<Dying>)>()
+        .iter(world)
+        .count();
+    let rate = world.resource::<Server>().tick_rate().get() as f64;
+    world.resource::<Hunts>().report(alive, rate)
 }

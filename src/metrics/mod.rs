@@ -195,6 +195,50 @@ fn end_tick(mut times: ResMut<TickTimes>, server: Res<Server>) {
     }
 }
 
+/// `perf start`: records every tick's time until `perf stop`.
+pub fn perf_start(world: &mut World) -> String {
+    let tick_rate = world.resource::<Server>().tick_rate().get();
+    if world.resource_mut::<TickTimes>().start_recording(tick_rate) {
+        valence::log::info!("recording tick times until perf stop");
+        "recording=true".into()
+    } else {
+        "error=\"a recording is running; perf stop ends it\"".into()
+    }
+}
+
+/// `perf stop`: ends the recording and writes its ticks next to the world, as vanilla writes
+/// its profiles under `debug/`.
+pub fn perf_stop(world: &mut World) -> String {
+    let Some(recording) = world.resource_mut::<TickTimes>().stop_recording() else {
+        return "error=\"no recording is running; perf start begins one\"".into();
+    };
+    let dir = world.resource::<crate::world::WorldDir>().0.join("debug");
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let file = dir.join(format!("tick-times-{stamp}.csv"));
+    let written =
+        std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&file, recording.csv()));
+    match written {
+        Ok(()) => {
+            valence::log::info!("tick times written to {}", file.display());
+            format!(
+                "{} file={:?}",
+                recording.summary(),
+                file.display().to_string()
+            )
+        }
+        Err(e) => {
+            warn!("cannot write {}: {e}", file.display());
+            format!(
+                "{} error={:?}",
+                recording.summary(),
+                format!("cannot write {}: {e}", file.display())
+            )
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

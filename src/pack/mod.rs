@@ -18,10 +18,11 @@ use valence::log::{info, warn};
 use valence::math::DVec2;
 use valence::prelude::*;
 
-use crate::config::Config;
+use crate::config::{Config, ConfigChanged};
 use crate::daylight::{Burning, Helmet};
 use crate::time::WorldClock;
 use crate::world::chunks::EntityTicking;
+use crate::world::ChunkLifecycle;
 use crate::world::{standable_top, Overworld};
 use crate::zombie::chase::ZombieSet;
 use crate::zombie::{zombie_bundle, Arena, Dying, Errand, Pursuing, Vitality, Zombie, ZombieKinds};
@@ -143,8 +144,7 @@ impl Pack {
     fn set_ghosts(&mut self, ghosts: Vec<GhostMember>, kinds: &ZombieKinds) {
         self.slowest_speed = ghosts
             .iter()
-            .filter_map(|g| kinds.0.get(g.kind as usize))
-            .map(|k| k.speed)
+            .map(|g| kinds.get(g.kind as usize).speed)
             .fold(f64::INFINITY, f64::min);
         if !self.slowest_speed.is_finite() {
             self.slowest_speed = 0.0;
@@ -385,6 +385,21 @@ impl Packs {
     }
 }
 
+/// `packs`: one line per pack, then the counters and the chunk latencies the grace must
+/// outlast.
+pub fn report(world: &mut World) -> String {
+    let packs = world.resource::<Packs>();
+    let chunks = world.resource::<ChunkLifecycle>();
+    let mut lines: Vec<String> = packs.packs.values().map(|p| p.report()).collect();
+    lines.push(format!(
+        "{} {} {}",
+        packs.summary(),
+        chunks.load_latency.logfmt("chunk_load"),
+        chunks.unload_latency.logfmt("chunk_unload")
+    ));
+    lines.join("\n")
+}
+
 fn flat(p: DVec3) -> DVec2 {
     DVec2::new(p.x, p.z)
 }
@@ -403,6 +418,9 @@ fn give_brains(
 struct DecisionGrids {
     zombies: SpatialGrid<(Entity, bool)>,
     packs: SpatialGrid<Candidate>,
+    /// What one decision found near the zombie.
+    nearby: Vec<((Entity, bool), DVec2)>,
+    near_packs: Vec<(Candidate, DVec2)>,
 }
 
 /// Each zombie in an entity-ticking chunk is activated once a tick: a member that strays past
@@ -416,15 +434,20 @@ fn member_decisions(
     >,
     mut packs: ResMut<Packs>,
     ticking: Res<EntityTicking>,
+    mut reloads: EventReader<ConfigChanged>,
     mut grids: Local<Option<DecisionGrids>>,
-    mut nearby: Local<Vec<((Entity, bool), DVec2)>>,
-    mut near_packs: Local<Vec<(Candidate, DVec2)>>,
     config: Res<Config>,
 ) {
     let rules = &config.pack;
+    // The grids' cells are as wide as the cohesion radius, which a reload may change.
+    if reloads.iter().any(|c| c.touches("pack.cohesion_radius")) {
+        *grids = None;
+    }
     let grids = grids.get_or_insert_with(|| DecisionGrids {
         zombies: SpatialGrid::new(rules.cohesion_radius),
         packs: SpatialGrid::new(rules.cohesion_radius),
+        nearby: Vec::new(),
+        near_packs: Vec::new(),
     });
     grids.zombies.clear();
     for (entity, pos, pursuing, brain) in &zombies {
@@ -476,17 +499,16 @@ fn member_decisions(
                 }
             }
             Step::Decide if !claimed.contains(&entity) => {
-                grids
-                    .zombies
-                    .near(at, rules.cohesion_radius, scan, &mut nearby);
+                let nearby = &mut grids.nearby;
+                grids.zombies.near(at, rules.cohesion_radius, scan, nearby);
                 let neighbours = nearby.iter().filter(|((e, _), _)| *e != entity).count();
                 if !considers_packs(neighbours, rules) {
                     continue;
                 }
                 grids
                     .packs
-                    .near(at, rules.cohesion_radius, scan, &mut near_packs);
-                let candidates: Vec<Candidate> = near_packs.iter().map(|(c, _)| *c).collect();
+                    .near(at, rules.cohesion_radius, scan, &mut grids.near_packs);
+                let candidates: Vec<Candidate> = grids.near_packs.iter().map(|(c, _)| *c).collect();
                 if let Some(id) = pack_to_join(at, &candidates, rules) {
                     joins.push((entity, id));
                     claimed.insert(entity);
@@ -848,7 +870,7 @@ fn restore(
         }
     }
     for (ghost, spot) in pack.ghosts.drain(..).zip(spots) {
-        let kind = (ghost.kind as usize).min(kinds.0.len() - 1);
+        let kind = ghost.kind as usize;
         let seed = pack.rng.next_unit().to_bits();
         let mut entity = commands.spawn(zombie_bundle(layer_entity, spot, kind, kinds, seed));
         let rejoins = rejoins(flat(spot), pack.centroid, rules);

@@ -18,11 +18,14 @@ use valence::status::RequestRespawnEvent;
 use crate::config::{Config, GameModeSetting};
 use crate::world::{Overworld, WorldSpawn, MIN_Y};
 
+pub mod commands;
+
 pub struct PlayerPlugin;
 
 impl Plugin for PlayerPlugin {
     fn build(&self, app: &mut App) {
         app.add_event::<DamagePlayer>()
+            .add_event::<PlayerKill>()
             .add_systems(
                 Update,
                 (
@@ -31,6 +34,7 @@ impl Plugin for PlayerPlugin {
                     limit_view_distance,
                     void_damage,
                     apply_damage,
+                    count_kills,
                     respawn_players,
                     despawn_disconnected_clients,
                 )
@@ -53,6 +57,18 @@ const VOID_DAMAGE: f32 = 4.0;
 /// A player's health in half hearts.
 #[derive(Component, Debug, Clone, Copy, PartialEq)]
 pub struct Health(pub f32);
+
+/// A player's blow killed `victim`. Announced by whoever resolves the blow (the zombie
+/// attack); players count their kills from it, hunts their round's.
+#[derive(Event, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlayerKill {
+    pub player: Entity,
+    pub victim: Entity,
+}
+
+/// What a player has killed, for `list`.
+#[derive(Component, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Kills(pub u32);
 
 /// The player is on the death screen.
 #[derive(Component, Debug)]
@@ -153,7 +169,7 @@ fn join_players(
         let mut player = commands.entity(entity);
         player.insert((
             Health(MAX_HEALTH),
-            crate::zombie::Kills::default(),
+            Kills::default(),
             SpawnProtection::from(now, &config),
         ));
         match spawn.pos {
@@ -265,6 +281,14 @@ fn apply_damage(
             info!("{message}");
             client.kill(message);
             commands.entity(event.player).insert(Dead);
+        }
+    }
+}
+
+fn count_kills(mut kills: EventReader<PlayerKill>, mut players: Query<&mut Kills>) {
+    for kill in kills.iter() {
+        if let Ok(mut count) = players.get_mut(kill.player) {
+            count.0 += 1;
         }
     }
 }

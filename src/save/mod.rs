@@ -62,30 +62,21 @@ pub fn load_zombies(world_dir: &Path, app: &mut App) -> anyhow::Result<()> {
         return Ok(());
     };
     let config = app.world.resource::<Config>().clone();
-    let kinds = app.world.resource::<ZombieKinds>().clone();
-    let kind_of = |name: &str| {
-        kinds.find(name).unwrap_or_else(|| {
-            warn!(
-                "saved zombie type {name:?} is no longer configured; using {}",
-                config.zombies.default_type
-            );
-            kinds.find(&config.zombies.default_type).unwrap_or(0)
-        })
-    };
-    let mut packs = app.world.resource_mut::<Packs>();
+    let mut kinds = app.world.resource::<ZombieKinds>().clone();
     let (mut members, count) = (0, saved.packs.len());
     for pack in saved.packs {
         let ghosts: Vec<GhostMember> = pack
             .members
             .iter()
             .map(|m| GhostMember {
-                kind: kind_of(&m.kind) as u16,
+                kind: saved_kind(&mut kinds, &m.kind, &config) as u16,
                 health: m.health,
                 fire_ticks: m.fire_ticks.min(u16::MAX as u32) as u16,
                 helmet: m.helmet.map(|(k, d)| (k, d.min(u16::MAX as u32) as u16)),
             })
             .collect();
         members += ghosts.len();
+        let mut packs = app.world.resource_mut::<Packs>();
         packs.insert_saved(
             pack.id,
             pack.centroid,
@@ -102,17 +93,14 @@ pub fn load_zombies(world_dir: &Path, app: &mut App) -> anyhow::Result<()> {
             &config.pack,
         );
     }
+    app.insert_resource(kinds);
+    let mut packs = app.world.resource_mut::<Packs>();
     packs.next_id = packs.next_id.max(saved.next_id);
     if let Some(hunt) = saved.hunt {
-        match config
-            .hunt
-            .presets
-            .iter()
-            .position(|p| p.name == hunt.preset)
-        {
+        match config.hunt.presets.iter().find(|p| p.name == hunt.preset) {
             Some(preset) => {
                 app.world.resource_mut::<Hunts>().active = Some(Round {
-                    preset,
+                    preset: preset.clone(),
                     elapsed: hunt.elapsed,
                     next_wave_in: hunt.next_wave_in,
                     spawned: hunt.spawned,
@@ -139,11 +127,25 @@ pub fn load_zombies(world_dir: &Path, app: &mut App) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The type of a saved zombie, by name. A type no longer configured is kept under its name
+/// with the default type's stats, so the zombie is never saved back as another type.
+fn saved_kind(kinds: &mut ZombieKinds, name: &str, config: &Config) -> usize {
+    if let Some(kind) = kinds.named(name) {
+        return kind;
+    }
+    warn!(
+        "saved zombie type {name:?} is no longer configured; its zombies keep the name with the stats of {}",
+        config.zombies.default_type
+    );
+    let like = kinds.find(&config.zombies.default_type).unwrap_or(0);
+    kinds.add_retired(name, like)
+}
+
 fn restore_loose_zombies(
     mut commands: Commands,
     pending: Option<ResMut<PendingZombies>>,
     layers: Query<Entity, With<Overworld>>,
-    kinds: Res<ZombieKinds>,
+    mut kinds: ResMut<ZombieKinds>,
     config: Res<Config>,
 ) {
     let (Some(mut pending), Ok(layer)) = (pending, layers.get_single()) else {
@@ -151,10 +153,7 @@ fn restore_loose_zombies(
     };
     for (i, z) in pending.0.drain(..).enumerate() {
         let Some(pos) = z.pos else { continue };
-        let kind = kinds
-            .find(&z.kind)
-            .or_else(|| kinds.find(&config.zombies.default_type))
-            .unwrap_or(0);
+        let kind = saved_kind(&mut kinds, &z.kind, &config);
         let mut zombie = commands.spawn(zombie_bundle(
             layer,
             pos,
@@ -182,13 +181,7 @@ fn restore_loose_zombies(
 /// writing it can then happen elsewhere.
 pub fn snapshot_zombies(world: &mut World) -> zombies::SavedZombies {
     let kinds = world.resource::<ZombieKinds>().clone();
-    let name = |kind: usize| {
-        kinds
-            .0
-            .get(kind)
-            .map_or("zombie", |t| t.name.as_str())
-            .to_string()
-    };
+    let name = |kind: usize| kinds.get(kind).name.clone();
     let now = world.resource::<Server>().current_tick() as u64;
     let mut bodies = world.query_filtered::<(
         &Zombie,
@@ -258,13 +251,12 @@ pub fn snapshot_zombies(world: &mut World) -> zombies::SavedZombies {
             },
         })
         .collect();
-    let config = world.resource::<Config>();
     let hunt = world
         .resource::<Hunts>()
         .active
         .as_ref()
         .map(|r| zombies::SavedHunt {
-            preset: config.hunt.presets[r.preset].name.clone(),
+            preset: r.preset.name.clone(),
             elapsed: r.elapsed,
             next_wave_in: r.next_wave_in,
             spawned: r.spawned,

@@ -18,7 +18,7 @@ use valence::prelude::*;
 
 use super::generate::Terrain;
 use super::Overworld;
-use crate::config::Config;
+use crate::config::{Config, ConfigChanged};
 use crate::metrics::Histogram;
 
 pub struct ChunksPlugin {
@@ -45,8 +45,21 @@ impl Plugin for ChunksPlugin {
                     drop_unviewed_chunks,
                     mark_entity_ticking,
                     log_chunk_report,
+                    retime_chunks,
                 ),
             );
+    }
+}
+
+/// After a `reload` of `[chunks]`: the new retention and report interval.
+fn retime_chunks(
+    mut changed: EventReader<ConfigChanged>,
+    mut lifecycle: ResMut<ChunkLifecycle>,
+    config: Res<Config>,
+) {
+    if changed.iter().any(|c| c.touches("chunks")) {
+        let chunks = &config.chunks;
+        lifecycle.set_timing(chunks.retention_ticks, chunks.report_interval_ticks);
     }
 }
 

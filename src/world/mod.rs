@@ -2,6 +2,7 @@
 //! terrain generator; and the spawn point players start and respawn at.
 
 pub mod chunks;
+mod edit;
 pub mod generate;
 mod noise;
 pub mod voxels;
@@ -14,6 +15,7 @@ use valence::prelude::*;
 
 use crate::config::Config;
 pub use chunks::ChunkLifecycle;
+pub use edit::{fill, BlocksChanged};
 pub use generate::{Terrain, HEIGHT, MIN_Y, SEA_LEVEL};
 pub use voxels::{is_solid, Grid, LayerVoxels, Voxels};
 
@@ -28,6 +30,7 @@ impl Plugin for WorldPlugin {
         app.insert_resource(WorldDir(self.dir.clone()))
             .insert_resource(WorldSpawn::default())
             .add_plugins(chunks::ChunksPlugin { seed })
+            .add_event::<BlocksChanged>()
             .add_systems(Startup, create_overworld)
             .add_systems(Update, resolve_spawn);
     }

@@ -16,8 +16,8 @@ use valence::protocol::{VarInt, WritePacket};
 use super::body::{Body, BODY_HEIGHT, HALF_WIDTH};
 use super::chase::{huntable, ZombieSet};
 use super::{Chase, Vitality, Zombie, ZombieKinds};
-use crate::config::Config;
-use crate::player::{DamageCause, DamagePlayer, Dead};
+use crate::config::{Config, ConfigChanged};
+use crate::player::{DamageCause, DamagePlayer, Dead, PlayerKill};
 use crate::world::Overworld;
 
 pub struct AttackPlugin;
@@ -27,12 +27,14 @@ impl Plugin for AttackPlugin {
         let config = app.world.resource::<Config>();
         let tick_rate = app.world.resource::<Server>().tick_rate().get() as f64;
         let timing = AttackTiming::new(config, tick_rate);
-        app.insert_resource(timing).add_systems(
-            Update,
-            (players_hit_zombies, zombies_attack, remove_the_dead)
-                .chain()
-                .in_set(ZombieSet::Attack),
-        );
+        app.insert_resource(timing)
+            .add_systems(
+                Update,
+                (players_hit_zombies, zombies_attack, remove_the_dead)
+                    .chain()
+                    .in_set(ZombieSet::Attack),
+            )
+            .add_systems(Update, retime_attacks.before(ZombieSet::Classify));
     }
 }
 
@@ -54,6 +56,18 @@ impl AttackTiming {
     }
 }
 
+/// After a `reload`: wind-up and cooldown from the new values.
+fn retime_attacks(
+    mut changed: EventReader<ConfigChanged>,
+    mut timing: ResMut<AttackTiming>,
+    config: Res<Config>,
+    server: Res<Server>,
+) {
+    if changed.iter().any(|c| c.touches("zombies")) {
+        *timing = AttackTiming::new(&config, server.tick_rate().get() as f64);
+    }
+}
+
 /// Where a zombie is in its swing.
 #[derive(Component, Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Attack {
@@ -69,13 +83,7 @@ pub enum Attack {
 #[derive(Component, Debug, Clone, Copy)]
 pub struct Dying {
     until: u64,
-    /// The player whose blow killed it, if a player did.
-    pub killer: Option<Entity>,
 }
-
-/// Zombies a player has killed.
-#[derive(Component, Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Kills(pub u32);
 
 /// A zombie is hurt at most once per this many ticks (vanilla's invulnerability time).
 const HURT_COOLDOWN: u64 = 10;
@@ -136,7 +144,7 @@ fn zombies_attack(
 ) {
     let now = server.current_tick() as u64;
     for (entity, zombie, chase, mut attack, pos, id, mut flags) in &mut zombies {
-        let kind = &kinds.0[zombie.kind];
+        let kind = kinds.get(zombie.kind);
         // Only players zombies may hurt: a target gone creative is spared mid-swing.
         let huntable_at = |t: Entity| {
             players
@@ -199,7 +207,6 @@ fn players_hit_zombies(
             &EntityId,
             Option<&Inventory>,
             Option<&HeldItem>,
-            &mut Kills,
             &GameMode,
         ),
         (With<Client>, Without<Dead>, Without<Zombie>),
@@ -218,6 +225,7 @@ fn players_hit_zombies(
         (With<Zombie>, Without<Dying>),
     >,
     mut layers: Query<&mut EntityLayer, With<Overworld>>,
+    mut kills: EventWriter<PlayerKill>,
     server: Res<Server>,
 ) {
     let now = server.current_tick() as u64;
@@ -225,8 +233,7 @@ fn players_hit_zombies(
         if event.interact != EntityInteraction::Attack {
             continue;
         }
-        let Ok((player_pos, player_id, inventory, held, mut kills, mode)) =
-            players.get_mut(event.client)
+        let Ok((player_pos, player_id, inventory, held, mode)) = players.get_mut(event.client)
         else {
             continue;
         };
@@ -261,10 +268,12 @@ fn players_hit_zombies(
             &mut vitality,
             &mut statuses,
             weapon_damage(item),
-            Some(event.client),
             now,
         ) {
-            kills.0 += 1;
+            kills.send(PlayerKill {
+                player: event.client,
+                victim: event.entity,
+            });
         }
         // Knocked away from the player, as vanilla's 0.4 strength.
         let away = DVec2::new(pos.0.x - player_pos.0.x, pos.0.z - player_pos.0.z)
@@ -290,7 +299,6 @@ pub fn wound(
     vitality: &mut Vitality,
     statuses: &mut EntityStatuses,
     amount: f32,
-    killer: Option<Entity>,
     now: u64,
 ) -> bool {
     if vitality.0 <= 0.0 {
@@ -303,7 +311,6 @@ pub fn wound(
     statuses.trigger(EntityStatus::PlayDeathSoundOrAddProjectileHitParticles);
     commands.entity(zombie).insert(Dying {
         until: now + DEATH_TICKS,
-        killer,
     });
     true
 }

@@ -12,7 +12,7 @@ use super::hop::{hop_goal, Decision, HopEvent, HopPlanner, HopRules};
 use super::lod::{Lod, Tier};
 use super::path::{find_path, waypoints, PathLimits};
 use super::{staggered, Arena, Dying, Errand, Pursuing, Zombie, ZombieKinds};
-use crate::config::{Config, LodConfig};
+use crate::config::{Config, ConfigChanged, LodConfig};
 use crate::player::Dead;
 use crate::world::{LayerVoxels, Overworld, Voxels};
 
@@ -49,7 +49,8 @@ impl Plugin for ChasePlugin {
                     .chain()
                     .in_set(ZombieSet::Target),
             )
-            .add_systems(Update, move_zombies.in_set(ZombieSet::Move));
+            .add_systems(Update, move_zombies.in_set(ZombieSet::Move))
+            .add_systems(Update, rebuild_rules.before(ZombieSet::Classify));
     }
 }
 
@@ -97,6 +98,18 @@ impl ChaseRules {
             wander_radius: config.zombies.wander_radius,
             wake_radius: config.daylight.wake_radius,
         }
+    }
+}
+
+/// After a `reload`: the chase rules from the new values.
+fn rebuild_rules(
+    mut changed: EventReader<ConfigChanged>,
+    mut rules: ResMut<ChaseRules>,
+    config: Res<Config>,
+    server: Res<Server>,
+) {
+    if changed.iter().next().is_some() {
+        *rules = ChaseRules::new(&config, server.tick_rate().get() as f64);
     }
 }
 
@@ -380,7 +393,7 @@ fn move_zombies(
         if steps == 0 {
             continue;
         }
-        let kind = &kinds.0[zombie.kind];
+        let kind = kinds.get(zombie.kind);
         let watchdog = rules.hop.watchdog_ticks(kind.speed);
         let chase = &mut *chase;
         let mut pos = body.at.unwrap_or(position.0);

@@ -5,33 +5,38 @@
 pub mod attack;
 pub mod body;
 pub mod chase;
+pub mod commands;
 pub mod hop;
+pub mod kinds;
 pub mod lod;
 pub mod path;
 
 use valence::entity::zombie::ZombieEntityBundle;
 use valence::prelude::*;
 
-use crate::config::{Config, ZombieType};
-pub use attack::{Attack, Dying, Kills};
+use crate::config::Config;
+pub use attack::{Attack, Dying};
 pub use body::Body;
 pub use chase::{Chase, ChaseStats};
+pub use kinds::ZombieKinds;
 pub use lod::{Lod, Tier};
 
 pub struct ZombiePlugin;
 
 impl Plugin for ZombiePlugin {
     fn build(&self, app: &mut App) {
-        let kinds = ZombieKinds(app.world.resource::<Config>().zombies.types.clone());
-        app.insert_resource(kinds).add_plugins((
-            lod::LodPlugin,
-            chase::ChasePlugin,
-            attack::AttackPlugin,
-        ));
+        let kinds = ZombieKinds::new(&app.world.resource::<Config>().zombies.types);
+        app.insert_resource(kinds)
+            .add_systems(
+                Update,
+                kinds::reload_kinds.before(chase::ZombieSet::Classify),
+            )
+            .add_plugins((lod::LodPlugin, chase::ChasePlugin, attack::AttackPlugin));
     }
 }
 
-/// A zombie, of `kinds[kind]`.
+/// A zombie, of type `kind` in [`ZombieKinds`] (an index that never changes while the server
+/// runs, whatever a reload does to the list).
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Zombie {
     pub kind: usize,
@@ -57,18 +62,6 @@ pub struct Pursuing;
 #[derive(Component, Debug, Clone, Copy, PartialEq)]
 pub struct Vitality(pub f32);
 
-/// The configured zombie types.
-#[derive(Resource, Debug, Clone)]
-pub struct ZombieKinds(pub Vec<ZombieType>);
-
-impl ZombieKinds {
-    pub fn find(&self, name: &str) -> Option<usize> {
-        self.0
-            .iter()
-            .position(|t| t.name.eq_ignore_ascii_case(name))
-    }
-}
-
 /// Whether `entity` takes its turn at tick `now` of work done once per `period` ticks: each
 /// entity on its own tick, so the work is spread instead of landing on one.
 pub fn staggered(entity: Entity, now: u64, period: u64) -> bool {
@@ -83,7 +76,7 @@ pub fn zombie_bundle(
     kinds: &ZombieKinds,
     seed: u64,
 ) -> impl Bundle {
-    let stats = &kinds.0[kind];
+    let stats = kinds.get(kind);
     (
         ZombieEntityBundle {
             layer: EntityLayerId(layer),

@@ -12,7 +12,7 @@ pub struct Harness {
     pub app: App,
     pub client: Entity,
     pub helper: MockClientHelper,
-    _world: TempDir,
+    pub world: TempDir,
 }
 
 /// A harness with the default config, natural spawning off so that tests see only the zombies
@@ -34,7 +34,7 @@ pub fn harness_with(config: Config) -> Harness {
         app,
         client,
         helper,
-        _world: world,
+        world,
     }
 }
 

@@ -1,0 +1,298 @@
+//! The shipped configuration: the SPEC's defaults, and the seed's zombie types and hunt maps
+//! converted to blocks.
+
+use super::*;
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        Self {
+            address: "0.0.0.0".into(),
+            port: 25565,
+            online_mode: true,
+            max_players: 20,
+            view_distance: 10,
+            world: "default".into(),
+            seed: 20_230_612,
+            tick_rate: 20,
+            game_mode: GameModeSetting::Survival,
+            connection_mode: ConnectionModeSetting::Direct,
+            velocity_secret: String::new(),
+            spawn_invulnerable_ticks: 60,
+        }
+    }
+}
+
+impl Default for TimeConfig {
+    fn default() -> Self {
+        Self {
+            day_length_ticks: 24_000,
+            start_time: 0,
+        }
+    }
+}
+
+impl Default for RconConfig {
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            address: "127.0.0.1".into(),
+            port: 25575,
+            password: String::new(),
+        }
+    }
+}
+
+impl Default for SaveConfig {
+    fn default() -> Self {
+        Self {
+            autosave_ticks: 6000,
+        }
+    }
+}
+
+impl Default for ChunksConfig {
+    fn default() -> Self {
+        Self {
+            retention_ticks: 300,
+            report_interval_ticks: 1200,
+        }
+    }
+}
+
+impl Default for DaylightConfig {
+    fn default() -> Self {
+        Self {
+            burn_s: 8.0,
+            burn_damage: 1.0,
+            helmet_wear_per_s: 1,
+            phase_interval_ticks: 12_000,
+            phase_jitter_ticks: 1_200,
+            sun_immune_phase: 5,
+            shade_radius: 12,
+            wake_radius: 8.0,
+        }
+    }
+}
+
+impl ZombieType {
+    /// A type of the hunt seed: speed converted at [`STUD`], damage at [`SEED_DAMAGE`].
+    fn new(name: &str, rarity: u32, health: f32, studs_per_s: f64, seed_damage: f32) -> Self {
+        Self {
+            name: name.into(),
+            health,
+            speed: (studs_per_s * STUD * 100.0).round() / 100.0,
+            damage: (seed_damage * SEED_DAMAGE * 100.0).round() / 100.0,
+            reach: 2.0,
+            rarity,
+            helmet: None,
+        }
+    }
+}
+
+/// Blocks per Roblox stud: the seed's distances and speeds are converted with it.
+pub const STUD: f64 = 0.28;
+
+/// The hunt seed's damage against its 100 health, scaled to a player's 20.
+pub const SEED_DAMAGE: f32 = 0.2;
+
+impl Default for ZombiesConfig {
+    fn default() -> Self {
+        Self {
+            default_type: "zombie".into(),
+            follow_range: 35.0,
+            attack_windup_s: 0.333,
+            attack_cooldown_s: 2.0,
+            wander_radius: 8.0,
+            types: vec![
+                ZombieType {
+                    name: "zombie".into(),
+                    health: 20.0,
+                    speed: 2.3,
+                    damage: 3.0,
+                    reach: 2.0,
+                    rarity: 100,
+                    helmet: None,
+                },
+                ZombieType::new("forest_zombie", 45, 25.0, 19.0, 8.0),
+                ZombieType::new("fast_zombie", 30, 20.0, 27.0, 8.0),
+                ZombieType::new("slow_zombie", 20, 40.0, 16.0, 12.0),
+                ZombieType::new("crystal_guard", 5, 250.0, 14.0, 20.0),
+                ZombieType::new("zombie_gladiator", 45, 30.0, 20.0, 10.0),
+                ZombieType::new("attacker_zombie", 30, 40.0, 27.0, 18.0),
+                ZombieType {
+                    helmet: Some(HelmetKind::Iron),
+                    ..ZombieType::new("armored_zombie", 20, 75.0, 15.0, 15.0)
+                },
+                ZombieType::new("victorious_zomdiator", 5, 450.0, 13.0, 24.0),
+            ],
+        }
+    }
+}
+
+impl Default for ChaseConfig {
+    fn default() -> Self {
+        Self {
+            hop_radius: 12.0 * STUD,
+            watchdog_k: 1.5,
+            node_budget: 560,
+            max_drop: 3,
+            stuck_distance: 0.07 * STUD,
+            replan_collapse_s: 0.07,
+            backoff_s: 0.333,
+            give_up_plans: 8,
+            give_up_s: 10.0,
+            retarget_ticks: 10,
+            retarget_margin: 2.0,
+        }
+    }
+}
+
+impl Default for LodConfig {
+    fn default() -> Self {
+        Self {
+            full_radius: 32.0,
+            half_radius: 64.0,
+            quarter_radius: 128.0,
+            hysteresis: 4.0,
+            full_sync_ticks: 3,
+            half_sync_ticks: 16,
+            quarter_sync_ticks: 40,
+        }
+    }
+}
+
+impl Default for HuntConfig {
+    fn default() -> Self {
+        let ring = |r: f64, n: usize| {
+            (0..n)
+                .map(|i| {
+                    let a = i as f64 * std::f64::consts::TAU / n as f64;
+                    [(r * a.cos()).round(), (r * a.sin()).round()]
+                })
+                .collect()
+        };
+        Self {
+            schedule_preset: String::new(),
+            schedule_every_s: 600.0,
+            target_range: (255.0 * STUD * 10.0).round() / 10.0,
+            presets: vec![
+                HuntPreset {
+                    name: "mystery_forest".into(),
+                    types: [
+                        "forest_zombie",
+                        "fast_zombie",
+                        "slow_zombie",
+                        "crystal_guard",
+                    ]
+                    .map(String::from)
+                    .into(),
+                    max_spawn: 7,
+                    spawn_rate_s: 5.0,
+                    max_alive: 40,
+                    max_total: 75,
+                    round_time_s: 225.0,
+                    spawn_points: ring(20.0, 6),
+                },
+                HuntPreset {
+                    name: "colosseum".into(),
+                    types: [
+                        "zombie_gladiator",
+                        "attacker_zombie",
+                        "armored_zombie",
+                        "victorious_zomdiator",
+                    ]
+                    .map(String::from)
+                    .into(),
+                    max_spawn: 9,
+                    spawn_rate_s: 7.0,
+                    max_alive: 30,
+                    max_total: 41,
+                    round_time_s: 225.0,
+                    spawn_points: ring(14.0, 4),
+                },
+            ],
+        }
+    }
+}
+
+impl Default for PackConfig {
+    fn default() -> Self {
+        Self {
+            min_neighbours: 1,
+            decision_divisor: 8,
+            scan_cap: 16,
+            form_min_size: 3,
+            cohesion_radius: 24.0,
+            max_size: 24,
+            break_radius: 40.0,
+            stray_activations: 3,
+            min_size: 2,
+            dissolve_grace_ticks: 200,
+            merge_radius: 32.0,
+            merge_heading_dot: 0.5,
+            leg_min: 96.0,
+            leg_max: 384.0,
+            max_turn_degrees: 45.0,
+            arrive_radius: 8.0,
+            dwell_ticks: 200,
+            dwell_jitter_ticks: 100,
+            march_lead: 24.0,
+            stuck_activations: 8,
+            migrate_at_day: false,
+            sweep_interval_ticks: 20,
+            dematerialise_sweeps: 40,
+            ghost_speed_fraction: 0.4,
+            restore_scatter: 6.0,
+            restore_search_radius: 96.0,
+            rejoin_radius: 64.0,
+            restore_attempts: 5,
+            border_radius: 29_999_984.0,
+        }
+    }
+}
+
+impl Default for SpawningConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            interval_ticks: 40,
+            min_distance: 24.0,
+            max_distance: 64.0,
+            group_size: 4,
+            mob_cap_per_player: 70,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_file_gives_spec_defaults() {
+        let config = Config::parse("").unwrap();
+        assert_eq!(config, Config::default());
+        assert_eq!(config.save.autosave_ticks, 6000);
+        assert!(config.server.online_mode);
+        assert_eq!(config.time.day_length_ticks, 24_000);
+    }
+
+    #[test]
+    fn shipped_config_is_valid_and_documents_every_key() {
+        let text = include_str!("../../config.toml");
+        Config::parse(text).unwrap();
+        for bound in Bound::all(&Config::default()) {
+            if bound.key.contains('[') {
+                continue; // Entries of [[arrays]] are checked by parsing the file.
+            }
+            let (table, key) = bound.key.split_once('.').unwrap();
+            assert!(text.contains(&format!("[{table}]")), "{table} missing");
+            let line = text
+                .lines()
+                .position(|l| l.starts_with(&format!("{key} =")))
+                .unwrap_or_else(|| panic!("{} not in config.toml", bound.key));
+            let above = text.lines().nth(line.wrapping_sub(1)).unwrap_or("");
+            assert!(above.starts_with('#'), "{} has no comment", bound.key);
+        }
+    }
+}

@@ -1,0 +1,106 @@
+//! Operator commands about players: `list`, `tp`, `damage`, `kill`, `give`, `gamemode`.
+
+use valence::prelude::*;
+
+use super::{DamageCause, DamagePlayer, Health, Kills};
+use crate::config::Config;
+
+/// `list`: who is online and how many zombies each has slain.
+pub fn list(world: &mut World) -> String {
+    let mut players: Vec<(String, u32)> = world
+        .query_filtered::<(&Username, Option<&Kills>), With<Client>>()
+        .iter(world)
+        .map(|(n, k)| (n.0.clone(), k.map_or(0, |k| k.0)))
+        .collect();
+    players.sort();
+    let max = world.resource::<Config>().server.max_players;
+    let names: Vec<&str> = players.iter().map(|(n, _)| n.as_str()).collect();
+    let kills: Vec<String> = players.iter().map(|(n, k)| format!("{n}:{k}")).collect();
+    format!(
+        "players={} max={max} names={} kills={}",
+        players.len(),
+        names.join(","),
+        kills.join(",")
+    )
+}
+
+/// `tp`: moves `player` to where `to` puts them from where they stand.
+pub fn teleport(world: &mut World, player: &str, to: impl Fn(DVec3) -> DVec3) -> String {
+    let Some(entity) = find(world, player) else {
+        return no_such_player(player);
+    };
+    let Some(mut pos) = world.get_mut::<Position>(entity) else {
+        return no_such_player(player);
+    };
+    let target = to(pos.0);
+    pos.0 = target;
+    format!(
+        "teleported={player} x={} y={} z={}",
+        target.x, target.y, target.z
+    )
+}
+
+/// `damage` and `kill`: hurts a player as an operator would.
+pub fn hurt(world: &mut World, player: &str, amount: f32) -> String {
+    let Some(entity) = find(world, player) else {
+        return no_such_player(player);
+    };
+    world.send_event(DamagePlayer {
+        player: entity,
+        amount,
+        cause: DamageCause::Command,
+    });
+    let health = world.get::<Health>(entity).map_or(0.0, |h| h.0);
+    format!(
+        "damaged={player} amount={amount} health={}",
+        (health - amount).max(0.0)
+    )
+}
+
+/// `give`: puts items in the hotbar first, as vanilla fills it.
+pub fn give(world: &mut World, player: &str, item: &str, count: u8) -> String {
+    let name = item.strip_prefix("minecraft:").unwrap_or(item);
+    let Some(kind) = ItemKind::from_str(name) else {
+        return format!("error=\"no item named {item}\"");
+    };
+    let Some(entity) = find(world, player) else {
+        return no_such_player(player);
+    };
+    let Some(mut inventory) = world.get_mut::<Inventory>(entity) else {
+        return no_such_player(player);
+    };
+    let slot = inventory
+        .first_empty_slot_in(36..45)
+        .or_else(|| inventory.first_empty_slot_in(9..36));
+    match slot {
+        Some(slot) => {
+            inventory.set_slot(slot, ItemStack::new(kind, count, None));
+            format!("given={name} count={count} to={player} slot={slot}")
+        }
+        None => format!("error=\"{player}'s inventory is full\""),
+    }
+}
+
+/// `gamemode`.
+pub fn set_game_mode(world: &mut World, player: &str, mode: GameMode) -> String {
+    let Some(entity) = find(world, player) else {
+        return no_such_player(player);
+    };
+    if let Some(mut current) = world.get_mut::<GameMode>(entity) {
+        *current = mode;
+    }
+    format!("gamemode={mode:?} player={player}").to_lowercase()
+}
+
+/// The online player called `name` (case ignored, as vanilla).
+fn find(world: &mut World, name: &str) -> Option<Entity> {
+    world
+        .query_filtered::<(Entity, &Username), With<Client>>()
+        .iter(world)
+        .find(|(_, n)| n.0.eq_ignore_ascii_case(name))
+        .map(|(e, _)| e)
+}
+
+fn no_such_player(name: &str) -> String {
+    format!("error=\"no player named {name} is online\"")
+}

@@ -1,0 +1,69 @@
+//! Operator commands about zombies: `summon` and `zombies`.
+
+use valence::prelude::*;
+
+use super::{zombie_bundle, Attack, Chase, ChaseStats, Dying, Lod, Tier, ZombieKinds};
+use crate::config::Config;
+use crate::world::Overworld;
+
+/// `summon zombie`: a zombie of type `kind` (the default type if none) at `pos`.
+pub fn summon(world: &mut World, pos: DVec3, kind: Option<&str>) -> String {
+    let kinds = world.resource::<ZombieKinds>();
+    let name = kind
+        .unwrap_or(&world.resource::<Config>().zombies.default_type)
+        .to_string();
+    let Some(index) = kinds.find(&name) else {
+        return format!(
+            "error=\"no zombie type {name}\" types={}",
+            kinds.names().join(",")
+        );
+    };
+    let kinds = kinds.clone();
+    let mut layers = world.query_filtered::<Entity, With<Overworld>>();
+    let Ok(layer) = layers.get_single(world) else {
+        return "error=\"the world is not ready\"".into();
+    };
+    let seed = world.resource::<Server>().current_tick() as u64
+        ^ pos.x.to_bits()
+        ^ pos.z.to_bits().rotate_left(17);
+    let entity = world
+        .spawn(zombie_bundle(layer, pos, index, &kinds, seed))
+        .id();
+    format!(
+        "summoned={} id={} x={} y={} z={}",
+        kinds.get(index).name,
+        entity.index(),
+        pos.x,
+        pos.y,
+        pos.z
+    )
+}
+
+/// `zombies`: what the zombies are doing, their tiers, and the chase totals.
+pub fn report(world: &mut World) -> String {
+    let mut tiers = [0usize; 4];
+    let (mut total, mut chasing, mut wandering, mut attacking, mut dying) = (0, 0, 0, 0, 0);
+    let mut zombies = world.query::<(&Chase, &Attack, &Lod, Option<&Dying>)>();
+    for (chase, attack, lod, dead) in zombies.iter(world) {
+        total += 1;
+        if dead.is_some() {
+            dying += 1;
+            continue;
+        }
+        tiers[Tier::ALL.iter().position(|t| *t == lod.tier).unwrap_or(3)] += 1;
+        if *attack != Attack::Ready {
+            attacking += 1;
+        } else if chase.target.is_some() {
+            chasing += 1;
+        } else if chase.wandering() {
+            wandering += 1;
+        }
+    }
+    let idle = total - dying - attacking - chasing - wandering;
+    let stats = world.resource::<ChaseStats>();
+    format!(
+        "total={total} chasing={chasing} attacking={attacking} wandering={wandering} idle={idle} dying={dying} \
+         lod_full={} lod_half={} lod_quarter={} lod_frozen={} plans={} nodes={} watchdog_fires={} give_ups={}",
+        tiers[0], tiers[1], tiers[2], tiers[3], stats.plans, stats.expanded_nodes, stats.watchdog_fires, stats.give_ups
+    )
+}

@@ -1,0 +1,159 @@
+//! Reloads, headless: each plugin takes its part of a reload, by name. Removing the running
+//! hunt's preset leaves the round as it began; reordering and removing zombie types changes
+//! no zombie's type, alive, in a ghost pack, or saved and loaded again.
+
+mod support;
+
+use std::collections::BTreeMap;
+
+use horde::config::{Config, ConfigPath};
+use horde::pack::ghost::GhostMember;
+use horde::pack::Packs;
+use horde::zombie::{Zombie, ZombieKinds};
+use support::headless::{harness_with, Harness};
+use valence::math::DVec2;
+use valence::prelude::*;
+
+fn quiet_config() -> Config {
+    let mut config = Config::default();
+    config.spawning.enabled = false;
+    config
+}
+
+/// A harness whose `reload` reads `config.toml` in its world folder.
+fn reloadable(config: Config) -> Harness {
+    let mut h = harness_with(config.clone());
+    let path = h.world.path().join("config.toml");
+    write(&path, &config);
+    h.app.insert_resource(ConfigPath(Some(path)));
+    h
+}
+
+fn write(path: &std::path::Path, config: &Config) {
+    std::fs::write(path, toml::to_string(config).unwrap()).unwrap();
+}
+
+fn reload_with(h: &mut Harness, config: &Config) -> String {
+    let path = h.world.path().join("config.toml");
+    write(&path, config);
+    h.run("reload")
+}
+
+#[test]
+fn removing_the_running_hunts_preset_leaves_the_round_as_it_began() {
+    let mut h = reloadable(quiet_config());
+    *h.app.world.get_mut::<GameMode>(h.client).unwrap() = GameMode::Creative;
+    assert_eq!(
+        h.run("hunt start colosseum"),
+        "hunt=colosseum starting=true"
+    );
+    for _ in 0..200 {
+        h.app.update();
+    }
+    let mut edited = quiet_config();
+    edited.hunt.presets.retain(|p| p.name != "colosseum");
+    let answer = reload_with(&mut h, &edited);
+    assert!(answer.starts_with("reloaded=true"), "{answer}");
+    for _ in 0..400 {
+        h.app.update();
+    }
+    let status = h.run("hunt");
+    assert!(status.starts_with("hunt=colosseum "), "{status}");
+    assert!(!status.contains("spawned=0 "), "waves go on: {status}");
+    assert_eq!(h.run("hunt stop"), "stopping=true");
+    h.app.update();
+    assert_eq!(h.run("hunt"), "hunt=none");
+    assert!(
+        h.run("hunt start colosseum")
+            .starts_with("error=\"no hunt preset colosseum\""),
+        "the next round follows the new file"
+    );
+}
+
+/// Every zombie's type name, alive or in a ghost pack, counted.
+fn type_names(app: &mut App) -> BTreeMap<String, usize> {
+    let kinds = app.world.resource::<ZombieKinds>().clone();
+    let mut names = BTreeMap::new();
+    for zombie in app.world.query::<&Zombie>().iter(&app.world) {
+        *names
+            .entry(kinds.get(zombie.kind).name.clone())
+            .or_default() += 1;
+    }
+    for pack in app.world.resource::<Packs>().packs.values() {
+        for ghost in &pack.ghosts {
+            *names
+                .entry(kinds.get(ghost.kind as usize).name.clone())
+                .or_default() += 1;
+        }
+    }
+    names
+}
+
+#[test]
+fn reordered_and_removed_types_keep_every_zombies_name_through_save_and_load() {
+    let config = quiet_config();
+    let mut h = reloadable(config.clone());
+    *h.app.world.get_mut::<GameMode>(h.client).unwrap() = GameMode::Creative;
+    h.run("time set midnight");
+    let types: Vec<String> = config
+        .zombies
+        .types
+        .iter()
+        .map(|t| t.name.clone())
+        .collect();
+    for (i, name) in types.iter().enumerate() {
+        let answer = h.run(&format!("summon zombie ~{} ~ ~{} {name}", 3 + i, i % 3));
+        assert!(answer.starts_with("summoned="), "{answer}");
+    }
+    // A ghost pack far from everyone with one member of each type.
+    let kinds = h.app.world.resource::<ZombieKinds>().clone();
+    let ghosts: Vec<GhostMember> = types
+        .iter()
+        .map(|name| GhostMember {
+            kind: kinds.find(name).unwrap() as u16,
+            health: 20.0,
+            fire_ticks: 0,
+            helmet: None,
+        })
+        .collect();
+    let far = DVec2::new(5000.0, 5000.0);
+    h.app.world.resource_mut::<Packs>().adopt_ghost(
+        far,
+        64.0,
+        ghosts,
+        config.server.seed,
+        &kinds,
+        &config.pack,
+    );
+    for _ in 0..20 {
+        h.app.update();
+    }
+    let before = type_names(&mut h.app);
+    assert_eq!(before.values().sum::<usize>(), 2 * types.len());
+
+    // Types reversed, one removed (and taken out of its hunt preset).
+    let mut edited = config.clone();
+    edited.zombies.types.reverse();
+    edited.zombies.types.retain(|t| t.name != "slow_zombie");
+    for preset in &mut edited.hunt.presets {
+        preset.types.retain(|t| t != "slow_zombie");
+    }
+    let answer = reload_with(&mut h, &edited);
+    assert!(answer.contains("zombies.types"), "{answer}");
+    for _ in 0..20 {
+        h.app.update();
+    }
+    assert_eq!(type_names(&mut h.app), before, "after the reload");
+    let answer = h.run("summon zombie ~ ~ ~ slow_zombie");
+    assert!(
+        answer.starts_with("error=\"no zombie type slow_zombie\""),
+        "{answer}"
+    );
+
+    assert_eq!(h.run("save-all"), "saved=true");
+    let mut loaded = horde::headless::start(edited, h.world.path()).unwrap();
+    for _ in 0..20 {
+        loaded.update();
+    }
+    assert_eq!(type_names(&mut loaded), before, "after a restart");
+}
