@@ -9,6 +9,8 @@
 //! Run with `cargo bench --bench chase` (or `scripts/bench.sh`); `HORDE_BENCH_QUICK=1` runs
 //! only the smallest scenarios.
 
+use rand::{Rng, RngCore};
+use rand_pcg::Pcg32;
 use std::time::{Duration, Instant};
 
 use horde::config::Config;
@@ -45,11 +47,9 @@ impl Drop for TempDir {
     }
 }
 
-fn rng(state: &mut u64) -> f64 {
-    *state ^= *state << 13;
-    *state ^= *state >> 7;
-    *state ^= *state << 17;
-    (*state >> 11) as f64 / (1u64 << 53) as f64
+/// A uniform value in `0.0..1.0`.
+fn rng(stream: &mut Pcg32) -> f64 {
+    stream.gen()
 }
 
 fn layer(app: &mut App) -> &ChunkLayer {
@@ -125,7 +125,7 @@ impl Sim {
             .world
             .query_filtered::<Entity, With<Overworld>>()
             .single(&self.app.world);
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut seed = horde::random::generator(1);
         let mut spawned = 0;
         while spawned < count {
             let centre = self.centres[spawned % PLAYERS];
@@ -141,7 +141,7 @@ impl Sim {
             let pos = DVec3::new(x as f64 + 0.5, y as f64, z as f64 + 0.5);
             self.app
                 .world
-                .spawn(zombie_bundle(overworld, pos, kind, &kinds, seed));
+                .spawn(zombie_bundle(overworld, pos, kind, &kinds, seed.next_u64()));
             spawned += 1;
         }
     }
@@ -224,9 +224,13 @@ impl Sim {
         (!gaps.is_empty()).then(|| gaps.iter().sum::<f64>() / gaps.len() as f64)
     }
 
-    /// The cost of planning every chasing zombie's full path to its target, once.
-    fn plan_everyone_to_target(&mut self, limits: PathLimits) -> (Duration, u64) {
-        let jobs: Vec<(BlockPos, BlockPos)> = {
+    /// The cost of planning every chasing zombie's full path to its target, once; and the
+    /// goals planned for, by target.
+    fn plan_everyone_to_target(
+        &mut self,
+        limits: PathLimits,
+    ) -> (Duration, u64, Vec<(Entity, DVec3)>) {
+        let jobs: Vec<(BlockPos, BlockPos, Entity, DVec3)> = {
             let world = &mut self.app.world;
             let chasers: Vec<(DVec3, Entity)> = world
                 .query::<(&Position, &Chase)>()
@@ -237,7 +241,7 @@ impl Sim {
                 .into_iter()
                 .filter_map(|(p, t)| {
                     let to = world.get::<Position>(t)?.0;
-                    Some((BlockPos::from_pos(p), BlockPos::from_pos(to)))
+                    Some((BlockPos::from_pos(p), BlockPos::from_pos(to), t, to))
                 })
                 .collect()
         };
@@ -245,9 +249,19 @@ impl Sim {
         let start = Instant::now();
         let nodes = jobs
             .iter()
-            .map(|&(a, b)| find_path(l, a, b, limits).expanded as u64)
+            .map(|&(a, b, ..)| find_path(l, a, b, limits).expanded as u64)
             .sum();
-        (start.elapsed(), nodes)
+        let goals = jobs.iter().map(|&(.., t, to)| (t, to)).collect();
+        (start.elapsed(), nodes, goals)
+    }
+
+    /// Mean distance between the goals planned a tick ago and where their targets are now.
+    fn lag_behind(&mut self, goals: &[(Entity, DVec3)]) -> Option<f64> {
+        let gaps: Vec<f64> = goals
+            .iter()
+            .filter_map(|(t, g)| Some(self.app.world.get::<Position>(*t)?.0.distance(*g)))
+            .collect();
+        (!gaps.is_empty()).then(|| gaps.iter().sum::<f64>() / gaps.len() as f64)
     }
 }
 
@@ -282,10 +296,17 @@ fn chase_scenario(zombies: usize, radius: f64, every_tick: bool) {
     } else {
         MEASURED_TICKS
     };
+    // Planning every tick, the goal is the target itself when planned; the lag is how far the
+    // target has moved by the next tick.
+    let mut planned: Vec<(Entity, DVec3)> = Vec::new();
     for _ in 0..ticks {
         let mut took = sim.step();
         if every_tick {
-            let (t, nodes) = sim.plan_everyone_to_target(limits);
+            if let Some(lag) = sim.lag_behind(&planned) {
+                lags.push(lag);
+            }
+            let (t, nodes, goals) = sim.plan_everyone_to_target(limits);
+            planned = goals;
             took += t;
             extra_nodes += nodes;
             extra_paths += sim
@@ -298,8 +319,10 @@ fn chase_scenario(zombies: usize, radius: f64, every_tick: bool) {
         }
         times.push(ms(took));
         bytes += sim.received_bytes();
-        if let Some(lag) = sim.lag() {
-            lags.push(lag);
+        if !every_tick {
+            if let Some(lag) = sim.lag() {
+                lags.push(lag);
+            }
         }
     }
     let after = sim.app.world.resource::<ChaseStats>().clone();
@@ -319,11 +342,7 @@ fn chase_scenario(zombies: usize, radius: f64, every_tick: bool) {
         )
     };
     let (mean, p99) = summary(&mut times);
-    let lag = if every_tick {
-        0.0
-    } else {
-        lags.iter().sum::<f64>() / lags.len().max(1) as f64
-    };
+    let lag = lags.iter().sum::<f64>() / lags.len().max(1) as f64;
     println!(
         "scenario={} zombies={zombies} players={PLAYERS} R={radius} ticks={ticks} tick_mean_ms={mean:.3} tick_p99_ms={p99:.3} paths_per_zombie_s={:.2} nodes_per_path={:.1} lag_blocks={lag:.2} zombie_kb_per_client_s={:.1}",
         if every_tick { "every_tick" } else { "hop" },
@@ -339,11 +358,11 @@ fn astar_scenario(pairs: usize) {
         node_budget: 100_000,
         max_drop: 3,
     };
-    let mut seed = 12345u64;
+    let mut seed = horde::random::generator(12345);
     let centre = sim.centres[0];
     let mut jobs = Vec::new();
     while jobs.len() < pairs {
-        let mut pick = |seed: &mut u64| {
+        let mut pick = |seed: &mut Pcg32| {
             let (x, z) = (
                 centre.x + (rng(seed) - 0.5) * 48.0,
                 centre.z + (rng(seed) - 0.5) * 48.0,

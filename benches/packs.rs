@@ -2,6 +2,7 @@
 //! in packs, and with 1,000,000 ghost members on top; memory per ghost member.
 //! Run with `cargo bench --bench packs` (or `scripts/bench.sh`).
 
+use rand::RngCore;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -85,12 +86,10 @@ fn main() {
         .world
         .query_filtered::<Entity, With<Overworld>>()
         .single(&app.world);
-    let mut rng = 0x9E37_79B9_7F4A_7C15u64;
+    let mut stream = horde::random::generator(1);
     let mut placed = 0;
     while placed < ZOMBIES {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
+        let rng = stream.next_u64();
         let c = centres[placed % 4];
         let (x, z) = (
             c.x as i32 + (rng % 90) as i32 - 45,

@@ -3,6 +3,7 @@
 //! at its leg destinations, crosses where it merged into another. Run through
 //! `scripts/pack-trails.sh [OUT.svg]`.
 
+use rand::RngCore;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -45,11 +46,9 @@ fn main() {
         standable_top(layer, x, z).map(|y| format!("summon zombie {x}.5 {y} {z}.5"))
     };
     let mut placed = 0;
-    let mut seed = 0x2545_F491_4F6C_DD1Du64;
+    let mut stream = horde::random::generator(7);
     while placed < 240 {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
+        let seed = stream.next_u64();
         let angle = (seed % 6283) as f64 / 1000.0;
         let r = 10.0 + (seed >> 20) as f64 % 90.0;
         let (x, z) = (

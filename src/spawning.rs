@@ -2,6 +2,8 @@
 //! groups, so that packs have something to form from. The cap counts materialised zombies and
 //! ghost pack members alike, so dematerialised packs never let the population grow unbounded.
 
+use rand::Rng;
+use rand_pcg::Pcg32;
 use valence::prelude::*;
 
 use crate::config::Config;
@@ -16,7 +18,12 @@ pub struct SpawningPlugin;
 
 impl Plugin for SpawningPlugin {
     fn build(&self, app: &mut App) {
-        app.add_systems(Update, spawn_in_the_dark);
+        app.add_systems(
+            Update,
+            spawn_in_the_dark
+                .in_set(crate::TickSet::Zombies)
+                .before(crate::zombie::chase::ZombieSet::Classify),
+        );
     }
 }
 
@@ -30,7 +37,6 @@ pub fn room(players: usize, per_player: u32, materialised: usize, ghosts: usize)
     (players * per_player as usize).saturating_sub(materialised + ghosts)
 }
 
-#[allow(clippy::too_many_arguments)]
 fn spawn_in_the_dark(
     mut commands: Commands,
     players: Query<(&Position, &GameMode), (With<Client>, Without<Dead>)>,
@@ -42,7 +48,7 @@ fn spawn_in_the_dark(
     clock: Res<WorldClock>,
     config: Res<Config>,
     server: Res<Server>,
-    mut rng: Local<u64>,
+    mut rng: Local<Option<Pcg32>>,
 ) {
     let s = &config.spawning;
     let tick = server.current_tick() as u64;
@@ -66,15 +72,8 @@ fn spawn_in_the_dark(
     if room == 0 {
         return;
     }
-    if *rng == 0 {
-        *rng = (config.server.seed as u64) | 1;
-    }
-    let mut random = || {
-        *rng ^= *rng << 13;
-        *rng ^= *rng >> 7;
-        *rng ^= *rng << 17;
-        (*rng >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let rng = rng.get_or_insert_with(|| crate::random::generator(config.server.seed as u64));
+    let mut random = || rng.gen::<f64>();
     // Players in a new order each attempt: when the cap leaves room for only some groups,
     // the first players in line would otherwise get every one of them.
     for i in (1..hunted.len()).rev() {

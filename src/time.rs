@@ -5,7 +5,6 @@ use valence::prelude::*;
 use valence::protocol::packets::play::WorldTimeUpdateS2c;
 use valence::protocol::WritePacket;
 
-use crate::config::Config;
 use crate::world::Overworld;
 
 /// Ticks in a vanilla day: the scale the client's sky is drawn in.
@@ -15,10 +14,13 @@ pub struct TimePlugin;
 
 impl Plugin for TimePlugin {
     fn build(&self, app: &mut App) {
-        let config = &app.world.resource::<Config>().time;
-        let clock = WorldClock::new(config.day_length_ticks, config.start_time);
-        app.insert_resource(clock)
-            .add_systems(Update, (advance_clock, send_clock).chain());
+        // The clock itself is the world's: `build_base` puts it in from the save, or new.
+        app.add_systems(
+            Update,
+            (advance_clock, send_clock)
+                .chain()
+                .in_set(crate::TickSet::World),
+        );
     }
 }
 

@@ -156,14 +156,15 @@ fn a_zombie_in_a_pit_relaunches_and_gives_up() {
 #[test]
 fn a_target_across_water_is_reached_by_swimming() {
     let mut h = harness();
-    let o = arena(&mut h, [8, 0, 0]);
-    // A channel 3 wide and 3 deep across the whole arena.
+    let o = arena(&mut h, [11, 0, 0]);
+    // A channel 7 wide and 3 deep across the whole arena: wider than two hops, so that at
+    // least one hop is swum from end to end, however the hops fall.
     h.run(&format!(
         "fill {} {} {} {} {} {} water",
-        o.x + 3,
+        o.x + 2,
         o.y - 3,
         o.z - 12,
-        o.x + 5,
+        o.x + 8,
         o.y - 1,
         o.z + 12
     ));

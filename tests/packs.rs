@@ -127,28 +127,44 @@ fn soak_hundreds_of_zombies_for_thousands_of_ticks_lose_and_duplicate_nobody() {
     h.app.update();
     let population = living(&mut h).len();
     assert!(population >= 250, "{population} summoned");
-    for tick in 0..3000 {
-        // Walk away midway so packs dematerialise, then come back so they restore.
-        if tick == 1000 {
-            h.run("tp tester ~5000 ~ ~");
-        }
-        if tick >= 1800 && tick % 200 == 0 {
-            // Go and see where a ghost pack has walked to meanwhile.
-            let ghost = h
-                .app
-                .world
-                .resource::<Packs>()
-                .packs
-                .values()
-                .find(|p| p.state == PackState::Ghost)
-                .map(|p| (p.centroid, p.y));
-            if let Some((at, y)) = ghost {
-                h.run(&format!("tp tester {} {} {}", at.x, y + 2.0, at.y));
+    let run = |h: &mut Harness, ticks: u32| {
+        for tick in 0..ticks {
+            h.app.update();
+            if tick % 100 == 0 {
+                check_books(h, population);
             }
         }
-        h.app.update();
-        if tick % 100 == 0 {
-            check_books(&mut h, population);
+    };
+    run(&mut h, 1000);
+    // Walk away so packs dematerialise...
+    h.run("tp tester ~5000 ~ ~");
+    run(&mut h, 800);
+    // ...then go and see where ghost packs have walked meanwhile, waiting each time for the
+    // terrain there (however long the worker takes) and for the pack to come back.
+    for _ in 0..3 {
+        let ghost = h
+            .app
+            .world
+            .resource::<Packs>()
+            .packs
+            .values()
+            .find(|p| p.state == PackState::Ghost)
+            .map(|p| (p.id, p.centroid, p.y));
+        let Some((id, at, y)) = ghost else {
+            break;
+        };
+        h.run(&format!("tp tester {} {} {}", at.x, y + 2.0, at.y));
+        horde::headless::run_until_loaded(&mut h.app);
+        for _ in 0..400 {
+            run(&mut h, 20);
+            let packs = h.app.world.resource::<Packs>();
+            if packs
+                .packs
+                .get(&id)
+                .is_none_or(|p| p.state != PackState::Ghost)
+            {
+                break;
+            }
         }
     }
     check_books(&mut h, population);

@@ -123,6 +123,21 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "give <player> <item> [count]",
         "put items in a player's inventory",
     ),
+    (
+        "gamemode <survival|adventure|creative|spectator> <player>",
+        "set a player's game mode",
+    ),
+    ("packs", "every pack, pack counters and chunk latencies"),
+    ("hunt", "the running hunt round"),
+    ("hunt start <preset>", "start a hunt round"),
+    ("hunt stop", "end the running round"),
+    ("phase", "the world's escalation phase"),
+    ("phase set <N>", "set the phase"),
+    (
+        "reload",
+        "read config.toml again and apply what can change now",
+    ),
+    ("config [key|table]", "the effective configuration"),
 ];
 
 /// The usage line of every form of command `name`.
@@ -316,5 +331,32 @@ mod tests {
         assert_eq!(Coord::parse("~-3").unwrap().resolve(10.0), 7.0);
         assert_eq!(Coord::parse("4.5").unwrap().resolve(10.0), 4.5);
         assert_eq!(Coord::parse("~inf"), None);
+    }
+
+    #[test]
+    fn help_lists_every_command_and_each_misuse_gets_its_usage() {
+        let verbs = [
+            "help", "stop", "save-all", "list", "tps", "chunks", "perf", "time", "tp", "damage",
+            "kill", "summon", "zombies", "gamemode", "packs", "reload", "config", "phase", "hunt",
+            "fill", "give",
+        ];
+        for verb in verbs {
+            assert!(
+                COMMANDS
+                    .iter()
+                    .any(|(u, _)| u.split(' ').next() == Some(verb)),
+                "help lacks {verb}"
+            );
+            assert_ne!(usage(verb), "usage: ");
+        }
+        assert_eq!(
+            parse("phase set x").unwrap_err(),
+            "usage: phase | phase set <N>"
+        );
+        assert_eq!(
+            parse("hunt begin").unwrap_err(),
+            "usage: hunt | hunt start <preset> | hunt stop"
+        );
+        assert!(parse("packs now").unwrap_err().starts_with("usage: packs"));
     }
 }

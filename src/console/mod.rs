@@ -14,9 +14,12 @@ use valence::protocol::packets::play::DisconnectS2c;
 use valence::protocol::WritePacket;
 
 use crate::config::{self, Config};
+use crate::hunt::Hunts;
 use crate::metrics::{self, TickTimes};
+use crate::pack::Packs;
 use crate::time::{self, WorldClock};
 use crate::world::{ChunkLifecycle, WorldSpawn};
+use crate::zombie::ZombieKinds;
 use crate::{daylight, hunt, pack, player, zombie};
 use command::{Command, COMMANDS};
 
@@ -31,7 +34,8 @@ impl Plugin for ConsolePlugin {
         if self.stdin {
             read_stdin(inbox.sender());
         }
-        app.insert_resource(inbox).add_systems(Update, run_commands);
+        app.insert_resource(inbox)
+            .add_systems(Update, run_commands.in_set(crate::TickSet::Commands));
     }
 }
 
@@ -96,6 +100,9 @@ fn run_commands(world: &mut World) {
 
 /// Runs one command and returns its answer. Each module answers for its own data.
 pub fn execute(world: &mut World, command: Command) -> String {
+    if !available(world, &command) {
+        return "error=\"not available on this server\"".into();
+    }
     match command {
         Command::Help => COMMANDS
             .iter()
@@ -164,6 +171,19 @@ pub fn execute(world: &mut World, command: Command) -> String {
         Command::HuntStart(name) => hunt::start(world, &name),
         Command::HuntStop => hunt::stop(world),
         Command::HuntStatus => hunt::status(world),
+    }
+}
+
+/// Whether the part of the game `command` works on is in this server: the load harness's
+/// floor runs the server base alone, without zombies, packs or hunts.
+fn available(world: &World, command: &Command) -> bool {
+    match command {
+        Command::Summon { .. } | Command::Zombies => world.contains_resource::<ZombieKinds>(),
+        Command::Packs => world.contains_resource::<Packs>(),
+        Command::HuntStart(_) | Command::HuntStop | Command::HuntStatus => {
+            world.contains_resource::<Hunts>()
+        }
+        _ => true,
     }
 }
 

@@ -43,6 +43,7 @@ impl Plugin for DaylightPlugin {
                 show_helmets,
             )
                 .chain()
+                .in_set(crate::TickSet::Zombies)
                 .before(ZombieSet::Classify),
         );
     }
@@ -134,7 +135,6 @@ fn advance_phase(mut phase: ResMut<WorldPhase>, clock: Res<WorldClock>, config: 
 }
 
 /// Once a second per zombie (staggered): the sun ignites it, wears its helmet, or not.
-#[allow(clippy::too_many_arguments)]
 fn sun_on_zombies(
     mut commands: Commands,
     mut zombies: Query<
@@ -195,7 +195,6 @@ fn sun_on_zombies(
 }
 
 /// Fire: visible flag, damage once a second, out in water or when it runs down.
-#[allow(clippy::type_complexity)]
 fn burn(
     mut commands: Commands,
     mut zombies: Query<

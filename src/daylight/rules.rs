@@ -64,10 +64,7 @@ impl Phase {
 /// When the rise after `from` comes: one interval later, moved by a jitter drawn from the seed
 /// and the phase so that it is the same after a restart.
 fn rise_after(from: i64, phase: u32, seed: i64, interval: i64, jitter: i64) -> i64 {
-    let mut h = (seed as u64) ^ (phase as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    h = (h ^ (h >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    h = (h ^ (h >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    h ^= h >> 31;
+    let h = crate::random::mix(seed as u64 ^ crate::random::mix(phase as u64));
     let offset = if jitter == 0 {
         0
     } else {
@@ -155,12 +152,19 @@ mod tests {
             .iter()
             .all(|g| (interval - jitter - 20..=interval + jitter + 20).contains(g)));
         assert!(gaps.iter().any(|&g| g != interval), "jitter moves rises");
-        let again = Phase::new(seed, interval, jitter);
-        assert_eq!(
-            again.next_rise,
-            Phase::new(seed, interval, jitter).next_rise,
-            "seeded"
-        );
+        // The schedule follows from the seed alone: a world restarted at any age and caught up
+        // at once is where the step-by-step one was; another seed rises at other ticks.
+        let at = rises[4];
+        let mut stepwise = Phase::new(seed, interval, jitter);
+        for age in (0..=at).step_by(20) {
+            stepwise.advance(age, seed, interval, jitter);
+        }
+        let mut restarted = Phase::new(seed, interval, jitter);
+        restarted.advance(at, seed, interval, jitter);
+        assert_eq!(restarted, stepwise);
+        let mut other = Phase::new(seed + 1, interval, jitter);
+        other.advance(at, seed + 1, interval, jitter);
+        assert_ne!(other.next_rise, stepwise.next_rise, "seeded");
     }
 
     #[test]

@@ -74,10 +74,6 @@ impl SkyMap {
         }
     }
 
-    pub fn len(&self) -> usize {
-        self.tops.len()
-    }
-
     pub fn is_empty(&self) -> bool {
         self.tops.is_empty()
     }

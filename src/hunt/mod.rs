@@ -17,9 +17,11 @@ use valence::prelude::*;
 
 use crate::config::{Config, HuntPreset};
 use crate::player::PlayerKill;
+use crate::random::Stream;
 use crate::world::{standable_top, Overworld, WorldSpawn};
-use crate::zombie::chase::{huntable, ZombieSet};
+use crate::zombie::chase::huntable;
 use crate::zombie::{zombie_bundle, Arena, Dying, ZombieKinds};
+use rand::RngCore;
 use rules::{kill_goal, roulette, wave_size, wave_ticks};
 
 pub struct HuntPlugin;
@@ -28,7 +30,9 @@ impl Plugin for HuntPlugin {
     fn build(&self, app: &mut App) {
         app.insert_resource(Hunts::default()).add_systems(
             Update,
-            (schedule_hunts, run_hunt).chain().after(ZombieSet::Attack),
+            (schedule_hunts, run_hunt)
+                .chain()
+                .in_set(crate::TickSet::Hunts),
         );
     }
 }
@@ -69,16 +73,8 @@ pub struct Round {
     pub kills: u32,
     /// The kill goal for the players now in the round (worked out every tick).
     pub goal: u32,
-    /// The round's random stream (waves, spawn points, types).
-    pub rng: u64,
-}
-
-/// The next number of a round's stream, in `0.0..1.0` (xorshift64).
-fn random(rng: &mut u64) -> f64 {
-    *rng ^= *rng << 13;
-    *rng ^= *rng >> 7;
-    *rng ^= *rng << 17;
-    (*rng >> 11) as f64 / (1u64 << 53) as f64
+    /// The round's random stream (waves, spawn points, types), saved with it.
+    pub rng: Stream,
 }
 
 impl Hunts {
@@ -116,7 +112,6 @@ fn schedule_hunts(mut hunts: ResMut<Hunts>, config: Res<Config>, server: Res<Ser
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 fn run_hunt(
     mut commands: Commands,
     mut hunts: ResMut<Hunts>,
@@ -158,7 +153,7 @@ fn run_hunt(
                 spawned: 0,
                 kills: 0,
                 goal: 0,
-                rng: now.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1,
+                rng: Stream::new(crate::random::mix(now)),
             });
         }
         Some(HuntRequest::Stop) if hunts.active.is_some() => {
@@ -221,13 +216,7 @@ fn run_hunt(
     round.next_wave_in = round.next_wave_in.saturating_sub(1);
     if round.next_wave_in == 0 {
         round.next_wave_in = wave_ticks(preset, tick_rate);
-        let size = wave_size(
-            preset,
-            players,
-            alive,
-            round.spawned,
-            random(&mut round.rng),
-        );
+        let size = wave_size(preset, players, alive, round.spawned, round.rng.unit());
         if let (Ok((layer_entity, layer)), Some(center)) = (layers.get_single(), spawn.pos) {
             let weights: Vec<u32> = preset
                 .types
@@ -235,7 +224,7 @@ fn run_hunt(
                 .map(|t| kinds.find(t).map_or(0, |k| kinds.get(k).rarity))
                 .collect();
             for _ in 0..size {
-                let point = preset.spawn_points[(random(&mut round.rng)
+                let point = preset.spawn_points[(round.rng.unit()
                     * preset.spawn_points.len() as f64)
                     as usize
                     % preset.spawn_points.len()];
@@ -246,13 +235,12 @@ fn run_hunt(
                 let Some(y) = standable_top(layer, x, z) else {
                     continue; // Spawn point not loaded: nobody is near it.
                 };
-                let Some(kind) =
-                    kinds.find(&preset.types[roulette(&weights, random(&mut round.rng))])
+                let Some(kind) = kinds.find(&preset.types[roulette(&weights, round.rng.unit())])
                 else {
                     continue;
                 };
                 let pos = DVec3::new(x as f64 + 0.5, y as f64, z as f64 + 0.5);
-                let seed = round.rng ^ round.spawned as u64;
+                let seed = round.rng.next_u64();
                 commands.spawn((
                     zombie_bundle(layer_entity, pos, kind, &kinds, seed),
                     HuntZombie,

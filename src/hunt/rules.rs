@@ -8,7 +8,7 @@
 use crate::config::HuntPreset;
 
 /// Kills the seed asks of `players` players: 20 + 7 (n - 1).
-pub fn seed_goal(players: u32) -> u32 {
+pub(super) fn seed_goal(players: u32) -> u32 {
     20 + 7 * players.max(1).saturating_sub(1)
 }
 
@@ -23,25 +23,25 @@ fn grown(n: u32, players: u32) -> u32 {
 }
 
 /// Zombies a round for `players` may spawn in all.
-pub fn total_cap(preset: &HuntPreset, players: u32) -> u32 {
+pub(super) fn total_cap(preset: &HuntPreset, players: u32) -> u32 {
     grown(preset.max_total, players)
 }
 
 /// Waves that come before the round's time is up, one every `spawn_rate_s` from the start.
-pub fn waves_in_round(preset: &HuntPreset, tick_rate: f64) -> u32 {
+pub(super) fn waves_in_round(preset: &HuntPreset, tick_rate: f64) -> u32 {
     let every = wave_ticks(preset, tick_rate);
     let round = (preset.round_time_s * tick_rate).ceil() as u64;
     (round.saturating_sub(1) / every) as u32
 }
 
 /// Ticks between waves.
-pub fn wave_ticks(preset: &HuntPreset, tick_rate: f64) -> u64 {
+pub(super) fn wave_ticks(preset: &HuntPreset, tick_rate: f64) -> u64 {
     (preset.spawn_rate_s * tick_rate).round().max(1.0) as u64
 }
 
 /// The kill goal of a round for `players`: the seed's, but never more than the zombies it can
 /// spawn nor more than its smallest waves surely bring before the time is up.
-pub fn kill_goal(preset: &HuntPreset, players: u32, tick_rate: f64) -> u32 {
+pub(super) fn kill_goal(preset: &HuntPreset, players: u32, tick_rate: f64) -> u32 {
     let smallest_wave = grown(1, players).min(preset.max_alive);
     let surely = waves_in_round(preset, tick_rate).saturating_mul(smallest_wave);
     seed_goal(players)
@@ -51,7 +51,7 @@ pub fn kill_goal(preset: &HuntPreset, players: u32, tick_rate: f64) -> u32 {
 }
 
 /// Index drawn by roulette on `weights` with `r` in `0.0..1.0`; all-zero weights draw evenly.
-pub fn roulette(weights: &[u32], r: f64) -> usize {
+pub(super) fn roulette(weights: &[u32], r: f64) -> usize {
     let total: u64 = weights.iter().map(|&w| w as u64).sum();
     if total == 0 {
         return ((r * weights.len() as f64) as usize).min(weights.len().saturating_sub(1));
@@ -69,7 +69,13 @@ pub fn roulette(weights: &[u32], r: f64) -> usize {
 /// Zombies in the next wave for `players`: 1..=max_spawn drawn by `r` and grown with the goal,
 /// cut so that neither the alive cap nor the round's total cap is passed (the seed counted the
 /// dead as alive and overshot both).
-pub fn wave_size(preset: &HuntPreset, players: u32, alive: u32, spawned: u32, r: f64) -> u32 {
+pub(super) fn wave_size(
+    preset: &HuntPreset,
+    players: u32,
+    alive: u32,
+    spawned: u32,
+    r: f64,
+) -> u32 {
     let drawn = 1 + ((r * preset.max_spawn as f64) as u32).min(preset.max_spawn - 1);
     let room_alive = preset.max_alive.saturating_sub(alive);
     let room_total = total_cap(preset, players).saturating_sub(spawned);

@@ -6,31 +6,14 @@
 use valence::math::DVec2;
 
 use crate::config::PackConfig;
-
-/// A pack's reproducible random stream (xorshift64*), saved with the pack.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PackRng(pub u64);
-
-impl PackRng {
-    pub fn new(seed: u64) -> Self {
-        Self(seed | 1)
-    }
-
-    /// A uniform value in `0.0..1.0`.
-    pub fn next_unit(&mut self) -> f64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
+use crate::random::Stream;
 
 /// Picks the next destination from `from`, heading `heading` (unit), inside a square border
 /// of half-width `border` around the origin. Returns the destination and the new heading.
 pub fn next_leg(
     from: DVec2,
     heading: DVec2,
-    rng: &mut PackRng,
+    rng: &mut Stream,
     rules: &PackConfig,
     border: f64,
 ) -> (DVec2, DVec2) {
@@ -38,8 +21,8 @@ pub fn next_leg(
     let base = heading.y.atan2(heading.x);
     // A few draws: the first that stays inside the border wins; failing all, turn back.
     for _ in 0..8 {
-        let turn = (rng.next_unit() * 2.0 - 1.0) * max_turn;
-        let length = rules.leg_min + rng.next_unit() * (rules.leg_max - rules.leg_min);
+        let turn = (rng.unit() * 2.0 - 1.0) * max_turn;
+        let length = rules.leg_min + rng.unit() * (rules.leg_max - rules.leg_min);
         let dir = DVec2::from_angle(base + turn);
         let dest = from + dir * length;
         if dest.x.abs() <= border && dest.y.abs() <= border {
@@ -58,8 +41,8 @@ pub fn arrived(centroid: DVec2, dest: DVec2, rules: &PackConfig) -> bool {
 }
 
 /// Ticks to dwell after arriving: the base plus up to the jitter.
-pub fn dwell_ticks(rng: &mut PackRng, rules: &PackConfig) -> u64 {
-    rules.dwell_ticks + (rng.next_unit() * (rules.dwell_jitter_ticks + 1) as f64) as u64
+pub fn dwell_ticks(rng: &mut Stream, rules: &PackConfig) -> u64 {
+    rules.dwell_ticks + (rng.unit() * (rules.dwell_jitter_ticks + 1) as f64) as u64
 }
 
 /// The point members walk to: `march_lead` blocks ahead of the centroid toward the
@@ -84,7 +67,7 @@ mod tests {
     #[test]
     fn legs_are_96_to_384_long_and_turn_at_most_45_degrees() {
         let r = rules();
-        let mut rng = PackRng::new(7);
+        let mut rng = Stream::new(7);
         let mut heading = DVec2::new(1.0, 0.0);
         let mut at = DVec2::ZERO;
         for _ in 0..500 {
@@ -101,7 +84,7 @@ mod tests {
     fn the_same_seed_gives_the_same_legs() {
         let r = rules();
         let walk = |seed| {
-            let mut rng = PackRng::new(seed);
+            let mut rng = Stream::new(seed);
             let (mut at, mut heading) = (DVec2::ZERO, DVec2::new(0.0, 1.0));
             (0..20)
                 .map(|_| {
@@ -117,7 +100,7 @@ mod tests {
     #[test]
     fn legs_stay_inside_the_border() {
         let r = rules();
-        let mut rng = PackRng::new(3);
+        let mut rng = Stream::new(3);
         let (mut at, mut heading) = (DVec2::new(900.0, 0.0), DVec2::new(1.0, 0.0));
         for _ in 0..200 {
             (at, heading) = next_leg(at, heading, &mut rng, &r, 1000.0);
@@ -130,7 +113,7 @@ mod tests {
         let r = rules();
         assert!(arrived(DVec2::new(0.0, 7.9), DVec2::ZERO, &r));
         assert!(!arrived(DVec2::new(0.0, 8.1), DVec2::ZERO, &r));
-        let mut rng = PackRng::new(5);
+        let mut rng = Stream::new(5);
         for _ in 0..100 {
             assert!((200..=300).contains(&dwell_ticks(&mut rng, &r)));
         }

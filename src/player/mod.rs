@@ -38,7 +38,8 @@ impl Plugin for PlayerPlugin {
                     respawn_players,
                     despawn_disconnected_clients,
                 )
-                    .chain(),
+                    .chain()
+                    .in_set(crate::TickSet::Players),
             )
             // After Valence's respawn packet: a client resets its health when it respawns.
             .add_systems(

@@ -15,8 +15,8 @@ use crate::config::Config;
 use crate::daylight::{Burning, Helmet, Phase, WorldPhase};
 use crate::hunt::{HuntZombie, Hunts, Round};
 use crate::pack::ghost::GhostMember;
-use crate::pack::migration::PackRng;
 use crate::pack::{PackBrain, PackState, Packs};
+use crate::random::Stream;
 use crate::time::WorldClock;
 use crate::world::Overworld;
 use crate::world::WorldDir;
@@ -25,7 +25,7 @@ pub use file::{SaveFile, DATA_VERSION};
 
 /// Format versions of `horde_world.dat` and `horde_packs.dat`.
 const WORLD_FORMAT: i32 = 1;
-const PACKS_FORMAT: i32 = 1;
+const PACKS_FORMAT: i32 = 2;
 
 /// `data/horde_packs.dat`: packs and loose zombies.
 pub fn packs_file(world_dir: &Path) -> SaveFile {
@@ -42,7 +42,12 @@ pub struct SavePlugin;
 impl Plugin for SavePlugin {
     fn build(&self, app: &mut App) {
         app.insert_resource(SaveWorker::default())
-            .add_systems(Update, restore_loose_zombies)
+            .add_systems(
+                Update,
+                restore_loose_zombies
+                    .in_set(crate::TickSet::Zombies)
+                    .before(crate::zombie::chase::ZombieSet::Classify),
+            )
             .add_systems(Last, autosave);
     }
 }
@@ -85,8 +90,7 @@ pub fn load_zombies(world_dir: &Path, app: &mut App) -> anyhow::Result<()> {
             pack.dest,
             pack.leg,
             pack.dwell_left,
-            pack.seed,
-            PackRng(pack.rng),
+            Stream::resume(pack.seed, pack.draws),
             pack.restore_failures,
             ghosts,
             &kinds,
@@ -106,7 +110,7 @@ pub fn load_zombies(world_dir: &Path, app: &mut App) -> anyhow::Result<()> {
                     spawned: hunt.spawned,
                     kills: hunt.kills,
                     goal: 0,
-                    rng: hunt.rng,
+                    rng: Stream::resume(hunt.seed, hunt.draws),
                 });
                 info!(
                     "resuming hunt {} ({} kills so far)",
@@ -219,15 +223,14 @@ pub fn snapshot_zombies(world: &mut World) -> zombies::SavedZombies {
         .values()
         .map(|pack| zombies::SavedPack {
             id: pack.id,
-            ghost: pack.state == PackState::Ghost,
             centroid: pack.centroid,
             y: pack.y,
             heading: pack.heading,
             dest: pack.dest,
             leg: pack.leg,
             dwell_left: pack.dwell_until.map(|u| u.saturating_sub(now)),
-            seed: pack.seed,
-            rng: pack.rng.0,
+            seed: pack.rng.seed(),
+            draws: pack.rng.draws(),
             restore_failures: pack.restore_failures,
             members: match pack.state {
                 PackState::Ghost => pack
@@ -261,7 +264,8 @@ pub fn snapshot_zombies(world: &mut World) -> zombies::SavedZombies {
             next_wave_in: r.next_wave_in,
             spawned: r.spawned,
             kills: r.kills,
-            rng: r.rng,
+            seed: r.rng.seed(),
+            draws: r.rng.draws(),
         });
     zombies::SavedZombies {
         next_id: packs.next_id,
@@ -371,7 +375,10 @@ fn autosave(world: &mut World) {
 
 /// Saves now (`save-all`, `stop`), after any autosave still being written.
 pub fn save_now(world: &mut World) -> anyhow::Result<()> {
-    if let Some(handle) = world.resource_mut::<SaveWorker>().0.take() {
+    let Some(mut worker) = world.get_resource_mut::<SaveWorker>() else {
+        anyhow::bail!("this server keeps no save");
+    };
+    if let Some(handle) = worker.0.take() {
         let _ = handle.join();
     }
     save_all(world)

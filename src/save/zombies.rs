@@ -1,6 +1,10 @@
 //! `data/horde_packs.dat`: every pack (membership, centroid, heading, destination, leg, dwell,
-//! RNG, state, ghost members with type, health, fire, helmet and restore retries) and every
+//! random stream, ghost members with type, health, fire, helmet and restore retries) and every
 //! loose zombie. Types are saved by name so that a save survives edits to the type list.
+//!
+//! Random streams are saved as their seed and the draws taken (format 2). Format 1 kept the
+//! state of a hand-written generator, which cannot be carried over: its streams start again
+//! from their seeds.
 
 use valence::math::DVec2;
 use valence::nbt::{Compound, List, Value};
@@ -29,14 +33,15 @@ pub struct SavedHunt {
     pub next_wave_in: u64,
     pub spawned: u32,
     pub kills: u32,
-    pub rng: u64,
+    /// The round's random stream: its seed and the draws taken.
+    pub seed: u64,
+    pub draws: u64,
 }
 
 /// One pack as saved.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SavedPack {
     pub id: u64,
-    pub ghost: bool,
     pub centroid: DVec2,
     pub y: f64,
     pub heading: DVec2,
@@ -44,8 +49,9 @@ pub struct SavedPack {
     pub leg: u32,
     /// Ticks of rest left (the tick counter starts over after a restart).
     pub dwell_left: Option<u64>,
+    /// The pack's random stream: its seed and the draws taken.
     pub seed: u64,
-    pub rng: u64,
+    pub draws: u64,
     pub restore_failures: u32,
     pub members: Vec<SavedZombie>,
 }
@@ -120,7 +126,8 @@ impl SavedHunt {
         c.insert("NextWaveIn", self.next_wave_in as i64);
         c.insert("Spawned", self.spawned as i32);
         c.insert("Kills", self.kills as i32);
-        c.insert("Rng", self.rng as i64);
+        c.insert("Seed", self.seed as i64);
+        c.insert("Draws", self.draws as i64);
         c
     }
 
@@ -131,8 +138,18 @@ impl SavedHunt {
             next_wave_in: long(c, "NextWaveIn")?.max(0) as u64,
             spawned: int(c, "Spawned")?.max(0) as u32,
             kills: int(c, "Kills")?.max(0) as u32,
-            rng: long(c, "Rng")? as u64,
+            // Format 1 had no seed for the round, only its generator's state.
+            seed: long(c, "Seed").or_else(|_| long(c, "Rng"))? as u64,
+            draws: draws(c)?,
         })
+    }
+}
+
+/// Draws taken from a saved stream; none in a format-1 save, whose stream starts over.
+fn draws(c: &Compound) -> Result<u64, String> {
+    match c.get("Draws") {
+        None if c.contains_key("Rng") => Ok(0),
+        _ => Ok(long(c, "Draws")? as u64),
     }
 }
 
@@ -176,10 +193,6 @@ impl SavedPack {
     fn to_nbt(&self) -> Compound {
         let mut c = Compound::new();
         c.insert("Id", self.id as i64);
-        c.insert(
-            "State",
-            if self.ghost { "ghost" } else { "materialised" }.to_string(),
-        );
         c.insert("X", self.centroid.x);
         c.insert("Y", self.y);
         c.insert("Z", self.centroid.y);
@@ -190,7 +203,7 @@ impl SavedPack {
         c.insert("Leg", self.leg as i32);
         c.insert("DwellLeft", self.dwell_left.map_or(-1, |d| d as i64));
         c.insert("Seed", self.seed as i64);
-        c.insert("Rng", self.rng as i64);
+        c.insert("Draws", self.draws as i64);
         c.insert("RestoreFailures", self.restore_failures as i32);
         c.insert(
             "Members",
@@ -200,15 +213,9 @@ impl SavedPack {
     }
 
     fn from_nbt(c: &Compound) -> Result<Self, String> {
-        let ghost = match string(c, "State")?.as_str() {
-            "ghost" => true,
-            "materialised" => false,
-            other => return Err(format!("unknown pack state {other:?}")),
-        };
         let dwell = long(c, "DwellLeft")?;
         Ok(Self {
             id: long(c, "Id")? as u64,
-            ghost,
             centroid: DVec2::new(double(c, "X")?, double(c, "Z")?),
             y: double(c, "Y")?,
             heading: DVec2::new(double(c, "HeadingX")?, double(c, "HeadingZ")?),
@@ -216,7 +223,7 @@ impl SavedPack {
             leg: int(c, "Leg")?.max(0) as u32,
             dwell_left: (dwell >= 0).then_some(dwell as u64),
             seed: long(c, "Seed")? as u64,
-            rng: long(c, "Rng")? as u64,
+            draws: draws(c)?,
             restore_failures: int(c, "RestoreFailures")?.max(0) as u32,
             members: compounds(c, "Members")?
                 .iter()
@@ -268,15 +275,17 @@ impl SavedZombies {
 mod tests {
     use super::*;
 
+    use rand::RngCore;
+
     /// Deterministic pseudo-random values for property-style round trips.
-    struct Gen(u64);
+    struct Gen(rand_pcg::Pcg32);
 
     impl Gen {
+        fn new(seed: u64) -> Self {
+            Self(crate::random::generator(seed))
+        }
         fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
+            self.0.next_u64()
         }
         fn float(&mut self) -> f64 {
             (self.next() % 2_000_000) as f64 / 100.0 - 10_000.0
@@ -301,12 +310,11 @@ mod tests {
 
     #[test]
     fn every_field_survives_a_round_trip_through_nbt_bytes() {
-        let mut g = Gen(0x1234_5678_9ABC_DEF1);
+        let mut g = Gen::new(0x1234_5678_9ABC_DEF1);
         for case in 0..200 {
             let packs = (0..g.next() % 6)
                 .map(|i| SavedPack {
                     id: i + 1 + case * 10,
-                    ghost: g.next().is_multiple_of(2),
                     centroid: DVec2::new(g.float(), g.float()),
                     y: g.float() / 100.0,
                     heading: DVec2::from_angle(g.float()),
@@ -314,7 +322,7 @@ mod tests {
                     leg: (g.next() % 100) as u32,
                     dwell_left: g.next().is_multiple_of(2).then(|| g.next() % 300),
                     seed: g.next(),
-                    rng: g.next(),
+                    draws: g.next() % 1_000_000,
                     restore_failures: (g.next() % 5) as u32,
                     members: (0..g.next() % 25).map(|_| g.zombie(false)).collect(),
                 })
@@ -329,7 +337,8 @@ mod tests {
                     next_wave_in: g.next() % 200,
                     spawned: (g.next() % 50) as u32,
                     kills: (g.next() % 50) as u32,
-                    rng: g.next(),
+                    seed: g.next(),
+                    draws: g.next() % 1_000_000,
                 }),
             };
             let mut bytes = Vec::new();
@@ -344,7 +353,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("horde-packs-corrupt-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let file = super::super::packs_file(&dir);
-        let mut g = Gen(99);
+        let mut g = Gen::new(99);
         let older = SavedZombies {
             next_id: 7,
             packs: vec![],
@@ -389,7 +398,6 @@ mod tests {
         assert!(SavedZombies::from_nbt(&c).is_err());
         let mut pack = SavedPack {
             id: 1,
-            ghost: true,
             centroid: DVec2::ZERO,
             y: 64.0,
             heading: DVec2::X,
@@ -397,17 +405,37 @@ mod tests {
             leg: 1,
             dwell_left: None,
             seed: 1,
-            rng: 1,
+            draws: 1,
             restore_failures: 0,
             members: vec![],
         }
         .to_nbt();
-        pack.insert("State", "sleeping".to_string());
+        pack.insert("Draws", "many".to_string());
         let mut root = SavedZombies::default().to_nbt();
         root.insert("Packs", list(vec![pack]));
-        assert!(SavedZombies::from_nbt(&root)
-            .unwrap_err()
-            .contains("sleeping"));
+        assert!(SavedZombies::from_nbt(&root).unwrap_err().contains("Draws"));
         assert!(SavedZombies::from_nbt(&Compound::new()).is_err());
+    }
+
+    #[test]
+    fn a_format_one_pack_starts_its_stream_over_from_its_seed() {
+        let mut pack = SavedPack {
+            id: 3,
+            centroid: DVec2::ZERO,
+            y: 64.0,
+            heading: DVec2::X,
+            dest: DVec2::ONE,
+            leg: 1,
+            dwell_left: None,
+            seed: 77,
+            draws: 5,
+            restore_failures: 0,
+            members: vec![],
+        }
+        .to_nbt();
+        pack.remove("Draws");
+        pack.insert("Rng", 123_456i64);
+        let back = SavedPack::from_nbt(&pack).unwrap();
+        assert_eq!((back.seed, back.draws), (77, 0));
     }
 }

@@ -20,6 +20,7 @@ use super::generate::Terrain;
 use super::Overworld;
 use crate::config::{Config, ConfigChanged};
 use crate::metrics::Histogram;
+use crate::TickSet;
 
 pub struct ChunksPlugin {
     pub seed: i64,
@@ -45,9 +46,10 @@ impl Plugin for ChunksPlugin {
                     drop_unviewed_chunks,
                     mark_entity_ticking,
                     log_chunk_report,
-                    retime_chunks,
-                ),
-            );
+                )
+                    .in_set(TickSet::World),
+            )
+            .add_systems(Update, retime_chunks.in_set(TickSet::Config));
     }
 }
 

@@ -32,7 +32,7 @@ impl Plugin for WorldPlugin {
             .add_plugins(chunks::ChunksPlugin { seed })
             .add_event::<BlocksChanged>()
             .add_systems(Startup, create_overworld)
-            .add_systems(Update, resolve_spawn);
+            .add_systems(Update, resolve_spawn.in_set(crate::TickSet::World));
     }
 }
 

@@ -1,23 +1,25 @@
 //! Seeded gradient noise: the same seed and coordinates always give the same value, on every
 //! machine, with no tables to build. Values are roughly in `-1.0..=1.0`.
 
+use crate::random::mix;
+
 /// One independent noise field.
 #[derive(Debug, Clone, Copy)]
-pub struct Noise {
+pub(super) struct Noise {
     seed: u64,
 }
 
 impl Noise {
     /// A field derived from the world seed and a channel number, so that terrain features do
     /// not share patterns.
-    pub fn new(world_seed: i64, channel: u64) -> Self {
+    pub(super) fn new(world_seed: i64, channel: u64) -> Self {
         Self {
             seed: mix(world_seed as u64 ^ channel.wrapping_mul(0x9E37_79B9_7F4A_7C15)),
         }
     }
 
     /// 2-D gradient noise at a point measured in lattice cells.
-    pub fn at2(&self, x: f64, z: f64) -> f64 {
+    pub(super) fn at2(&self, x: f64, z: f64) -> f64 {
         let (x0, z0) = (x.floor(), z.floor());
         let (fx, fz) = (x - x0, z - z0);
         let (ix, iz) = (x0 as i64, z0 as i64);
@@ -33,7 +35,7 @@ impl Noise {
     }
 
     /// 3-D gradient noise at a point measured in lattice cells.
-    pub fn at3(&self, x: f64, y: f64, z: f64) -> f64 {
+    pub(super) fn at3(&self, x: f64, y: f64, z: f64) -> f64 {
         let (x0, y0, z0) = (x.floor(), y.floor(), z.floor());
         let (fx, fy, fz) = (x - x0, y - y0, z - z0);
         let (ix, iy, iz) = (x0 as i64, y0 as i64, z0 as i64);
@@ -50,7 +52,7 @@ impl Noise {
     }
 
     /// Fractal sum of `octaves` layers, each twice as fine and half as strong.
-    pub fn fractal2(&self, x: f64, z: f64, octaves: u32) -> f64 {
+    pub(super) fn fractal2(&self, x: f64, z: f64, octaves: u32) -> f64 {
         let (mut sum, mut amp, mut freq, mut norm) = (0.0, 1.0, 1.0, 0.0);
         for octave in 0..octaves {
             let offset = octave as f64 * 17.31;
@@ -63,7 +65,7 @@ impl Noise {
     }
 
     /// A uniform value in `0.0..1.0` for one lattice point: for placing things like trees.
-    pub fn unit(&self, x: i64, y: i64, z: i64) -> f64 {
+    pub(super) fn unit(&self, x: i64, y: i64, z: i64) -> f64 {
         (self.hash(x, y, z) >> 11) as f64 / (1u64 << 53) as f64
     }
 
@@ -90,14 +92,6 @@ const GRADIENTS: [(f64, f64, f64); 12] = [
     (0.0, 1.0, -1.0),
     (0.0, -1.0, -1.0),
 ];
-
-/// SplitMix64's finaliser: a cheap, well-distributed 64-bit mix.
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 fn fade(t: f64) -> f64 {
     t * t * t * (t * (t * 6.0 - 15.0) + 10.0)

@@ -34,7 +34,7 @@ impl Plugin for AttackPlugin {
                     .chain()
                     .in_set(ZombieSet::Attack),
             )
-            .add_systems(Update, retime_attacks.before(ZombieSet::Classify));
+            .add_systems(Update, retime_attacks.in_set(crate::TickSet::Config));
     }
 }
 

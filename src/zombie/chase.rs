@@ -1,22 +1,25 @@
-//! Chasing: choosing a target, planning hops to it with A*, walking the waypoints, and
-//! wandering when there is nobody to chase. The decisions live in `hop` and `path`; this is the
-//! glue that feeds them the world and applies their answers.
+//! Chasing: a zombie's pursuit state, the rules it follows, and who it chases: the nearest
+//! player it may hunt, picked again when a hop ends (`takes_over`), kept while in range. How
+//! it then moves is in `movement`; the hop rule and A* in `hop` and `path`.
 
 use std::collections::VecDeque;
 
 use bevy_ecs::query::Has;
+use rand::Rng;
+use rand_pcg::Pcg32;
 use valence::prelude::*;
 
-use super::body::Body;
-use super::hop::{hop_goal, Decision, HopEvent, HopPlanner, HopRules};
-use super::lod::{Lod, Tier};
-use super::path::{find_path, waypoints, PathLimits};
-use super::{staggered, Arena, Dying, Errand, Pursuing, Zombie, ZombieKinds};
+use super::hop::{HopPlanner, HopRules};
+use super::path::PathLimits;
+use super::{staggered, Arena, Dying, Pursuing, Zombie};
 use crate::config::{Config, ConfigChanged, LodConfig};
 use crate::player::Dead;
 use crate::world::{LayerVoxels, Overworld, Voxels};
+use crate::TickSet;
 
-/// Order of the zombie systems within a tick.
+/// Order of the zombie systems within [`TickSet::Zombies`]: tiers by distance, then targets,
+/// then moves, then blows. Daylight runs before `Classify`; packs between `Classify` and
+/// `Move`, so members walk the errand their pack gives them the same tick.
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ZombieSet {
     Classify,
@@ -41,7 +44,8 @@ impl Plugin for ChasePlugin {
                     ZombieSet::Move,
                     ZombieSet::Attack,
                 )
-                    .chain(),
+                    .chain()
+                    .in_set(TickSet::Zombies),
             )
             .add_systems(
                 Update,
@@ -49,8 +53,11 @@ impl Plugin for ChasePlugin {
                     .chain()
                     .in_set(ZombieSet::Target),
             )
-            .add_systems(Update, move_zombies.in_set(ZombieSet::Move))
-            .add_systems(Update, rebuild_rules.before(ZombieSet::Classify));
+            .add_systems(
+                Update,
+                super::movement::move_zombies.in_set(ZombieSet::Move),
+            )
+            .add_systems(Update, rebuild_rules.in_set(TickSet::Config));
     }
 }
 
@@ -128,26 +135,27 @@ pub struct Chase {
     /// The player being chased.
     pub target: Option<Entity>,
     /// A player given up on, and the tick until which it is ignored.
-    ignored: Option<(Entity, u64)>,
+    pub(super) ignored: Option<(Entity, u64)>,
     /// The current hop's goal.
     pub goal: Option<DVec3>,
     /// The body's yaw while walking this hop: towards its goal as planned.
-    facing: Option<f32>,
+    pub(super) facing: Option<f32>,
     /// A hop towards the target ended: the nearest player is picked again.
-    hop_ended: bool,
+    pub(super) hop_ended: bool,
     /// Asleep by day: still, head down, woken by a close player or a blow.
     pub dozing: bool,
     /// Where a wandering zombie strolls to.
-    stroll: Option<DVec3>,
+    pub(super) stroll: Option<DVec3>,
     /// Paths planned for the current stroll; a stroll that needs too many is given up.
-    stroll_plans: u8,
-    rest_until: u64,
-    waypoints: VecDeque<BlockPos>,
-    planner: HopPlanner,
-    retarget: bool,
-    jump: bool,
-    blocked_ticks: u32,
-    rng: u64,
+    pub(super) stroll_plans: u8,
+    pub(super) rest_until: u64,
+    pub(super) waypoints: VecDeque<BlockPos>,
+    pub(super) planner: HopPlanner,
+    pub(super) retarget: bool,
+    pub(super) jump: bool,
+    pub(super) blocked_ticks: u32,
+    /// The zombie's own strolls, reproducible from its seed.
+    pub(super) rng: Pcg32,
 }
 
 impl Chase {
@@ -167,7 +175,7 @@ impl Chase {
             retarget: false,
             jump: false,
             blocked_ticks: 0,
-            rng: seed | 1,
+            rng: crate::random::generator(seed),
         }
     }
 
@@ -194,17 +202,14 @@ impl Chase {
         self.target.is_none() && self.stroll.is_some()
     }
 
-    /// xorshift64: a zombie's own reproducible random numbers.
-    fn next_random(&mut self) -> f64 {
-        self.rng ^= self.rng << 13;
-        self.rng ^= self.rng >> 7;
-        self.rng ^= self.rng << 17;
-        (self.rng >> 11) as f64 / (1u64 << 53) as f64
+    /// A uniform value in `0.0..1.0` from the zombie's own stream.
+    pub(super) fn next_random(&mut self) -> f64 {
+        self.rng.gen()
     }
 }
 
-const EYE_HEIGHT: f64 = 1.74;
-const PLAYER_EYE: f64 = 1.62;
+pub(super) const EYE_HEIGHT: f64 = 1.74;
+pub(super) const PLAYER_EYE: f64 = 1.62;
 
 /// Whether no opaque block lies between two points (sampled every 0.25 blocks): zombies see
 /// through glass, leaves and bars, not through stone.
@@ -325,263 +330,10 @@ fn mark_pursuers(
     }
 }
 
-/// Snaps a point to the nearest standable block within a small neighbourhood.
-fn standable_near(world: &impl Voxels, p: DVec3) -> BlockPos {
-    let base = BlockPos::from_pos(p);
-    for dy in [0, 1, -1, 2, -2, 3, -3] {
-        for (dx, dz) in [(0, 0), (1, 0), (-1, 0), (0, 1), (0, -1)] {
-            let c = BlockPos::new(base.x + dx, base.y + dy, base.z + dz);
-            if world.standable(c) {
-                return c;
-            }
-        }
-    }
-    base
-}
-
-/// Yaw in degrees facing along `d` (0 faces +z, -90 faces +x).
-/// Hops a stroll may take: a stroll of up to `wander_radius` (8 blocks) takes three hops of
-/// `hop_radius` on open ground; more means a detour round something in the way.
-const MAX_STROLL_PLANS: u8 = 5;
-
-/// Steps of 1/256 turn a zombie beyond `lod.full_radius` must turn before clients are told
-/// (11.25°).
-const FAR_TURN_STEPS: u8 = 8;
-
-/// Whether the angle from `sent` to `now` is at least `steps` of the protocol's 256 to the
-/// turn, either way round.
-fn turned(sent: f32, now: f32, steps: u8) -> bool {
-    let step = |degrees: f32| (degrees.rem_euclid(360.0) / 360.0 * 256.0).round() as i32 as u8;
-    let d = step(now).wrapping_sub(step(sent));
-    d.min(d.wrapping_neg()) >= steps
-}
-
-fn yaw_of(d: DVec3) -> f32 {
-    (-d.x).atan2(d.z).to_degrees() as f32
-}
-
-fn move_zombies(
-    mut zombies: Query<
-        (
-            &Zombie,
-            &mut Chase,
-            &mut Errand,
-            &mut Body,
-            &mut Position,
-            &mut Look,
-            &mut HeadYaw,
-            &Lod,
-        ),
-        (Without<Dying>, Without<Client>),
-    >,
-    players: Query<&Position, (With<Client>, Without<Zombie>)>,
-    layers: Query<&ChunkLayer, With<Overworld>>,
-    kinds: Res<ZombieKinds>,
-    rules: Res<ChaseRules>,
-    mut stats: ResMut<ChaseStats>,
-    server: Res<Server>,
-) {
-    let Ok(layer) = layers.get_single() else {
-        return;
-    };
-    let layer = &LayerVoxels::new(layer);
-    let now = server.current_tick() as u64;
-    for (zombie, mut chase, mut errand, mut body, mut position, mut look, mut head, lod) in
-        &mut zombies
-    {
-        let steps = lod.steps(now);
-        if steps == 0 {
-            continue;
-        }
-        let kind = kinds.get(zombie.kind);
-        let watchdog = rules.hop.watchdog_ticks(kind.speed);
-        let chase = &mut *chase;
-        let mut pos = body.at.unwrap_or(position.0);
-        let target = chase.target.and_then(|t| players.get(t).ok()).map(|p| p.0);
-
-        // Close enough to strike: stand and face the target; the attack system does the rest.
-        let holding = target.is_some_and(|t| t.distance(pos) <= kind.reach * 0.8);
-        let destination = match (target, errand.0) {
-            (Some(t), _) => Some(t),
-            (None, Some(errand)) => Some(errand),
-            (None, None) if chase.dozing => None,
-            (None, None) => {
-                if chase.stroll.is_none() && now >= chase.rest_until {
-                    let angle = chase.next_random() * std::f64::consts::TAU;
-                    let dist = rules.wander_radius * (0.3 + 0.7 * chase.next_random());
-                    chase.stroll =
-                        Some(pos + DVec3::new(angle.cos() * dist, 0.0, angle.sin() * dist));
-                    chase.stroll_plans = 0;
-                    chase.retarget = true;
-                }
-                chase.stroll
-            }
-        };
-
-        if holding || destination.is_none() {
-            chase.waypoints.clear();
-            chase.planner.hold(now, watchdog);
-        } else if let Some(dest) = destination {
-            let next_blocked = chase
-                .waypoints
-                .front()
-                .is_some_and(|w| !layer.standable(*w));
-            let event = if std::mem::take(&mut chase.retarget) {
-                Some(HopEvent::Retarget)
-            } else if let Some(due) = chase.planner.due(now) {
-                Some(due)
-            } else if next_blocked || chase.blocked_ticks >= 10 {
-                Some(HopEvent::Blocked)
-            } else if chase.waypoints.is_empty() {
-                Some(HopEvent::Reached)
-            } else {
-                None
-            };
-            let strolled_enough = chase.stroll.is_some() && chase.stroll_plans >= MAX_STROLL_PLANS;
-            if event == Some(HopEvent::Reached)
-                && target.is_none()
-                && (dest.distance(pos) < 1.5 || strolled_enough)
-            {
-                // The stroll or errand is done (or the stroll's spot is out of reach): rest a
-                // while before the next one, 2 to 10 s, 6 on average like vanilla's stroll.
-                chase.stroll = None;
-                errand.0 = None;
-                chase.goal = None;
-                chase.rest_until = now + 40 + (chase.next_random() * 160.0) as u64;
-            } else if let Some(event) = event {
-                chase.hop_ended |= event == HopEvent::Reached && target.is_some();
-                if event == HopEvent::Watchdog {
-                    stats.watchdog_fires += 1;
-                }
-                if let Decision::Plan { jump } =
-                    chase.planner.request(event, now, pos, &rules.hop, watchdog)
-                {
-                    let goal = hop_goal(pos, dest, rules.hop.radius);
-                    let start = BlockPos::from_pos(pos);
-                    let path = find_path(layer, start, standable_near(layer, goal), rules.limits);
-                    stats.plans += 1;
-                    if chase.stroll.is_some() {
-                        chase.stroll_plans = chase.stroll_plans.saturating_add(1);
-                    }
-                    stats.expanded_nodes += path.expanded as u64;
-                    chase.waypoints = waypoints(start, &path.nodes, rules.hop.radius / 2.0).into();
-                    chase.goal = Some(goal);
-                    let ahead = DVec3::new(goal.x - pos.x, 0.0, goal.z - pos.z);
-                    chase.facing = (ahead.length() > 1.0).then(|| yaw_of(ahead));
-                    chase.jump |= jump;
-                    chase.blocked_ticks = 0;
-                    let gave_up = match chase.target {
-                        Some(t) => chase
-                            .planner
-                            .note_progress(dest.distance(pos), &rules.hop)
-                            .then_some(t),
-                        None => None,
-                    };
-                    if let Some(t) = gave_up {
-                        stats.give_ups += 1;
-                        chase.ignored = Some((t, now + rules.give_up_ticks));
-                        chase.set_target(None);
-                        chase.waypoints.clear();
-                    }
-                }
-            }
-        }
-
-        // Walk the waypoints.
-        let per_tick = kind.speed / rules.hop.tick_rate;
-        let mut heading = None;
-        for _ in 0..steps {
-            let mut wish = DVec2::ZERO;
-            while let Some(&w) = chase.waypoints.front() {
-                let to = DVec2::new(w.x as f64 + 0.5 - pos.x, w.z as f64 + 0.5 - pos.z);
-                let rise = w.y as f64 - pos.y;
-                if to.length() < 0.3 {
-                    if rise.abs() < 1.2 {
-                        chase.waypoints.pop_front();
-                        continue;
-                    }
-                    // Right below the waypoint: jump for it (above it: fall).
-                    chase.jump |= rise > 0.0;
-                }
-                wish = to.normalize_or_zero() * per_tick.min(to.length());
-                if wish != DVec2::ZERO {
-                    heading = Some(DVec3::new(to.x, 0.0, to.y));
-                }
-                break;
-            }
-            pos = body.step(layer, pos, wish, std::mem::take(&mut chase.jump));
-            chase.blocked_ticks = if body.blocked {
-                chase.blocked_ticks + 1
-            } else {
-                0
-            };
-        }
-        body.at = Some(pos);
-        // Clients hear of moves every few ticks (sooner for a big jump), not every tick.
-        let sync = lod.syncs(now, &rules.lod) || position.0.distance(pos) > 2.0;
-        if sync && position.0 != pos {
-            position.0 = pos;
-        }
-
-        // Body faces where it walks; the head follows a target in front, else droops 30°.
-        // Walking, the body faces where its hop leads rather than each zig-zag waypoint: the
-        // same look on screen, and one turn sent a hop instead of one at every step.
-        let body_yaw = heading.map_or(look.yaw, |step| chase.facing.unwrap_or(yaw_of(step)));
-        let (head_yaw, pitch) = match target {
-            Some(t) => {
-                let to =
-                    t + DVec3::new(0.0, PLAYER_EYE, 0.0) - (pos + DVec3::new(0.0, EYE_HEIGHT, 0.0));
-                let facing = DVec3::new(
-                    -(body_yaw.to_radians() as f64).sin(),
-                    0.0,
-                    (body_yaw.to_radians() as f64).cos(),
-                );
-                if facing.dot(to) > 0.0 || holding {
-                    let flat = (to.x * to.x + to.z * to.z).sqrt();
-                    (yaw_of(to), (-to.y).atan2(flat).to_degrees() as f32)
-                } else {
-                    (body_yaw, 30.0)
-                }
-            }
-            // Dozing zombies hang their heads low.
-            None if chase.dozing => (body_yaw, 60.0),
-            None => (body_yaw, 30.0),
-        };
-        let body_yaw = if holding { head_yaw } else { body_yaw };
-        // Only turns a client can see are sent: a step of its 1/256 turn angles up close, a
-        // few steps farther out where nobody can tell.
-        let min_turn = if lod.tier == Tier::Full {
-            1
-        } else {
-            FAR_TURN_STEPS
-        };
-        if sync && (turned(look.yaw, body_yaw, min_turn) || turned(look.pitch, pitch, min_turn)) {
-            look.yaw = body_yaw;
-            look.pitch = pitch;
-        }
-        if sync && turned(head.0, head_yaw, min_turn) {
-            head.0 = head_yaw;
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn turns_count_in_protocol_steps_either_way_round() {
-        assert!(!turned(10.0, 10.5, 1), "under half a step");
-        assert!(turned(10.0, 11.5, 1));
-        assert!(!turned(10.0, 20.0, FAR_TURN_STEPS), "7 steps");
-        assert!(turned(10.0, 22.0, FAR_TURN_STEPS));
-        assert!(
-            turned(354.375, 5.625, 8) && !turned(354.375, 5.625, 9),
-            "8 steps across north"
-        );
-        assert!(turned(-90.0, 90.0, 128), "half a turn");
-        assert!(!turned(0.0, 360.0, 1) && !turned(-180.0, 180.0, 1));
-    }
     use crate::world::Grid;
 
     #[test]
@@ -594,12 +346,6 @@ mod tests {
         assert!(!line_of_sight(&g, a, b));
         g.fill([4, 1, -3], [4, 4, 3], BlockState::GLASS);
         assert!(line_of_sight(&g, a, b), "glass hides no one");
-    }
-
-    #[test]
-    fn yaw_convention() {
-        assert_eq!(yaw_of(DVec3::new(0.0, 0.0, 1.0)), 0.0);
-        assert_eq!(yaw_of(DVec3::new(1.0, 0.0, 0.0)), -90.0);
     }
 
     #[test]

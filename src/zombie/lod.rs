@@ -51,15 +51,6 @@ impl Tier {
         }
     }
 
-    pub fn name(self) -> &'static str {
-        match self {
-            Tier::Full => "full",
-            Tier::Half => "half",
-            Tier::Quarter => "quarter",
-            Tier::Frozen => "frozen",
-        }
-    }
-
     /// The tier for distance `d` to the nearest player, starting from `self`.
     pub fn classify(self, d: f64, lod: &LodConfig) -> Tier {
         let bounds = [lod.full_radius, lod.half_radius, lod.quarter_radius];
@@ -93,15 +84,11 @@ pub struct Lod {
 
 impl Lod {
     pub fn new(seed: u64) -> Self {
-        // Mixed first (splitmix64's finaliser): seeds made from floats or counters share their
-        // low bits, and one bucket for everyone would put all slow zombies on the same tick.
-        let mut z = seed;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^= z >> 31;
+        // Mixed first: seeds made from floats or counters share their low bits, and one
+        // bucket for everyone would put all slow zombies on the same tick.
         Self {
             tier: Tier::Full,
-            bucket: z % 4,
+            bucket: crate::random::mix(seed) % 4,
         }
     }
 

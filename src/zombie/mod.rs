@@ -1,6 +1,6 @@
-//! Zombies: bodies that walk the voxel world (`body`), find paths (`path`), chase players in
-//! hops with a watchdog (`hop`, `chase`), hit and get hit (`attack`), and act less often far
-//! from players (`lod`).
+//! Zombies: bodies that walk the voxel world (`body`), find paths (`path`), pick and keep
+//! their targets (`chase`), move in hops with a watchdog (`hop`, `movement`), hold their heads
+//! (`look`), hit and get hit (`attack`), and act less often far from players (`lod`).
 
 pub mod attack;
 pub mod body;
@@ -9,6 +9,8 @@ pub mod commands;
 pub mod hop;
 pub mod kinds;
 pub mod lod;
+mod look;
+mod movement;
 pub mod path;
 
 use valence::entity::zombie::ZombieEntityBundle;
@@ -27,10 +29,7 @@ impl Plugin for ZombiePlugin {
     fn build(&self, app: &mut App) {
         let kinds = ZombieKinds::new(&app.world.resource::<Config>().zombies.types);
         app.insert_resource(kinds)
-            .add_systems(
-                Update,
-                kinds::reload_kinds.before(chase::ZombieSet::Classify),
-            )
+            .add_systems(Update, kinds::reload_kinds.in_set(crate::TickSet::Config))
             .add_plugins((lod::LodPlugin, chase::ChasePlugin, attack::AttackPlugin));
     }
 }

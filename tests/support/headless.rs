@@ -8,28 +8,30 @@ use valence::testing::{create_mock_client, MockClientHelper};
 
 use super::TempDir;
 
-pub struct Harness {
-    pub app: App,
-    pub client: Entity,
-    pub helper: MockClientHelper,
-    pub world: TempDir,
+pub(crate) struct Harness {
+    pub(crate) app: App,
+    pub(crate) client: Entity,
+    pub(crate) helper: MockClientHelper,
+    pub(crate) world: TempDir,
 }
 
 /// A harness with the default config, natural spawning off so that tests see only the zombies
 /// they summon.
-pub fn harness() -> Harness {
+pub(crate) fn harness() -> Harness {
     let mut config = Config::default();
     config.spawning.enabled = false;
     harness_with(config)
 }
 
-/// A harness running `config`.
-pub fn harness_with(config: Config) -> Harness {
+/// A harness running `config`, its player joined and the chunks around them loaded: terrain
+/// comes from a worker thread, and a test must not depend on how fast it runs.
+pub(crate) fn harness_with(config: Config) -> Harness {
     let world = TempDir::new("headless");
     let mut app = horde::headless::start(config, world.path()).unwrap();
     let (bundle, helper) = create_mock_client("tester");
     let client = app.world.spawn(bundle).id();
     app.update();
+    horde::headless::run_until_loaded(&mut app);
     Harness {
         app,
         client,
@@ -39,16 +41,22 @@ pub fn harness_with(config: Config) -> Harness {
 }
 
 impl Harness {
-    /// Runs a console command, as typed on stdin.
-    pub fn run(&mut self, line: &str) -> String {
-        match horde::console::command::parse(line) {
+    /// Runs a console command, as typed on stdin. A `fill` must find its chunks loaded, or
+    /// the arena a test builds would have holes.
+    pub(crate) fn run(&mut self, line: &str) -> String {
+        let answer = match horde::console::command::parse(line) {
             Ok(command) => horde::console::execute(&mut self.app.world, command),
             Err(usage) => usage,
-        }
+        };
+        assert!(
+            !answer.contains(" unloaded=") || answer.contains(" unloaded=0 "),
+            "{line}: {answer}"
+        );
+        answer
     }
 
     /// Summons a zombie at the middle of block `at` and returns it.
-    pub fn summon(&mut self, at: BlockPos) -> Entity {
+    pub(crate) fn summon(&mut self, at: BlockPos) -> Entity {
         let line = self.run(&format!(
             "summon zombie {} {} {}",
             at.x as f64 + 0.5,
@@ -68,7 +76,7 @@ impl Harness {
             .unwrap()
     }
 
-    pub fn spawn_point(&self) -> DVec3 {
+    pub(crate) fn spawn_point(&self) -> DVec3 {
         self.app.world.resource::<WorldSpawn>().pos.unwrap()
     }
 }

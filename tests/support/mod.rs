@@ -2,7 +2,7 @@
 //! clients under `scripts/` against it.
 #![allow(dead_code)] // Each test binary uses its own subset.
 
-pub mod headless;
+pub(crate) mod headless;
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
@@ -14,14 +14,14 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// A generous bound for anything to happen on a shared, noisy machine.
-pub const PATIENCE: Duration = Duration::from_secs(120);
-pub const RCON_PASSWORD: &str = "horde-test";
+pub(crate) const PATIENCE: Duration = Duration::from_secs(120);
+pub(crate) const RCON_PASSWORD: &str = "horde-test";
 
 /// A fresh folder under the system temp dir, removed on drop.
-pub struct TempDir(pub PathBuf);
+pub(crate) struct TempDir(pub PathBuf);
 
 impl TempDir {
-    pub fn new(name: &str) -> Self {
+    pub(crate) fn new(name: &str) -> Self {
         static COUNTER: AtomicUsize = AtomicUsize::new(0);
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!("horde-{name}-{}-{n}", std::process::id()));
@@ -30,7 +30,7 @@ impl TempDir {
         Self(dir)
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.0
     }
 }
@@ -41,15 +41,15 @@ impl Drop for TempDir {
     }
 }
 
-pub fn binary() -> &'static str {
+pub(crate) fn binary() -> &'static str {
     env!("CARGO_BIN_EXE_horde")
 }
 
-pub fn repo() -> PathBuf {
+pub(crate) fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-pub fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -58,7 +58,7 @@ pub fn free_port() -> u16 {
 }
 
 /// Copies a folder tree (the shipped world) so tests never touch the repository's copy.
-pub fn copy_tree(from: &Path, to: &Path) {
+pub(crate) fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();
@@ -72,7 +72,7 @@ pub fn copy_tree(from: &Path, to: &Path) {
 }
 
 /// Removes terminal colour codes from a log line.
-pub fn strip_ansi(line: &str) -> String {
+pub(crate) fn strip_ansi(line: &str) -> String {
     let mut out = String::with_capacity(line.len());
     let mut chars = line.chars();
     while let Some(c) = chars.next() {
@@ -91,28 +91,28 @@ pub fn strip_ansi(line: &str) -> String {
 
 /// Which stream a line came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stream {
+pub(crate) enum Stream {
     Stdout,
     Stderr,
 }
 
 /// A running server process.
-pub struct TestServer {
+pub(crate) struct TestServer {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<(Stream, String)>,
     /// Everything printed so far, for failure messages.
-    pub transcript: Arc<Mutex<Vec<String>>>,
-    pub port: u16,
-    pub rcon_port: u16,
-    pub dir: TempDir,
+    pub(crate) transcript: Arc<Mutex<Vec<String>>>,
+    pub(crate) port: u16,
+    pub(crate) rcon_port: u16,
+    pub(crate) dir: TempDir,
 }
 
 impl TestServer {
     /// Starts the server on a copy of the shipped world with `extra` appended to a test config
     /// (offline mode, RCON on, port 0). Keys in `extra` before its first table header go to
     /// `[server]`.
-    pub fn start(name: &str, extra: &str) -> Self {
+    pub(crate) fn start(name: &str, extra: &str) -> Self {
         let dir = TempDir::new(name);
         copy_tree(&repo().join("worlds/default"), &dir.path().join("world"));
         Self::start_in(dir, extra)
@@ -120,7 +120,7 @@ impl TestServer {
 
     /// Starts (or restarts) the server on the world and config already in `dir`, writing the
     /// config first.
-    pub fn start_in(dir: TempDir, extra: &str) -> Self {
+    pub(crate) fn start_in(dir: TempDir, extra: &str) -> Self {
         let rcon_port = free_port();
         let tables_at = extra
             .lines()
@@ -188,7 +188,7 @@ impl TestServer {
     }
 
     /// Waits for a line on `stream` containing `needle`, and returns it.
-    pub fn wait_line(&mut self, stream: Stream, needle: &str) -> String {
+    pub(crate) fn wait_line(&mut self, stream: Stream, needle: &str) -> String {
         let deadline = Instant::now() + PATIENCE;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -204,7 +204,7 @@ impl TestServer {
     }
 
     /// Types a console command and returns the first line of its answer.
-    pub fn command(&mut self, line: &str) -> String {
+    pub(crate) fn command(&mut self, line: &str) -> String {
         let stdin = self.stdin.as_mut().expect("stdin open");
         writeln!(stdin, "{line}").unwrap();
         stdin.flush().unwrap();
@@ -219,12 +219,12 @@ impl TestServer {
         }
     }
 
-    pub fn transcript(&self) -> String {
+    pub(crate) fn transcript(&self) -> String {
         self.transcript.lock().unwrap().join("\n")
     }
 
     /// Waits for the process to exit on its own.
-    pub fn wait_exit(&mut self) -> ExitStatus {
+    pub(crate) fn wait_exit(&mut self) -> ExitStatus {
         let deadline = Instant::now() + PATIENCE;
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
@@ -240,7 +240,7 @@ impl TestServer {
     }
 
     /// Sends a signal (e.g. "TERM", "KILL") to the process.
-    pub fn signal(&self, signal: &str) {
+    pub(crate) fn signal(&self, signal: &str) {
         let status = Command::new("kill")
             .arg(format!("-{signal}"))
             .arg(self.child.id().to_string())
@@ -250,7 +250,7 @@ impl TestServer {
     }
 
     /// Stops with `stop`, checks the exit is clean, and hands back the folder for a restart.
-    pub fn stop(mut self) -> TempDir {
+    pub(crate) fn stop(mut self) -> TempDir {
         let answer = self.command("stop");
         assert!(answer.contains("saved=true"), "{answer}");
         let status = self.wait_exit();
@@ -259,7 +259,7 @@ impl TestServer {
     }
 
     /// Hands back the folder of an exited server.
-    pub fn into_dir(mut self) -> TempDir {
+    pub(crate) fn into_dir(mut self) -> TempDir {
         let _ = self.child.kill();
         let _ = self.child.wait();
         let dir = TempDir(std::mem::take(&mut self.dir.0));
@@ -282,7 +282,7 @@ impl TestServer {
 
     /// Starts `scripts/e2e/<name>.js` without waiting for it (a watcher while the test drives
     /// the console).
-    pub fn scenario_in_background(&self, name: &str, env: &[(&str, &str)]) -> Child {
+    pub(crate) fn scenario_in_background(&self, name: &str, env: &[(&str, &str)]) -> Child {
         self.node(name, env)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -292,12 +292,12 @@ impl TestServer {
 
     /// Runs `scripts/e2e/<name>.js` against this server; returns its JSON line. Panics with
     /// the client's and the server's output when the scenario fails.
-    pub fn scenario(&self, name: &str) -> String {
+    pub(crate) fn scenario(&self, name: &str) -> String {
         self.scenario_with(name, &[])
     }
 
     /// Like `scenario`, with extra environment variables for the script.
-    pub fn scenario_with(&self, name: &str, env: &[(&str, &str)]) -> String {
+    pub(crate) fn scenario_with(&self, name: &str, env: &[(&str, &str)]) -> String {
         let scripts = repo().join("scripts");
         assert!(
             scripts.join("node_modules/mineflayer").exists(),

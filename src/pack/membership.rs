@@ -1,0 +1,194 @@
+//! Membership: each zombie's pack counters, and the decisions of loose zombies (join the
+//! nearest pack with room, or form one) and of members (stray away), on their activations.
+
+use bevy_ecs::query::Has;
+use valence::math::DVec2;
+use valence::prelude::*;
+
+use crate::config::{Config, ConfigChanged};
+use crate::world::chunks::EntityTicking;
+use crate::zombie::{Arena, Dying, Pursuing, Zombie};
+
+use super::grid::SpatialGrid;
+use super::rules::{
+    centroid, considers_packs, forms_pack, pack_to_join, Candidate, Counters, Step,
+};
+use super::{flat, PackId, PackState, Packs};
+
+/// A zombie's pack state: which pack, and its activation counters.
+#[derive(Component, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PackBrain {
+    pub pack: Option<PackId>,
+    counters: Counters,
+}
+
+impl PackBrain {
+    /// A zombie (re)appearing in `pack`, or loose, with fresh counters.
+    pub(super) fn of(pack: Option<PackId>) -> Self {
+        Self {
+            pack,
+            counters: Counters::default(),
+        }
+    }
+
+    fn join(&mut self, pack: PackId) {
+        self.pack = Some(pack);
+        self.counters.joined();
+    }
+}
+
+pub(super) fn give_brains(
+    mut commands: Commands,
+    zombies: Query<Entity, (With<Zombie>, Without<PackBrain>, Without<Arena>)>,
+) {
+    for zombie in &zombies {
+        commands.entity(zombie).insert(PackBrain::default());
+    }
+}
+
+/// Spatial indexes rebuilt each tick: zombies (and whether each may join or form a pack), and
+/// materialised packs by centroid, so one decision looks at a bounded neighbourhood.
+pub(super) struct DecisionGrids {
+    zombies: SpatialGrid<(Entity, bool)>,
+    packs: SpatialGrid<Candidate>,
+    /// What one decision found near the zombie.
+    nearby: Vec<((Entity, bool), DVec2)>,
+    near_packs: Vec<(Candidate, DVec2)>,
+}
+
+/// Each zombie in an entity-ticking chunk is activated once a tick: a member that strays past
+/// the break radius for `stray_activations` in a row leaves; a loose one considers packs once
+/// per `decision_divisor` activations, if it has `min_neighbours` within the cohesion radius,
+/// and joins the nearest pack with room or forms one with the loose zombies around it.
+pub(super) fn member_decisions(
+    mut zombies: Query<
+        (Entity, &Position, Has<Pursuing>, &mut PackBrain),
+        (With<Zombie>, Without<Dying>),
+    >,
+    mut packs: ResMut<Packs>,
+    ticking: Res<EntityTicking>,
+    mut reloads: EventReader<ConfigChanged>,
+    mut grids: Local<Option<DecisionGrids>>,
+    config: Res<Config>,
+) {
+    let rules = &config.pack;
+    // The grids' cells are as wide as the cohesion radius, which a reload may change.
+    if reloads.iter().any(|c| c.touches("pack.cohesion_radius")) {
+        *grids = None;
+    }
+    let grids = grids.get_or_insert_with(|| DecisionGrids {
+        zombies: SpatialGrid::new(rules.cohesion_radius),
+        packs: SpatialGrid::new(rules.cohesion_radius),
+        nearby: Vec::new(),
+        near_packs: Vec::new(),
+    });
+    grids.zombies.clear();
+    for (entity, pos, pursuing, brain) in &zombies {
+        let joinable = brain.pack.is_none() && !pursuing;
+        grids.zombies.insert((entity, joinable), flat(pos.0));
+    }
+    grids.packs.clear();
+    for p in packs
+        .packs
+        .values()
+        .filter(|p| p.state == PackState::Materialised)
+    {
+        let candidate = Candidate {
+            id: p.id,
+            centroid: p.centroid,
+            size: p.members.len(),
+        };
+        grids.packs.insert(candidate, p.centroid);
+    }
+    let scan = rules.scan_cap as usize;
+    let mut joins: Vec<(Entity, PackId)> = Vec::new();
+    let mut forming: Vec<Vec<Entity>> = Vec::new();
+    let mut claimed = std::collections::HashSet::new();
+    for (entity, pos, pursuing, mut brain) in &mut zombies {
+        // A zombie acts only in entity-ticking chunks; elsewhere it is frozen.
+        if !ticking.contains_block(pos.0) {
+            continue;
+        }
+        let at = flat(pos.0);
+        let from_centroid = match brain.pack {
+            Some(id) => match packs.packs.get(&id) {
+                Some(pack) => Some(at.distance(pack.centroid)),
+                None => {
+                    brain.pack = None;
+                    continue;
+                }
+            },
+            None => None,
+        };
+        // A chasing zombie is out of formation, not out of its pack, and decides nothing.
+        if pursuing {
+            continue;
+        }
+        match brain.counters.activate(from_centroid, rules) {
+            Step::Wait => {}
+            Step::Leave => {
+                if let Some(pack) = brain.pack.take().and_then(|id| packs.packs.get_mut(&id)) {
+                    pack.members.retain(|m| *m != entity);
+                }
+            }
+            Step::Decide if !claimed.contains(&entity) => {
+                let nearby = &mut grids.nearby;
+                grids.zombies.near(at, rules.cohesion_radius, scan, nearby);
+                let neighbours = nearby.iter().filter(|((e, _), _)| *e != entity).count();
+                if !considers_packs(neighbours, rules) {
+                    continue;
+                }
+                grids
+                    .packs
+                    .near(at, rules.cohesion_radius, scan, &mut grids.near_packs);
+                let candidates: Vec<Candidate> = grids.near_packs.iter().map(|(c, _)| *c).collect();
+                if let Some(id) = pack_to_join(at, &candidates, rules) {
+                    joins.push((entity, id));
+                    claimed.insert(entity);
+                    continue;
+                }
+                let loose: Vec<Entity> = nearby
+                    .iter()
+                    .filter(|((e, joinable), _)| *joinable && *e != entity && !claimed.contains(e))
+                    .map(|((e, _), _)| *e)
+                    .collect();
+                if forms_pack(loose.len(), rules) {
+                    let mut group = vec![entity];
+                    group.extend(loose.into_iter().take(rules.max_size as usize - 1));
+                    claimed.extend(group.iter().copied());
+                    forming.push(group);
+                }
+            }
+            Step::Decide => {}
+        }
+    }
+    for (entity, id) in joins {
+        let Some(pack) = packs.packs.get_mut(&id) else {
+            continue;
+        };
+        if pack.members.len() < rules.max_size as usize {
+            pack.members.push(entity);
+            if let Ok((.., mut brain)) = zombies.get_mut(entity) {
+                brain.join(id);
+            }
+        }
+    }
+    for group in forming {
+        let points: Vec<(DVec2, f64)> = group
+            .iter()
+            .filter_map(|e| zombies.get(*e).ok().map(|(_, p, ..)| (flat(p.0), p.0.y)))
+            .collect();
+        let at = centroid(points.iter().map(|(p, _)| *p));
+        let y = points.first().map_or(64.0, |(_, y)| *y);
+        let id = packs.create(at, y, config.server.seed, rules);
+        packs.stats.formed += 1;
+        for entity in group {
+            if let Ok((.., mut brain)) = zombies.get_mut(entity) {
+                brain.join(id);
+                if let Some(pack) = packs.packs.get_mut(&id) {
+                    pack.members.push(entity);
+                }
+            }
+        }
+    }
+}

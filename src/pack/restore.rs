@@ -1,0 +1,79 @@
+//! Restoring a ghost pack: its members come back scattered on standable ground around the
+//! centroid; a member that finds ground only beyond the rejoin radius comes back loose.
+
+use rand::RngCore;
+use valence::math::DVec2;
+use valence::prelude::*;
+
+use crate::daylight::{Burning, Helmet};
+use crate::world::standable_top;
+use crate::zombie::{zombie_bundle, Vitality, ZombieKinds};
+
+use super::ghost::{rejoins, scatter};
+use super::{flat, Pack, PackBrain, PackState};
+
+/// Brings a ghost pack's members back, scattered on standable ground; false if a member finds
+/// no ground within the search radius. Members that find ground beyond the rejoin radius come
+/// back loose.
+pub(super) fn restore(
+    commands: &mut Commands,
+    pack: &mut Pack,
+    layer_entity: Entity,
+    layer: &ChunkLayer,
+    kinds: &ZombieKinds,
+    rules: &crate::config::PackConfig,
+) -> bool {
+    let ground = |p: DVec2| {
+        let (x, z) = (p.x.floor() as i32, p.y.floor() as i32);
+        standable_top(layer, x, z).map(|y| DVec3::new(x as f64 + 0.5, y as f64, z as f64 + 0.5))
+    };
+    let mut spots = Vec::with_capacity(pack.ghosts.len());
+    for i in 0..pack.ghosts.len() {
+        let near = ground(pack.centroid + scatter(i, rules.restore_scatter));
+        // No ground there: look further out, ring by ring every 8 blocks or so.
+        let reach = (rules.restore_search_radius - rules.restore_scatter).max(0.0);
+        let rings = (reach / 8.0).ceil().max(1.0) as u32;
+        let spot = near.or_else(|| {
+            (1..=rings).find_map(|ring| {
+                let r = rules.restore_scatter + reach * ring as f64 / rings as f64;
+                (0..16).find_map(|k| {
+                    ground(
+                        pack.centroid
+                            + DVec2::from_angle(k as f64 * std::f64::consts::FRAC_PI_8) * r,
+                    )
+                })
+            })
+        });
+        match spot {
+            Some(s) => spots.push(s),
+            None => return false,
+        }
+    }
+    for (ghost, spot) in pack.ghosts.drain(..).zip(spots) {
+        let kind = ghost.kind as usize;
+        let seed = pack.rng.next_u64();
+        let mut entity = commands.spawn(zombie_bundle(layer_entity, spot, kind, kinds, seed));
+        let rejoins = rejoins(flat(spot), pack.centroid, rules);
+        entity.insert((
+            Vitality(ghost.health),
+            PackBrain::of(rejoins.then_some(pack.id)),
+        ));
+        if ghost.fire_ticks > 0 {
+            entity.insert(Burning {
+                ticks_left: ghost.fire_ticks as u64,
+            });
+        }
+        if let Some((kind, durability)) = ghost.helmet {
+            entity.insert(Helmet {
+                kind,
+                durability: durability as u32,
+            });
+        }
+        if rejoins {
+            pack.members.push(entity.id());
+        }
+    }
+    pack.state = PackState::Materialised;
+    pack.unticked_sweeps = 0;
+    true
+}

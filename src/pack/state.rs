@@ -1,0 +1,364 @@
+//! The packs themselves: each pack's state and migration step, the table of all packs with
+//! their counters, and what the pack systems cost.
+
+use std::collections::BTreeMap;
+
+use valence::math::DVec2;
+use valence::prelude::*;
+
+use crate::random::Stream;
+use crate::zombie::ZombieKinds;
+
+use super::ghost::GhostMember;
+use super::migration::{arrived, dwell_ticks, next_leg};
+use super::PackId;
+
+/// Whether a pack has bodies in the world or only records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PackState {
+    Materialised,
+    Ghost,
+}
+
+/// One pack.
+#[derive(Debug, Clone)]
+pub struct Pack {
+    pub id: PackId,
+    pub state: PackState,
+    /// Member entities (materialised).
+    pub members: Vec<Entity>,
+    /// Member records (ghost).
+    pub ghosts: Vec<GhostMember>,
+    /// Walking speed of the slowest ghost member, blocks per second.
+    pub(super) slowest_speed: f64,
+    pub centroid: DVec2,
+    /// Feet height near the centroid, for restoring.
+    pub y: f64,
+    pub heading: DVec2,
+    pub dest: DVec2,
+    /// Legs walked so far.
+    pub leg: u32,
+    /// Resting until this tick after arriving.
+    pub dwell_until: Option<u64>,
+    /// The pack's own random stream (legs, dwell, where members come back), saved with it.
+    pub rng: Stream,
+    pub(super) stuck: u32,
+    pub(super) best_distance: f64,
+    pub(super) below_min_since: Option<u64>,
+    pub(super) unticked_sweeps: u32,
+    /// Failed restores in a row.
+    pub restore_failures: u32,
+    pub(super) ghosted_at: Option<u64>,
+    /// The waypoint last handed to members.
+    pub(super) waypoint: Option<DVec2>,
+}
+
+impl Pack {
+    pub(super) fn new(
+        id: PackId,
+        at: DVec2,
+        y: f64,
+        seed: u64,
+        rules: &crate::config::PackConfig,
+    ) -> Self {
+        let mut rng = Stream::new(seed);
+        let heading = DVec2::from_angle(rng.unit() * std::f64::consts::TAU);
+        let (dest, heading) = next_leg(at, heading, &mut rng, rules, rules.border_radius);
+        Self {
+            id,
+            state: PackState::Materialised,
+            members: Vec::new(),
+            ghosts: Vec::new(),
+            slowest_speed: 0.0,
+            centroid: at,
+            y,
+            heading,
+            dest,
+            leg: 1,
+            dwell_until: None,
+            rng,
+            stuck: 0,
+            best_distance: f64::INFINITY,
+            below_min_since: None,
+            unticked_sweeps: 0,
+            restore_failures: 0,
+            ghosted_at: None,
+            waypoint: None,
+        }
+    }
+
+    /// Makes the pack a ghost of these members.
+    pub(super) fn set_ghosts(&mut self, ghosts: Vec<GhostMember>, kinds: &ZombieKinds) {
+        self.slowest_speed = ghosts
+            .iter()
+            .map(|g| kinds.get(g.kind as usize).speed)
+            .fold(f64::INFINITY, f64::min);
+        if !self.slowest_speed.is_finite() {
+            self.slowest_speed = 0.0;
+        }
+        self.ghosts = ghosts;
+        self.state = PackState::Ghost;
+    }
+
+    pub fn size(&self) -> usize {
+        match self.state {
+            PackState::Materialised => self.members.len(),
+            PackState::Ghost => self.ghosts.len(),
+        }
+    }
+
+    /// Picks the next leg from where the pack stands.
+    pub(super) fn new_leg(&mut self, rules: &crate::config::PackConfig) {
+        let (dest, heading) = next_leg(
+            self.centroid,
+            self.heading,
+            &mut self.rng,
+            rules,
+            rules.border_radius,
+        );
+        self.dest = dest;
+        self.heading = heading;
+        self.leg += 1;
+        self.stuck = 0;
+        self.best_distance = f64::INFINITY;
+        self.dwell_until = None;
+    }
+
+    /// One migration step at `now`: dwell, arrive, or check headway. `moving` is false by day
+    /// (unless packs migrate by day).
+    pub(super) fn migrate(&mut self, now: u64, rules: &crate::config::PackConfig) {
+        if let Some(until) = self.dwell_until {
+            if now >= until {
+                self.new_leg(rules);
+            }
+            return;
+        }
+        if arrived(self.centroid, self.dest, rules) {
+            self.dwell_until = Some(now + dwell_ticks(&mut self.rng, rules));
+            return;
+        }
+        let distance = self.centroid.distance(self.dest);
+        if distance < self.best_distance - 1.0 {
+            self.best_distance = distance;
+            self.stuck = 0;
+        } else {
+            self.stuck += 1;
+            if self.stuck >= rules.stuck_activations {
+                self.new_leg(rules);
+            }
+        }
+    }
+
+    /// `packs` line (logfmt).
+    pub fn report(&self) -> String {
+        let (state, members, ghosts) = match self.state {
+            PackState::Materialised => ("materialised", self.members.len(), 0),
+            PackState::Ghost => ("ghost", 0, self.ghosts.len()),
+        };
+        format!(
+            "id={} members={members} ghosts={ghosts} state={state} x={:.1} z={:.1} heading={:.0} dest_x={:.1} dest_z={:.1} leg={} dwell={}",
+            self.id,
+            self.centroid.x,
+            self.centroid.y,
+            self.heading.y.atan2(self.heading.x).to_degrees(),
+            self.dest.x,
+            self.dest.y,
+            self.leg,
+            self.dwell_until.is_some()
+        )
+    }
+}
+
+/// Counters since start, for `packs` and the log.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PackStats {
+    pub formed: u64,
+    pub merged: u64,
+    pub dissolved: u64,
+    pub dematerialised: u64,
+    pub restores: u64,
+    pub failed_restores: u64,
+    pub give_ups: u64,
+    /// Restored within a few sweeps of dematerialising (the grace was too short).
+    pub flaps: u64,
+}
+
+/// Every pack, by id.
+#[derive(Resource, Debug, Default)]
+pub struct Packs {
+    pub packs: BTreeMap<PackId, Pack>,
+    pub next_id: PackId,
+    pub stats: PackStats,
+    /// What the pack systems cost per tick, over the last minute.
+    pub cost: CostWindow,
+}
+
+/// Milliseconds per tick of the pack systems over a sliding window.
+#[derive(Debug, Default, Clone)]
+pub struct CostWindow {
+    started: Option<std::time::Instant>,
+    samples: std::collections::VecDeque<f64>,
+}
+
+impl CostWindow {
+    const LEN: usize = 1200;
+
+    /// `(mean, p99)` in milliseconds.
+    pub fn summary(&self) -> (f64, f64) {
+        if self.samples.is_empty() {
+            return (0.0, 0.0);
+        }
+        let mut sorted: Vec<f64> = self.samples.iter().copied().collect();
+        sorted.sort_by(f64::total_cmp);
+        let mean = sorted.iter().sum::<f64>() / sorted.len() as f64;
+        let p99 = crate::metrics::percentile(&sorted, 0.99).unwrap_or_default();
+        (mean, p99)
+    }
+
+    pub fn clear(&mut self) {
+        self.samples.clear();
+    }
+}
+
+pub(super) fn start_clock(mut packs: ResMut<Packs>) {
+    packs.cost.started = Some(std::time::Instant::now());
+}
+
+pub(super) fn stop_clock(mut packs: ResMut<Packs>) {
+    if let Some(start) = packs.cost.started.take() {
+        let cost = &mut packs.cost;
+        if cost.samples.len() == CostWindow::LEN {
+            cost.samples.pop_front();
+        }
+        cost.samples
+            .push_back(start.elapsed().as_secs_f64() * 1000.0);
+    }
+}
+
+impl Packs {
+    pub fn ghost_members(&self) -> usize {
+        self.packs
+            .values()
+            .filter(|p| p.state == PackState::Ghost)
+            .map(|p| p.ghosts.len())
+            .sum()
+    }
+
+    /// The summary line of `packs` (logfmt).
+    pub fn summary(&self) -> String {
+        let s = &self.stats;
+        let ghosts = self
+            .packs
+            .values()
+            .filter(|p| p.state == PackState::Ghost)
+            .count();
+        format!(
+            "packs={} ghost_packs={ghosts} ghost_members={} formed={} merged={} dissolved={} dematerialised={} restores={} failed_restores={} give_ups={} flaps={}",
+            self.packs.len(),
+            self.ghost_members(),
+            s.formed,
+            s.merged,
+            s.dissolved,
+            s.dematerialised,
+            s.restores,
+            s.failed_restores,
+            s.give_ups,
+            s.flaps
+        )
+    }
+
+    /// Puts back a saved pack as a ghost under its own id: after a restart no chunk is
+    /// watched yet, and members come back where someone is.
+    pub fn insert_saved(
+        &mut self,
+        id: PackId,
+        at: DVec2,
+        y: f64,
+        heading: DVec2,
+        dest: DVec2,
+        leg: u32,
+        dwell_until: Option<u64>,
+        rng: Stream,
+        restore_failures: u32,
+        ghosts: Vec<GhostMember>,
+        kinds: &ZombieKinds,
+        rules: &crate::config::PackConfig,
+    ) {
+        let mut pack = Pack::new(id, at, y, rng.seed(), rules);
+        pack.set_ghosts(ghosts, kinds);
+        pack.heading = heading;
+        pack.dest = dest;
+        pack.leg = leg;
+        pack.dwell_until = dwell_until;
+        pack.rng = rng;
+        pack.restore_failures = restore_failures;
+        self.next_id = self.next_id.max(id);
+        self.packs.insert(id, pack);
+    }
+
+    /// Adds a ghost pack at `at` with these members (a saved pack, or a benchmark's).
+    pub fn adopt_ghost(
+        &mut self,
+        at: DVec2,
+        y: f64,
+        ghosts: Vec<GhostMember>,
+        world_seed: i64,
+        kinds: &ZombieKinds,
+        rules: &crate::config::PackConfig,
+    ) -> PackId {
+        let id = self.create(at, y, world_seed, rules);
+        let pack = self.packs.get_mut(&id).expect("just created");
+        pack.set_ghosts(ghosts, kinds);
+        id
+    }
+
+    pub(super) fn create(
+        &mut self,
+        at: DVec2,
+        y: f64,
+        world_seed: i64,
+        rules: &crate::config::PackConfig,
+    ) -> PackId {
+        self.next_id += 1;
+        let id = self.next_id;
+        let seed = crate::random::mix(world_seed as u64 ^ crate::random::mix(id));
+        self.packs.insert(id, Pack::new(id, at, y, seed, rules));
+        id
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::PackConfig;
+
+    #[test]
+    fn stuck_packs_pick_a_new_leg_after_eight_updates() {
+        let rules = PackConfig::default();
+        let mut pack = Pack::new(1, DVec2::ZERO, 64.0, 42, &rules);
+        let first = pack.dest;
+        pack.migrate(0, &rules); // Sets the best distance.
+        for i in 1..rules.stuck_activations {
+            pack.migrate(i as u64, &rules);
+            assert_eq!(pack.dest, first, "still on the first leg after {i}");
+        }
+        pack.migrate(100, &rules);
+        assert_ne!(pack.dest, first, "a new leg");
+        assert_eq!(pack.leg, 2);
+    }
+
+    #[test]
+    fn arrival_dwells_then_moves_on() {
+        let rules = PackConfig::default();
+        let mut pack = Pack::new(1, DVec2::ZERO, 64.0, 42, &rules);
+        pack.centroid = pack.dest + DVec2::new(3.0, 0.0);
+        pack.migrate(1000, &rules);
+        let until = pack.dwell_until.expect("dwelling");
+        assert!((1200..=1300).contains(&until));
+        pack.migrate(until - 1, &rules);
+        assert_eq!(pack.leg, 1);
+        pack.migrate(until, &rules);
+        assert_eq!(pack.leg, 2);
+        assert!(pack.dwell_until.is_none());
+    }
+}

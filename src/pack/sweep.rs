@@ -1,0 +1,237 @@
+//! The sweep: once per interval for each pack, its centroid, dissolving, migration and
+//! errands for its members, and the visibility check that turns unseen packs into ghosts and
+//! brings watched ghosts back.
+
+use bevy_ecs::query::Has;
+use valence::log::{info, warn};
+use valence::prelude::*;
+
+use crate::config::Config;
+use crate::daylight::{Burning, Helmet};
+use crate::time::WorldClock;
+use crate::world::chunks::EntityTicking;
+use crate::world::Overworld;
+use crate::zombie::{Dying, Errand, Pursuing, Vitality, Zombie, ZombieKinds};
+
+use super::ghost::{drift, GhostMember};
+use super::merge::merge_packs;
+use super::migration::waypoint;
+use super::restore::restore;
+use super::rules::{centroid, dissolves, unseen_long_enough};
+use super::{flat, PackBrain, PackState, Packs};
+
+/// A restore this many sweeps or fewer after dematerialising counts as a flap.
+const FLAP_SWEEPS: u64 = 5;
+
+/// What the pack update reads and writes of each living zombie.
+pub(super) type Members<'w, 's> = Query<
+    'w,
+    's,
+    (
+        &'static Zombie,
+        &'static Position,
+        &'static Vitality,
+        &'static mut Errand,
+        Has<Pursuing>,
+        &'static mut PackBrain,
+        Option<&'static Burning>,
+        Option<&'static Helmet>,
+    ),
+    Without<Dying>,
+>;
+
+/// Once per sweep interval for each pack: centroid, dissolving, migration, and the
+/// visibility sweep that turns unseen packs into ghosts and brings watched ghosts back; then
+/// merging.
+pub(super) fn update_packs(
+    mut commands: Commands,
+    mut zombies: Members,
+    layers: Query<(Entity, &ChunkLayer), With<Overworld>>,
+    mut packs: ResMut<Packs>,
+    ticking_chunks: Res<EntityTicking>,
+    kinds: Res<ZombieKinds>,
+    clock: Res<WorldClock>,
+    config: Res<Config>,
+    server: Res<Server>,
+) {
+    let rules = &config.pack;
+    let now = server.current_tick() as u64;
+    let tick_rate = server.tick_rate().get() as f64;
+    if now == 0 {
+        return;
+    }
+    let Ok((layer_entity, layer)) = layers.get_single() else {
+        return;
+    };
+    let ticking = |p: DVec3| ticking_chunks.contains_block(p);
+    // A ghost comes back only a chunk inside the ticking area, so that one drifting along
+    // its edge does not flicker in and out.
+    let well_inside = |p: DVec3| {
+        (-1..=1).all(|dz| {
+            (-1..=1).all(|dx| ticking(p + DVec3::new(dx as f64 * 16.0, 0.0, dz as f64 * 16.0)))
+        })
+    };
+    let moving = rules.migrate_at_day || !clock.is_day();
+    let packs = &mut *packs;
+    let mut dissolved = Vec::new();
+
+    for pack in packs.packs.values_mut() {
+        // Each pack is updated once per sweep interval, packs spread over its ticks so that
+        // the cost is even rather than a spike every interval.
+        if !(pack.id + now).is_multiple_of(rules.sweep_interval_ticks) {
+            continue;
+        }
+        match pack.state {
+            PackState::Materialised => {
+                pack.members.retain(|m| zombies.get(*m).is_ok());
+                // A lowered max_size (a reload) trims the pack by the leave rule: the members
+                // farthest from the centroid leave; nobody is removed from the world.
+                if pack.members.len() > rules.max_size as usize {
+                    let c = pack.centroid;
+                    let far = |m: &Entity| {
+                        zombies
+                            .get(*m)
+                            .map_or(0.0, |(_, p, ..)| flat(p.0).distance(c))
+                    };
+                    pack.members.sort_by(|a, b| far(a).total_cmp(&far(b)));
+                    for leaver in pack.members.split_off(rules.max_size as usize) {
+                        if let Ok((.., mut brain, _, _)) = zombies.get_mut(leaver) {
+                            brain.pack = None;
+                        }
+                    }
+                }
+                let in_formation: Vec<DVec3> = pack
+                    .members
+                    .iter()
+                    .filter_map(|m| zombies.get(*m).ok())
+                    .filter(|(_, _, _, _, pursuing, ..)| !pursuing)
+                    .map(|(_, p, ..)| p.0)
+                    .collect();
+                if !in_formation.is_empty() {
+                    pack.centroid = centroid(in_formation.iter().map(|p| flat(*p)));
+                    pack.y =
+                        in_formation.iter().map(|p| p.y).sum::<f64>() / in_formation.len() as f64;
+                }
+                if pack.members.len() < rules.min_size as usize {
+                    pack.below_min_since.get_or_insert(now);
+                } else {
+                    pack.below_min_since = None;
+                }
+                if dissolves(pack.members.len(), pack.below_min_since, now, rules) {
+                    dissolved.push(pack.id);
+                    continue;
+                }
+                // Unwatched members are frozen: their pack waits rather than counting as stuck.
+                let seen = pack
+                    .members
+                    .iter()
+                    .any(|m| zombies.get(*m).is_ok_and(|(_, p, ..)| ticking(p.0)));
+                if moving && seen {
+                    pack.migrate(now, rules);
+                }
+                let march_to = match (moving, pack.dwell_until) {
+                    (true, None) => Some(waypoint(pack.centroid, pack.dest, rules)),
+                    _ => None,
+                };
+                for member in &pack.members {
+                    if let Ok((_, _, _, mut errand, ..)) = zombies.get_mut(*member) {
+                        match march_to {
+                            Some(w) => errand.0 = Some(DVec3::new(w.x, pack.y, w.y)),
+                            // Resting or daytime: drop only the errand the pack gave.
+                            None if errand.0.map(flat) == pack.waypoint => errand.0 = None,
+                            None => {}
+                        }
+                    }
+                }
+                pack.waypoint = march_to;
+
+                // Visibility sweep.
+                if unseen_long_enough(&mut pack.unticked_sweeps, seen, rules) {
+                    let ghosts = pack
+                        .members
+                        .iter()
+                        .filter_map(|m| zombies.get(*m).ok())
+                        .map(|(zombie, _, vitality, _, _, _, fire, helmet)| GhostMember {
+                            kind: zombie.kind as u16,
+                            health: vitality.0,
+                            fire_ticks: fire
+                                .map_or(0, |f| f.ticks_left.min(u16::MAX as u64) as u16),
+                            helmet: helmet
+                                .map(|h| (h.kind, h.durability.min(u16::MAX as u32) as u16)),
+                        })
+                        .collect();
+                    pack.set_ghosts(ghosts, &kinds);
+                    for member in pack.members.drain(..) {
+                        commands.entity(member).insert(Despawned);
+                    }
+                    pack.ghosted_at = Some(now);
+                    pack.unticked_sweeps = 0;
+                    packs.stats.dematerialised += 1;
+                }
+            }
+            PackState::Ghost => {
+                if moving {
+                    if pack.dwell_until.is_none() {
+                        let step = rules.ghost_speed_fraction
+                            * pack.slowest_speed
+                            * rules.sweep_interval_ticks as f64
+                            / tick_rate;
+                        pack.centroid = drift(pack.centroid, pack.dest, step);
+                    }
+                    pack.migrate(now, rules);
+                }
+                let here = DVec3::new(pack.centroid.x, pack.y, pack.centroid.y);
+                if !well_inside(here) {
+                    continue;
+                }
+                if restore(&mut commands, pack, layer_entity, layer, &kinds, rules) {
+                    packs.stats.restores += 1;
+                    let sweeps = pack
+                        .ghosted_at
+                        .map_or(u64::MAX, |at| (now - at) / rules.sweep_interval_ticks);
+                    if sweeps <= FLAP_SWEEPS {
+                        packs.stats.flaps += 1;
+                    }
+                    pack.restore_failures = 0;
+                } else {
+                    packs.stats.failed_restores += 1;
+                    pack.restore_failures += 1;
+                    if pack.restore_failures >= rules.restore_attempts {
+                        warn!(
+                                "pack {} gave up after {} failed restores: no ground for its {} members near x={:.0} z={:.0}",
+                                pack.id,
+                                pack.restore_failures,
+                                pack.ghosts.len(),
+                                pack.centroid.x,
+                                pack.centroid.y
+                            );
+                        dissolved.push(pack.id);
+                        packs.stats.give_ups += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    for id in dissolved {
+        if let Some(pack) = packs.packs.remove(&id) {
+            if pack.state == PackState::Materialised {
+                packs.stats.dissolved += 1;
+            }
+            for member in pack.members {
+                if let Ok((.., mut errand, _, mut brain, _, _)) = zombies.get_mut(member) {
+                    brain.pack = None;
+                    if errand.0.map(flat) == pack.waypoint {
+                        errand.0 = None;
+                    }
+                }
+            }
+        }
+    }
+    if now.is_multiple_of(rules.sweep_interval_ticks) {
+        merge_packs(packs, &mut zombies, rules);
+    }
+    if now.is_multiple_of(rules.sweep_interval_ticks * 60) && !packs.packs.is_empty() {
+        info!("{}", packs.summary());
+    }
+}

@@ -1,0 +1,267 @@
+//! Moving: each tick a zombie picks where it heads (`destination`), plans its next hop when
+//! something calls for it (`plan_hop`, the hop rule and the watchdog of `hop`), walks the
+//! waypoints (`walk`), and shows clients its moves and posture every few ticks.
+
+use std::f64::consts::TAU;
+
+use valence::prelude::*;
+
+use super::body::Body;
+use super::chase::{Chase, ChaseRules, ChaseStats};
+use super::hop::{hop_goal, Decision, HopEvent};
+use super::lod::Lod;
+use super::look::{posture, show, yaw_of};
+use super::path::{find_path, waypoints};
+use super::{Dying, Errand, Zombie, ZombieKinds};
+use crate::world::{LayerVoxels, Overworld, Voxels};
+
+/// Hops a stroll may take: a stroll of up to `wander_radius` (8 blocks) takes three hops of
+/// `hop_radius` on open ground; more means a detour round something in the way.
+const MAX_STROLL_PLANS: u8 = 5;
+
+pub(super) fn move_zombies(
+    mut zombies: Query<
+        (
+            &Zombie,
+            &mut Chase,
+            &mut Errand,
+            &mut Body,
+            &mut Position,
+            &mut Look,
+            &mut HeadYaw,
+            &Lod,
+        ),
+        (Without<Dying>, Without<Client>),
+    >,
+    players: Query<&Position, (With<Client>, Without<Zombie>)>,
+    layers: Query<&ChunkLayer, With<Overworld>>,
+    kinds: Res<ZombieKinds>,
+    rules: Res<ChaseRules>,
+    mut stats: ResMut<ChaseStats>,
+    server: Res<Server>,
+) {
+    let Ok(layer) = layers.get_single() else {
+        return;
+    };
+    let layer = &LayerVoxels::new(layer);
+    let now = server.current_tick() as u64;
+    for (zombie, mut chase, mut errand, mut body, mut position, mut look, mut head, lod) in
+        &mut zombies
+    {
+        let steps = lod.steps(now);
+        if steps == 0 {
+            continue;
+        }
+        let kind = kinds.get(zombie.kind);
+        let watchdog = rules.hop.watchdog_ticks(kind.speed);
+        let chase = &mut *chase;
+        let mut pos = body.at.unwrap_or(position.0);
+        let target = chase.target.and_then(|t| players.get(t).ok()).map(|p| p.0);
+
+        // Close enough to strike: stand and face the target; the attack system does the rest.
+        let holding = target.is_some_and(|t| t.distance(pos) <= kind.reach * 0.8);
+        match destination(chase, errand.0, target, pos, now, &rules) {
+            Some(dest) if !holding => {
+                let hop = Hop {
+                    dest,
+                    chasing: target.is_some(),
+                    watchdog,
+                };
+                plan_hop(chase, &mut errand, hop, pos, now, layer, &rules, &mut stats);
+            }
+            _ => {
+                chase.waypoints.clear();
+                chase.planner.hold(now, watchdog);
+            }
+        }
+
+        let per_tick = kind.speed / rules.hop.tick_rate;
+        let heading;
+        (pos, heading) = walk(chase, &mut body, layer, pos, per_tick, steps);
+        body.at = Some(pos);
+        // Clients hear of moves every few ticks (sooner for a big jump), not every tick.
+        let sync = lod.syncs(now, &rules.lod) || position.0.distance(pos) > 2.0;
+        if sync && position.0 != pos {
+            position.0 = pos;
+        }
+
+        // Walking, the body faces where its hop leads rather than each zig-zag waypoint: the
+        // same look on screen, and one turn sent a hop instead of one at every step.
+        let body_yaw = heading.map_or(look.yaw, |step| chase.facing.unwrap_or(yaw_of(step)));
+        if sync {
+            let posture = posture(body_yaw, pos, target, chase.dozing, holding);
+            show(posture, lod.tier, &mut look, &mut head);
+        }
+    }
+}
+
+/// Where the zombie heads: its target, else its errand, else (awake) a stroll it sets out on
+/// when its rest is over.
+fn destination(
+    chase: &mut Chase,
+    errand: Option<DVec3>,
+    target: Option<DVec3>,
+    pos: DVec3,
+    now: u64,
+    rules: &ChaseRules,
+) -> Option<DVec3> {
+    match (target, errand) {
+        (Some(t), _) => Some(t),
+        (None, Some(errand)) => Some(errand),
+        (None, None) if chase.dozing => None,
+        (None, None) => {
+            if chase.stroll.is_none() && now >= chase.rest_until {
+                let angle = chase.next_random() * TAU;
+                let dist = rules.wander_radius * (0.3 + 0.7 * chase.next_random());
+                chase.stroll = Some(pos + DVec3::new(angle.cos() * dist, 0.0, angle.sin() * dist));
+                chase.stroll_plans = 0;
+                chase.retarget = true;
+            }
+            chase.stroll
+        }
+    }
+}
+
+/// The hop being walked: where to, whether after a player, and the watchdog's countdown.
+struct Hop {
+    dest: DVec3,
+    chasing: bool,
+    watchdog: u64,
+}
+
+/// Plans the next hop when something calls for it: a new destination, the watchdog or the
+/// end of a back-off, a blocked way, or the last waypoint reached. A stroll or errand that is
+/// done ends in a rest instead; a target that several plans in a row brought no closer is
+/// given up for a while.
+fn plan_hop(
+    chase: &mut Chase,
+    errand: &mut Errand,
+    hop: Hop,
+    pos: DVec3,
+    now: u64,
+    layer: &impl Voxels,
+    rules: &ChaseRules,
+    stats: &mut ChaseStats,
+) {
+    let next_blocked = chase
+        .waypoints
+        .front()
+        .is_some_and(|w| !layer.standable(*w));
+    let event = if std::mem::take(&mut chase.retarget) {
+        Some(HopEvent::Retarget)
+    } else if let Some(due) = chase.planner.due(now) {
+        Some(due)
+    } else if next_blocked || chase.blocked_ticks >= 10 {
+        Some(HopEvent::Blocked)
+    } else if chase.waypoints.is_empty() {
+        Some(HopEvent::Reached)
+    } else {
+        None
+    };
+    let Some(event) = event else {
+        return;
+    };
+    let strolled_enough = chase.stroll.is_some() && chase.stroll_plans >= MAX_STROLL_PLANS;
+    if event == HopEvent::Reached
+        && !hop.chasing
+        && (hop.dest.distance(pos) < 1.5 || strolled_enough)
+    {
+        // The stroll or errand is done (or the stroll's spot is out of reach): rest a while
+        // before the next one, 2 to 10 s, 6 on average like vanilla's stroll.
+        chase.stroll = None;
+        errand.0 = None;
+        chase.goal = None;
+        chase.rest_until = now + 40 + (chase.next_random() * 160.0) as u64;
+        return;
+    }
+    chase.hop_ended |= event == HopEvent::Reached && hop.chasing;
+    if event == HopEvent::Watchdog {
+        stats.watchdog_fires += 1;
+    }
+    let Decision::Plan { jump } = chase
+        .planner
+        .request(event, now, pos, &rules.hop, hop.watchdog)
+    else {
+        return;
+    };
+    let goal = hop_goal(pos, hop.dest, rules.hop.radius);
+    let start = BlockPos::from_pos(pos);
+    let path = find_path(layer, start, standable_near(layer, goal), rules.limits);
+    stats.plans += 1;
+    stats.expanded_nodes += path.expanded as u64;
+    if chase.stroll.is_some() {
+        chase.stroll_plans = chase.stroll_plans.saturating_add(1);
+    }
+    chase.waypoints = waypoints(start, &path.nodes, rules.hop.radius / 2.0).into();
+    chase.goal = Some(goal);
+    let ahead = DVec3::new(goal.x - pos.x, 0.0, goal.z - pos.z);
+    chase.facing = (ahead.length() > 1.0).then(|| yaw_of(ahead));
+    chase.jump |= jump;
+    chase.blocked_ticks = 0;
+    let Some(target) = chase.target.filter(|_| hop.chasing) else {
+        return;
+    };
+    if chase
+        .planner
+        .note_progress(hop.dest.distance(pos), &rules.hop)
+    {
+        stats.give_ups += 1;
+        chase.ignored = Some((target, now + rules.give_up_ticks));
+        chase.set_target(None);
+        chase.waypoints.clear();
+    }
+}
+
+/// Walks the waypoints for `steps` ticks at `per_tick` blocks a tick; returns where the body
+/// ends and the way it last walked.
+fn walk(
+    chase: &mut Chase,
+    body: &mut Body,
+    layer: &impl Voxels,
+    mut pos: DVec3,
+    per_tick: f64,
+    steps: u64,
+) -> (DVec3, Option<DVec3>) {
+    let mut heading = None;
+    for _ in 0..steps {
+        let mut wish = DVec2::ZERO;
+        while let Some(&w) = chase.waypoints.front() {
+            let to = DVec2::new(w.x as f64 + 0.5 - pos.x, w.z as f64 + 0.5 - pos.z);
+            let rise = w.y as f64 - pos.y;
+            if to.length() < 0.3 {
+                if rise.abs() < 1.2 {
+                    chase.waypoints.pop_front();
+                    continue;
+                }
+                // Right below the waypoint: jump for it (above it: fall).
+                chase.jump |= rise > 0.0;
+            }
+            wish = to.normalize_or_zero() * per_tick.min(to.length());
+            if wish != DVec2::ZERO {
+                heading = Some(DVec3::new(to.x, 0.0, to.y));
+            }
+            break;
+        }
+        pos = body.step(layer, pos, wish, std::mem::take(&mut chase.jump));
+        chase.blocked_ticks = if body.blocked {
+            chase.blocked_ticks + 1
+        } else {
+            0
+        };
+    }
+    (pos, heading)
+}
+
+/// Snaps a point to the nearest standable block within a small neighbourhood.
+fn standable_near(world: &impl Voxels, p: DVec3) -> BlockPos {
+    let base = BlockPos::from_pos(p);
+    for dy in [0, 1, -1, 2, -2, 3, -3] {
+        for (dx, dz) in [(0, 0), (1, 0), (-1, 0), (0, 1), (0, -1)] {
+            let c = BlockPos::new(base.x + dx, base.y + dy, base.z + dz);
+            if world.standable(c) {
+                return c;
+            }
+        }
+    }
+    base
+}
