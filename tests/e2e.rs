@@ -310,15 +310,7 @@ fn reload_applies_live_keys_refuses_bad_edits_and_defers_restart_keys() {
             .max()
             .unwrap_or(0)
     };
-    let mut formed = false;
-    for _ in 0..300 {
-        if biggest(&mut server) == 6 {
-            formed = true;
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    assert!(formed, "a pack of six formed: {}", packs_of(&mut server));
+    server.wait_until("a pack of six formed", |s| biggest(s) == 6);
 
     // Pack and chase keys apply live; a restart key is reported and left alone.
     let text = std::fs::read_to_string(&config).unwrap();
@@ -341,19 +333,7 @@ fn reload_applies_live_keys_refuses_bad_edits_and_defers_restart_keys() {
         server.command("config server.max_players"),
         "server.max_players=20"
     );
-    let mut trimmed = false;
-    for _ in 0..300 {
-        if biggest(&mut server) <= 3 {
-            trimmed = true;
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    assert!(
-        trimmed,
-        "the pack was trimmed to 3: {}",
-        packs_of(&mut server)
-    );
+    server.wait_until("the pack was trimmed to 3", |s| biggest(s) <= 3);
     let zombies = server.command("zombies");
     assert_eq!(
         field(&zombies, "total"),
@@ -383,16 +363,12 @@ fn a_running_hunt_and_its_zombies_survive_a_restart() {
         server.command("hunt start colosseum"),
         "hunt=colosseum starting=true"
     );
-    let mut status = String::new();
-    for _ in 0..200 {
-        status = server.command("hunt");
-        if field(&status, "spawned").is_some_and(|n| n != "0") {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    // The first wave comes after the preset's spawn rate.
+    server.wait_until("the first wave", |s| {
+        field(&s.command("hunt"), "spawned").is_some_and(|n| n != "0")
+    });
+    let status = server.command("hunt");
     let spawned = field(&status, "spawned").unwrap().to_string();
-    assert_ne!(spawned, "0", "{status}");
     let zombies_before = field(&server.command("zombies"), "total")
         .unwrap()
         .to_string();

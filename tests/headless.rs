@@ -142,3 +142,39 @@ fn cached_block_reads_match_the_layer() {
         "{loaded} loaded, {unloaded} not"
     );
 }
+
+#[test]
+fn the_server_base_alone_answers_game_commands_as_not_available() {
+    // The load harness's floor runs the base without zombies, packs, hunts or saving.
+    let dir = support::TempDir::new("base");
+    let mut app = horde::build_base(horde::Launch {
+        config: horde::config::Config::default(),
+        config_path: None,
+        world_dir: dir.path().to_path_buf(),
+        network: false,
+        stdin: false,
+    })
+    .unwrap();
+    app.update();
+    let mut run = |line: &str| {
+        let command = horde::console::command::parse(line).unwrap();
+        horde::console::execute(&mut app.world, command)
+    };
+    for line in [
+        "zombies",
+        "packs",
+        "hunt",
+        "hunt start colosseum",
+        "hunt stop",
+        "summon zombie ~ ~ ~",
+    ] {
+        assert_eq!(
+            run(line),
+            "error=\"not available on this server\"",
+            "{line}"
+        );
+    }
+    assert!(run("save-all").starts_with("saved=false error="));
+    assert!(run("time query").starts_with("daytime="));
+    assert!(run("phase").starts_with("phase=0 "));
+}

@@ -4,7 +4,7 @@
 // the player goes to where the ghost has walked and sees its six zombies again.
 'use strict'
 
-const { connectBot, rconClient, until, check, log, scenario } = require('./lib')
+const { connectBot, rconClient, until, untilAnswer, check, log, scenario } = require('./lib')
 
 // `packs` lines as objects.
 function parsePacks (text) {
@@ -26,14 +26,9 @@ scenario(async () => {
   for (let i = 0; i < 6; i++) {
     await rcon.send(`summon zombie ${x + 6.5 + (i % 3) * 2} ${y} ${z + 0.5 + Math.floor(i / 3) * 2}`)
   }
-  let packs
-  for (let tries = 0; tries < 600; tries++) {
-    packs = parsePacks(await rcon.send('packs'))
-    if (packs.some((l) => l.members === '6')) break
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  const pack = packs.find((l) => l.members === '6')
-  check(pack !== undefined, `a pack of six formed: ${JSON.stringify(packs)}`)
+  const pack = await untilAnswer(async () =>
+    parsePacks(await rcon.send('packs')).find((l) => l.members === '6'), 'a pack of six formed')
+  check(pack !== undefined, `a pack of six formed: ${JSON.stringify(pack)}`)
 
   // Walk around the pack, then fly off and back: the pack stays as it is.
   bot.setControlState('forward', true)
@@ -60,11 +55,9 @@ scenario(async () => {
 
   // A long trip: the pack becomes a ghost.
   await rcon.send(`tp scout ${x + 3000} 120 ${z + 3000}`)
-  let ghost
-  for (let tries = 0; tries < 1200 && !ghost; tries++) {
-    ghost = parsePacks(await rcon.send('packs')).find((l) => l.id === pack.id && l.state === 'ghost')
-    if (!ghost) await new Promise((resolve) => setTimeout(resolve, 100))
-  }
+  let ghost = await untilAnswer(async () =>
+    parsePacks(await rcon.send('packs')).find((l) => l.id === pack.id && l.state === 'ghost'),
+  'the pack becomes a ghost')
   check(ghost && ghost.ghosts === '6', `the pack is a ghost of six: ${JSON.stringify(ghost)}`)
   log(`ghost at ${ghost.x} ${ghost.z}, heading for ${ghost.dest_x} ${ghost.dest_z}`)
 

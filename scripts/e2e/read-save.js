@@ -20,7 +20,7 @@ async function read (file) {
     time: Number(world.Time),
     phase: world.Phase,
     packsDataVersion: packs.DataVersion,
-    packs: packs.Packs.map((p) => ({ id: Number(p.Id), state: p.State, members: p.Members.length, types: p.Members.map((m) => m.Type) })),
+    packs: packs.Packs.map((p) => ({ id: Number(p.Id), members: p.Members.length, types: p.Members.map((m) => m.Type) })),
     loose: packs.Loose.length
   }))
 })().catch((err) => { console.error(err); process.exit(1) })

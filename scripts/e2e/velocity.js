@@ -4,7 +4,7 @@
 'use strict'
 
 const { LeanClient } = require('../load/lean-client')
-const { scenario, check, log } = require('./lib')
+const { scenario, check, log, WAIT_MS } = require('./lib')
 
 const port = Number(process.env.HORDE_PORT)
 const secret = process.env.HORDE_VELOCITY_SECRET
@@ -14,7 +14,7 @@ const uuid = '4f2a6c1e8b3d4e5fa1b2c3d4e5f60718'
 function attempt (username, forwarding) {
   return new Promise((resolve) => {
     const client = new LeanClient({ host: '127.0.0.1', port, username, forwarding })
-    const timer = setTimeout(() => { client.end(); resolve({ joined: false, why: 'timeout' }) }, 30000)
+    const timer = setTimeout(() => { client.end(); resolve({ joined: false, why: 'timeout' }) }, WAIT_MS)
     client.once('spawn', () => { clearTimeout(timer); resolve({ joined: true, client }) })
     client.once('error', (err) => { clearTimeout(timer); client.end(); resolve({ joined: false, why: String(err.message) }) })
     client.once('end', () => { clearTimeout(timer); resolve({ joined: false, why: 'closed' }) })

@@ -13,8 +13,16 @@ use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// A generous bound for anything to happen on a shared, noisy machine.
-pub(crate) const PATIENCE: Duration = Duration::from_secs(120);
+/// The one bound on any wait of the end-to-end tests, for the Rust side and the Node clients
+/// alike: generous for a shared, noisy machine, and raised with `HORDE_TEST_PATIENCE_S` on a
+/// slower one. Conditions are waited for, never timed: this only stops a test that hangs.
+pub(crate) fn patience() -> Duration {
+    let seconds = std::env::var("HORDE_TEST_PATIENCE_S")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(120);
+    Duration::from_secs(seconds)
+}
 pub(crate) const RCON_PASSWORD: &str = "horde-test";
 
 /// A fresh folder under the system temp dir, removed on drop.
@@ -189,7 +197,7 @@ impl TestServer {
 
     /// Waits for a line on `stream` containing `needle`, and returns it.
     pub(crate) fn wait_line(&mut self, stream: Stream, needle: &str) -> String {
-        let deadline = Instant::now() + PATIENCE;
+        let deadline = Instant::now() + patience();
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.lines.recv_timeout(left) {
@@ -208,7 +216,7 @@ impl TestServer {
         let stdin = self.stdin.as_mut().expect("stdin open");
         writeln!(stdin, "{line}").unwrap();
         stdin.flush().unwrap();
-        let deadline = Instant::now() + PATIENCE;
+        let deadline = Instant::now() + patience();
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.lines.recv_timeout(left) {
@@ -223,9 +231,23 @@ impl TestServer {
         self.transcript.lock().unwrap().join("\n")
     }
 
+    /// Asks `check` again and again until it holds; panics with `what` and the server's
+    /// output if it does not within the tests' patience.
+    pub(crate) fn wait_until(&mut self, what: &str, mut check: impl FnMut(&mut Self) -> bool) {
+        let deadline = Instant::now() + patience();
+        while !check(self) {
+            assert!(
+                Instant::now() < deadline,
+                "never happened: {what}; output:\n{}",
+                self.transcript()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     /// Waits for the process to exit on its own.
     pub(crate) fn wait_exit(&mut self) -> ExitStatus {
-        let deadline = Instant::now() + PATIENCE;
+        let deadline = Instant::now() + patience();
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
                 return status;
@@ -276,6 +298,7 @@ impl TestServer {
             .env("HORDE_PORT", self.port.to_string())
             .env("HORDE_RCON_PORT", self.rcon_port.to_string())
             .env("HORDE_RCON_PASSWORD", RCON_PASSWORD)
+            .env("HORDE_WAIT_MS", patience().as_millis().to_string())
             .envs(env.iter().copied());
         node
     }
