@@ -60,6 +60,18 @@ fn removing_the_running_hunts_preset_leaves_the_round_as_it_began() {
     let status = h.run("hunt");
     assert!(status.starts_with("hunt=colosseum "), "{status}");
     assert!(!status.contains("spawned=0 "), "waves go on: {status}");
+
+    // Through a restart too: the save holds the preset as the round began.
+    assert_eq!(h.run("save-all"), "saved=true");
+    let mut restarted = horde::headless::start(edited.clone(), h.world.path()).unwrap();
+    restarted.update();
+    let resumed = horde::console::execute(
+        &mut restarted.world,
+        horde::console::command::parse("hunt").unwrap(),
+    );
+    assert!(resumed.starts_with("hunt=colosseum "), "{resumed}");
+    drop(restarted);
+
     assert_eq!(h.run("hunt stop"), "stopping=true");
     h.app.update();
     assert_eq!(h.run("hunt"), "hunt=none");

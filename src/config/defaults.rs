@@ -295,4 +295,42 @@ mod tests {
             assert!(above.starts_with('#'), "{} has no comment", bound.key);
         }
     }
+
+    #[test]
+    fn hunt_types_take_the_seeds_damage_at_one_factor_in_its_order() {
+        let types = ZombiesConfig::default().types;
+        let damage = |name: &str| types.iter().find(|t| t.name == name).unwrap().damage;
+        // The seed's table against 100 health, per map.
+        let maps = [
+            [
+                ("forest_zombie", 8.0),
+                ("fast_zombie", 8.0),
+                ("slow_zombie", 12.0),
+                ("crystal_guard", 20.0),
+            ],
+            [
+                ("zombie_gladiator", 10.0),
+                ("attacker_zombie", 18.0),
+                ("armored_zombie", 15.0),
+                ("victorious_zomdiator", 24.0),
+            ],
+        ];
+        for map in maps {
+            for (name, seed) in map {
+                assert!((damage(name) - seed * SEED_DAMAGE).abs() < 1e-6, "{name}");
+            }
+            for a in map {
+                for b in map {
+                    if a.1 > b.1 {
+                        assert!(
+                            damage(a.0) > damage(b.0),
+                            "{} hits harder than {}",
+                            a.0,
+                            b.0
+                        );
+                    }
+                }
+            }
+        }
+    }
 }

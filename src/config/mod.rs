@@ -345,7 +345,7 @@ pub struct PackConfig {
     /// A loose zombie considers packs only with at least this many neighbours.
     pub min_neighbours: u32,
     /// A loose zombie decides about packs once per this many of its activations (ticks it
-    /// acts in an entity-ticking chunk).
+    /// spends in an entity-ticking chunk).
     pub decision_divisor: u32,
     /// Most neighbours inspected per decision.
     pub scan_cap: u32,
@@ -356,7 +356,7 @@ pub struct PackConfig {
     pub max_size: u32,
     /// A member beyond this distance from the centroid...
     pub break_radius: f64,
-    /// ...for this many of its activations in a row (ticks it acts in an entity-ticking
+    /// ...for this many of its activations in a row (ticks it spends in an entity-ticking
     /// chunk) leaves.
     pub stray_activations: u32,
     /// Below this many members a pack dissolves...

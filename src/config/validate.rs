@@ -126,6 +126,12 @@ impl Config {
                     "{key}: needs at least one type and one spawn point"
                 )));
             }
+            if preset.spawn_rate_s >= preset.round_time_s {
+                return Err(ConfigError(format!(
+                    "{key}.spawn_rate_s = {}: must be less than round_time_s ({}), or no wave comes",
+                    preset.spawn_rate_s, preset.round_time_s
+                )));
+            }
             if presets[..i].iter().any(|o| o.name == preset.name) {
                 return Err(ConfigError(format!(
                     "{key}.name = {:?}: the name is used twice",
@@ -176,6 +182,17 @@ mod tests {
         assert_eq!(
             err,
             "time.start_time = 24000: is out of range (allowed 0..=23999)"
+        );
+    }
+
+    #[test]
+    fn a_hunt_must_have_time_for_a_wave() {
+        let mut config = Config::default();
+        config.hunt.presets[1].spawn_rate_s = 300.0;
+        let err = config.validate().unwrap_err().0;
+        assert!(
+            err.starts_with("hunt.presets[1].spawn_rate_s = 300: must be less than round_time_s"),
+            "{err}"
         );
     }
 }

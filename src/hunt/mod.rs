@@ -22,7 +22,7 @@ use crate::world::{standable_top, Overworld, WorldSpawn};
 use crate::zombie::chase::huntable;
 use crate::zombie::{zombie_bundle, Arena, Dying, ZombieKinds};
 use rand::RngCore;
-use rules::{kill_goal, roulette, wave_size, wave_ticks};
+use rules::{kill_goal, roulette, wave_size, wave_ticks, Progress};
 
 pub struct HuntPlugin;
 
@@ -71,7 +71,9 @@ pub struct Round {
     pub next_wave_in: u64,
     pub spawned: u32,
     pub kills: u32,
-    /// The kill goal for the players now in the round (worked out every tick).
+    /// The most players the round has had: its waves and goal are sized for them.
+    pub players: u32,
+    /// The kill goal: raised when players join, never lowered while the round runs.
     pub goal: u32,
     /// The round's random stream (waves, spawn points, types), saved with it.
     pub rng: Stream,
@@ -152,6 +154,7 @@ fn run_hunt(
                 elapsed: 0,
                 spawned: 0,
                 kills: 0,
+                players: 0,
                 goal: 0,
                 rng: Stream::new(crate::random::mix(now)),
             });
@@ -174,9 +177,17 @@ fn run_hunt(
     };
     let preset = &round.preset;
     round.kills += kills;
-    // The round is played by those zombies may hunt; spectators and builders do not count.
-    let players = modes.iter().filter(|mode| huntable(mode)).count() as u32;
-    let goal = kill_goal(preset, players, tick_rate);
+    // The round is played by those zombies may hunt (spectators and builders do not count),
+    // and sized for the most of them it has had.
+    let online = modes.iter().filter(|mode| huntable(mode)).count() as u32;
+    round.players = round.players.max(online);
+    let players = round.players;
+    let progress = Progress {
+        elapsed: round.elapsed,
+        spawned: round.spawned,
+        goal: round.goal,
+    };
+    let goal = kill_goal(preset, players, progress, tick_rate);
     round.goal = goal;
     let alive = members.iter().filter(|(_, dying)| dying.is_none()).count() as u32;
     round.elapsed += 1;

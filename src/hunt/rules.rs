@@ -3,7 +3,10 @@
 //! The seed asks 20 + 7 (n - 1) kills of n players but spawns the same zombies for any n, so
 //! from a few players on its goal could not be met. Here a round grows with its goal: for n
 //! players waves and the total cap are the one-player figures times `goal(n) / goal(1)`,
-//! rounded up, and the goal never asks more than the round surely spawns in its time.
+//! rounded up, and the goal never asks more than the round has spawned plus what its waves
+//! still to come surely bring. A round is sized for the most players it has had: players who
+//! join late raise the goal only as far as the waves left allow, and players who leave lower
+//! neither the goal (no victory handed out) nor the waves (so the goal stays within reach).
 
 use crate::config::HuntPreset;
 
@@ -34,20 +37,42 @@ pub(super) fn waves_in_round(preset: &HuntPreset, tick_rate: f64) -> u32 {
     (round.saturating_sub(1) / every) as u32
 }
 
+/// Waves still to come after `elapsed` ticks of the round.
+fn waves_left(preset: &HuntPreset, elapsed: u64, tick_rate: f64) -> u32 {
+    let came = (elapsed / wave_ticks(preset, tick_rate)) as u32;
+    waves_in_round(preset, tick_rate).saturating_sub(came)
+}
+
 /// Ticks between waves.
 pub(super) fn wave_ticks(preset: &HuntPreset, tick_rate: f64) -> u64 {
     (preset.spawn_rate_s * tick_rate).round().max(1.0) as u64
 }
 
-/// The kill goal of a round for `players`: the seed's, but never more than the zombies it can
-/// spawn nor more than its smallest waves surely bring before the time is up.
-pub(super) fn kill_goal(preset: &HuntPreset, players: u32, tick_rate: f64) -> u32 {
+/// Where a round stands: ticks run, zombies spawned, and the goal set so far (0 at first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(super) struct Progress {
+    pub(super) elapsed: u64,
+    pub(super) spawned: u32,
+    pub(super) goal: u32,
+}
+
+/// The kill goal for `players` now: the seed's, but never more than the zombies the round may
+/// spawn, nor more than it has spawned plus what its smallest waves still to come surely
+/// bring; and never below the goal already set.
+pub(super) fn kill_goal(
+    preset: &HuntPreset,
+    players: u32,
+    progress: Progress,
+    tick_rate: f64,
+) -> u32 {
     let smallest_wave = grown(1, players).min(preset.max_alive);
-    let surely = waves_in_round(preset, tick_rate).saturating_mul(smallest_wave);
-    seed_goal(players)
+    let to_come = waves_left(preset, progress.elapsed, tick_rate).saturating_mul(smallest_wave);
+    let surely = progress.spawned.saturating_add(to_come);
+    let goal = seed_goal(players)
         .min(total_cap(preset, players))
         .min(surely)
-        .max(1)
+        .max(1);
+    goal.max(progress.goal)
 }
 
 /// Index drawn by roulette on `weights` with `r` in `0.0..1.0`; all-zero weights draw evenly.
@@ -104,12 +129,16 @@ mod tests {
         spawned
     }
 
+    fn goal_at_start(preset: &HuntPreset, players: u32) -> u32 {
+        kill_goal(preset, players, Progress::default(), 20.0)
+    }
+
     #[test]
     fn every_goal_can_be_met_for_every_number_of_players() {
         let config = Config::default();
         for preset in &config.hunt.presets {
             for players in 1..=config.server.max_players {
-                let goal = kill_goal(preset, players, 20.0);
+                let goal = goal_at_start(preset, players);
                 assert_eq!(
                     goal,
                     seed_goal(players),
@@ -137,10 +166,40 @@ mod tests {
         preset.round_time_s = 30.0; // Waves at 7, 14, 21 and 28 s.
         assert_eq!(waves_in_round(&preset, 20.0), 4);
         for players in [1, 2, 10, 500, 10_000] {
-            let goal = kill_goal(&preset, players, 20.0);
+            let goal = goal_at_start(&preset, players);
             assert!(goal <= unlucky_round(&preset, players, 20.0), "{players}");
         }
-        assert_eq!(kill_goal(&preset, 1, 20.0), 4, "four waves of one");
+        assert_eq!(goal_at_start(&preset, 1), 4, "four waves of one");
+    }
+
+    #[test]
+    fn late_players_raise_the_goal_only_as_far_as_the_waves_left_and_leavers_never_lower_it() {
+        let preset = HuntConfig::default().presets[1].clone();
+        let every = wave_ticks(&preset, 20.0);
+        let end = (preset.round_time_s * 20.0) as u64;
+        // One player, the smallest waves, everything slain at once; eight more join near the
+        // end (and stay counted if they leave again).
+        let mut progress = Progress::default();
+        for tick in 1..end {
+            // The round is sized for the most players it has had.
+            let players = match tick * 10 / end {
+                0..=7 => 1,
+                _ => 9,
+            };
+            let goal = kill_goal(&preset, players, progress, 20.0);
+            assert!(goal >= progress.goal, "the goal fell at tick {tick}");
+            progress.goal = goal;
+            progress.elapsed = tick;
+            if tick % every == 0 {
+                progress.spawned += wave_size(&preset, players, 0, progress.spawned, 0.0);
+            }
+        }
+        assert!(progress.goal > seed_goal(1), "the late players raised it");
+        assert!(
+            progress.goal < seed_goal(9),
+            "but only as far as the waves left"
+        );
+        assert!(progress.goal <= progress.spawned, "and it could be met");
     }
 
     #[test]

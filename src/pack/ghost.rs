@@ -16,6 +16,12 @@ pub struct GhostMember {
     pub helmet: Option<(HelmetKind, u16)>,
 }
 
+/// Blocks a ghost pack walks in one sweep: the configured fraction of its slowest member's
+/// walking speed (`slowest`, blocks per second), over the sweep's ticks.
+pub fn ghost_step(slowest: f64, rules: &PackConfig, tick_rate: f64) -> f64 {
+    rules.ghost_speed_fraction * slowest * rules.sweep_interval_ticks as f64 / tick_rate
+}
+
 /// Moves a ghost pack `step` blocks toward `dest`; returns the new position.
 pub fn drift(at: DVec2, dest: DVec2, step: f64) -> DVec2 {
     let to = dest - at;
@@ -46,6 +52,18 @@ mod tests {
     #[test]
     fn a_ghost_member_is_small() {
         assert!(std::mem::size_of::<GhostMember>() <= 16);
+    }
+
+    #[test]
+    fn a_ghost_walks_at_forty_percent_of_its_slowest_member() {
+        let rules = PackConfig::default();
+        // Vanilla-like zombies (2.3 blocks/s) over a 20-tick sweep at 20 ticks/s.
+        let step = ghost_step(2.3, &rules, 20.0);
+        assert!((step - 0.92).abs() < 1e-9, "{step}");
+        assert!(
+            ghost_step(1.0, &rules, 20.0) < step,
+            "slow types make slow ghosts"
+        );
     }
 
     #[test]

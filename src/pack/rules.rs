@@ -37,7 +37,7 @@ pub fn pack_to_join(at: DVec2, packs: &[Candidate], rules: &PackConfig) -> Optio
         .map(|(_, p)| p.id)
 }
 
-/// A zombie's pack counters. An activation is a tick on which the zombie acts in an
+/// A zombie's pack counters. An activation is a tick the zombie spends in an
 /// entity-ticking chunk.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Counters {

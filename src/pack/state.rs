@@ -89,15 +89,19 @@ impl Pack {
 
     /// Makes the pack a ghost of these members.
     pub(super) fn set_ghosts(&mut self, ghosts: Vec<GhostMember>, kinds: &ZombieKinds) {
-        self.slowest_speed = ghosts
+        self.ghosts = ghosts;
+        self.state = PackState::Ghost;
+        self.refresh_pace(kinds);
+    }
+
+    /// Takes the slowest ghost member's walking speed from the types (again after a reload).
+    pub(super) fn refresh_pace(&mut self, kinds: &ZombieKinds) {
+        let slowest = self
+            .ghosts
             .iter()
             .map(|g| kinds.get(g.kind as usize).speed)
             .fold(f64::INFINITY, f64::min);
-        if !self.slowest_speed.is_finite() {
-            self.slowest_speed = 0.0;
-        }
-        self.ghosts = ghosts;
-        self.state = PackState::Ghost;
+        self.slowest_speed = if slowest.is_finite() { slowest } else { 0.0 };
     }
 
     pub fn size(&self) -> usize {
@@ -360,5 +364,24 @@ mod tests {
         pack.migrate(until, &rules);
         assert_eq!(pack.leg, 2);
         assert!(pack.dwell_until.is_none());
+    }
+
+    #[test]
+    fn a_ghost_pack_keeps_the_pace_of_its_slowest_member() {
+        let rules = PackConfig::default();
+        let kinds = ZombieKinds::new(&crate::config::ZombiesConfig::default().types);
+        let member = |name: &str| GhostMember {
+            kind: kinds.find(name).unwrap() as u16,
+            health: 20.0,
+            fire_ticks: 0,
+            helmet: None,
+        };
+        let mut pack = Pack::new(1, DVec2::ZERO, 64.0, 42, &rules);
+        pack.set_ghosts(vec![member("fast_zombie"), member("zombie")], &kinds);
+        assert_eq!(
+            pack.slowest_speed, 2.3,
+            "the vanilla-like zombie, not the fast one"
+        );
+        assert_eq!(pack.state, PackState::Ghost);
     }
 }

@@ -6,14 +6,14 @@ use bevy_ecs::query::Has;
 use valence::log::{info, warn};
 use valence::prelude::*;
 
-use crate::config::Config;
+use crate::config::{Config, ConfigChanged};
 use crate::daylight::{Burning, Helmet};
 use crate::time::WorldClock;
 use crate::world::chunks::EntityTicking;
 use crate::world::Overworld;
 use crate::zombie::{Dying, Errand, Pursuing, Vitality, Zombie, ZombieKinds};
 
-use super::ghost::{drift, GhostMember};
+use super::ghost::{drift, ghost_step, GhostMember};
 use super::merge::merge_packs;
 use super::migration::waypoint;
 use super::restore::restore;
@@ -50,6 +50,7 @@ pub(super) fn update_packs(
     mut packs: ResMut<Packs>,
     ticking_chunks: Res<EntityTicking>,
     kinds: Res<ZombieKinds>,
+    mut reloads: EventReader<ConfigChanged>,
     clock: Res<WorldClock>,
     config: Res<Config>,
     server: Res<Server>,
@@ -57,6 +58,12 @@ pub(super) fn update_packs(
     let rules = &config.pack;
     let now = server.current_tick() as u64;
     let tick_rate = server.tick_rate().get() as f64;
+    if reloads.iter().any(|c| c.touches("zombies.types")) {
+        // New speeds reach ghost packs too.
+        for pack in packs.packs.values_mut() {
+            pack.refresh_pace(&kinds);
+        }
+    }
     if now == 0 {
         return;
     }
@@ -172,10 +179,7 @@ pub(super) fn update_packs(
             PackState::Ghost => {
                 if moving {
                     if pack.dwell_until.is_none() {
-                        let step = rules.ghost_speed_fraction
-                            * pack.slowest_speed
-                            * rules.sweep_interval_ticks as f64
-                            / tick_rate;
+                        let step = ghost_step(pack.slowest_speed, rules, tick_rate);
                         pack.centroid = drift(pack.centroid, pack.dest, step);
                     }
                     pack.migrate(now, rules);

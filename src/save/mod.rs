@@ -11,7 +11,7 @@ use valence::log::{error, info, warn};
 use valence::nbt::{Compound, Value};
 use valence::prelude::*;
 
-use crate::config::Config;
+use crate::config::{Config, HuntPreset};
 use crate::daylight::{Burning, Helmet, Phase, WorldPhase};
 use crate::hunt::{HuntZombie, Hunts, Round};
 use crate::pack::ghost::GhostMember;
@@ -100,16 +100,28 @@ pub fn load_zombies(world_dir: &Path, app: &mut App) -> anyhow::Result<()> {
     app.insert_resource(kinds);
     let mut packs = app.world.resource_mut::<Packs>();
     packs.next_id = packs.next_id.max(saved.next_id);
+    let mut loose = saved.loose;
     if let Some(hunt) = saved.hunt {
-        match config.hunt.presets.iter().find(|p| p.name == hunt.preset) {
+        // The round goes on with the preset it began with, whatever config.toml says now.
+        let preset = match &hunt.settings {
+            Some(text) => toml::from_str::<HuntPreset>(text).ok(),
+            None => config
+                .hunt
+                .presets
+                .iter()
+                .find(|p| p.name == hunt.preset)
+                .cloned(),
+        };
+        match preset {
             Some(preset) => {
                 app.world.resource_mut::<Hunts>().active = Some(Round {
-                    preset: preset.clone(),
+                    preset,
                     elapsed: hunt.elapsed,
                     next_wave_in: hunt.next_wave_in,
                     spawned: hunt.spawned,
                     kills: hunt.kills,
-                    goal: 0,
+                    players: hunt.players,
+                    goal: hunt.goal,
                     rng: Stream::resume(hunt.seed, hunt.draws),
                 });
                 info!(
@@ -117,17 +129,23 @@ pub fn load_zombies(world_dir: &Path, app: &mut App) -> anyhow::Result<()> {
                     hunt.preset, hunt.kills
                 );
             }
-            None => warn!(
-                "the saved hunt {:?} is no longer configured; not resuming it",
-                hunt.preset
-            ),
+            None => {
+                warn!(
+                    "the saved hunt {:?} cannot be resumed (its preset is gone); its zombies come back as ordinary zombies",
+                    hunt.preset
+                );
+                loose.iter_mut().for_each(|z| z.hunt = false);
+            }
         }
+    } else {
+        // No round to belong to.
+        loose.iter_mut().for_each(|z| z.hunt = false);
     }
     info!(
         "loaded {count} packs ({members} members) and {} loose zombies",
-        saved.loose.len()
+        loose.len()
     );
-    app.insert_resource(PendingZombies(saved.loose));
+    app.insert_resource(PendingZombies(loose));
     Ok(())
 }
 
@@ -260,6 +278,9 @@ pub fn snapshot_zombies(world: &mut World) -> zombies::SavedZombies {
         .as_ref()
         .map(|r| zombies::SavedHunt {
             preset: r.preset.name.clone(),
+            settings: toml::to_string(&r.preset).ok(),
+            players: r.players,
+            goal: r.goal,
             elapsed: r.elapsed,
             next_wave_in: r.next_wave_in,
             spawned: r.spawned,

@@ -29,6 +29,12 @@ pub struct SavedZombie {
 #[derive(Debug, Clone, PartialEq)]
 pub struct SavedHunt {
     pub preset: String,
+    /// The preset as the round began, as `config.toml` text; none in a format-1 save, whose
+    /// round takes the configured preset of that name.
+    pub settings: Option<String>,
+    /// The most players the round has had, and its kill goal so far.
+    pub players: u32,
+    pub goal: u32,
     pub elapsed: u64,
     pub next_wave_in: u64,
     pub spawned: u32,
@@ -122,6 +128,11 @@ impl SavedHunt {
     fn to_nbt(&self) -> Compound {
         let mut c = Compound::new();
         c.insert("Preset", self.preset.clone());
+        if let Some(settings) = &self.settings {
+            c.insert("Settings", settings.clone());
+        }
+        c.insert("Players", self.players as i32);
+        c.insert("Goal", self.goal as i32);
         c.insert("Elapsed", self.elapsed as i64);
         c.insert("NextWaveIn", self.next_wave_in as i64);
         c.insert("Spawned", self.spawned as i32);
@@ -134,6 +145,18 @@ impl SavedHunt {
     fn from_nbt(c: &Compound) -> Result<Self, String> {
         Ok(Self {
             preset: string(c, "Preset")?,
+            settings: match c.get("Settings") {
+                None => None,
+                Some(_) => Some(string(c, "Settings")?),
+            },
+            players: match c.get("Players") {
+                None => 0,
+                Some(_) => int(c, "Players")?.max(0) as u32,
+            },
+            goal: match c.get("Goal") {
+                None => 0,
+                Some(_) => int(c, "Goal")?.max(0) as u32,
+            },
             elapsed: long(c, "Elapsed")?.max(0) as u64,
             next_wave_in: long(c, "NextWaveIn")?.max(0) as u64,
             spawned: int(c, "Spawned")?.max(0) as u32,
@@ -333,6 +356,12 @@ mod tests {
                 loose: (0..g.next() % 10).map(|_| g.zombie(true)).collect(),
                 hunt: g.next().is_multiple_of(2).then(|| SavedHunt {
                     preset: "colosseum".into(),
+                    settings: g
+                        .next()
+                        .is_multiple_of(2)
+                        .then(|| "name = \"colosseum\"".into()),
+                    players: (g.next() % 20) as u32,
+                    goal: (g.next() % 100) as u32,
                     elapsed: g.next() % 5000,
                     next_wave_in: g.next() % 200,
                     spawned: (g.next() % 50) as u32,

@@ -174,7 +174,6 @@ fn plan_hop(
         chase.rest_until = now + 40 + (chase.next_random() * 160.0) as u64;
         return;
     }
-    chase.hop_ended |= event == HopEvent::Reached && hop.chasing;
     if event == HopEvent::Watchdog {
         stats.watchdog_fires += 1;
     }
@@ -184,6 +183,8 @@ fn plan_hop(
     else {
         return;
     };
+    // A hop after a player ended: the nearest player is picked again before the next one.
+    chase.hop_ended |= event == HopEvent::Reached && hop.chasing;
     let goal = hop_goal(pos, hop.dest, rules.hop.radius);
     let start = BlockPos::from_pos(pos);
     let path = find_path(layer, start, standable_near(layer, goal), rules.limits);
