@@ -3,6 +3,7 @@
 //! Each module is one concern with a `Plugin` wiring its systems; [`build_app`] puts them
 //! together into the server.
 
+pub mod building;
 pub mod config;
 pub mod console;
 pub mod daylight;
@@ -70,6 +71,7 @@ pub fn build_app(launch: Launch) -> anyhow::Result<App> {
     let mut app = build_base(launch)?;
     app.add_plugins((
         save::SavePlugin,
+        building::BuildingPlugin,
         zombie::ZombiePlugin,
         hunt::HuntPlugin,
         daylight::DaylightPlugin,

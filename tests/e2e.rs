@@ -163,6 +163,14 @@ fn at_noon_a_client_sees_the_open_zombie_burn_the_roofed_not_and_none_when_immun
 }
 
 #[test]
+fn a_client_digs_and_places_and_another_client_sees_both() {
+    let server = TestServer::start("build", "");
+    let result = server.scenario("build");
+    assert!(result.contains("\"ok\":true"), "{result}");
+    server.stop();
+}
+
+#[test]
 fn a_pack_survives_a_short_trip_becomes_a_ghost_on_a_long_one_and_comes_back() {
     // A shorter grace and retention than shipped, in the same proportion, to keep the test short.
     let server = TestServer::start(

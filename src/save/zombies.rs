@@ -420,12 +420,9 @@ mod tests {
         Cut,
     }
 
-    #[test]
-    fn wrong_shapes_are_errors_not_panics() {
-        let mut c = SavedZombies::default().to_nbt();
-        c.insert("Packs", 5i32);
-        assert!(SavedZombies::from_nbt(&c).is_err());
-        let mut pack = SavedPack {
+    /// A pack with no members, its stream at seed `seed` after 5 draws.
+    fn empty_pack(seed: u64) -> SavedPack {
+        SavedPack {
             id: 1,
             centroid: DVec2::ZERO,
             y: 64.0,
@@ -433,12 +430,19 @@ mod tests {
             dest: DVec2::ONE,
             leg: 1,
             dwell_left: None,
-            seed: 1,
-            draws: 1,
+            seed,
+            draws: 5,
             restore_failures: 0,
             members: vec![],
         }
-        .to_nbt();
+    }
+
+    #[test]
+    fn wrong_shapes_are_errors_not_panics() {
+        let mut c = SavedZombies::default().to_nbt();
+        c.insert("Packs", 5i32);
+        assert!(SavedZombies::from_nbt(&c).is_err());
+        let mut pack = empty_pack(1).to_nbt();
         pack.insert("Draws", "many".to_string());
         let mut root = SavedZombies::default().to_nbt();
         root.insert("Packs", list(vec![pack]));
@@ -448,20 +452,7 @@ mod tests {
 
     #[test]
     fn a_format_one_pack_starts_its_stream_over_from_its_seed() {
-        let mut pack = SavedPack {
-            id: 3,
-            centroid: DVec2::ZERO,
-            y: 64.0,
-            heading: DVec2::X,
-            dest: DVec2::ONE,
-            leg: 1,
-            dwell_left: None,
-            seed: 77,
-            draws: 5,
-            restore_failures: 0,
-            members: vec![],
-        }
-        .to_nbt();
+        let mut pack = empty_pack(77).to_nbt();
         pack.remove("Draws");
         pack.insert("Rng", 123_456i64);
         let back = SavedPack::from_nbt(&pack).unwrap();

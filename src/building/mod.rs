@@ -1,0 +1,307 @@
+//! Players change the world: survival players dig blocks (within reach, no sooner than the
+//! block's hardness and their tool allow, the drop going straight into their inventory, since
+//! horde has no item entities), place blocks turned as vanilla turns them, and open and close
+//! doors; creative players break at once and lose no items. An edit reaches every client
+//! through the layer and is announced with [`BlocksChanged`], so that zombies' paths and the
+//! sky map see it the tick it happens. A refused action sends the player the true blocks
+//! (Valence acknowledges the action's sequence), so no client keeps a block the server lacks.
+//!
+//! The rules are in `rules`; `data` holds the block facts they need, generated from
+//! minecraft-data.
+
+mod data;
+mod rules;
+
+use valence::entity::entity::Flags;
+use valence::interact_block::InteractBlockEvent;
+use valence::inventory::HeldItem;
+use valence::prelude::*;
+use valence::protocol::packets::play::BlockUpdateS2c;
+use valence::protocol::{Direction, Hand, VarInt, WritePacket};
+
+use crate::player::Dead;
+use crate::world::{BlocksChanged, Overworld, HEIGHT, MIN_Y};
+use crate::zombie::body::{BODY_HEIGHT, HALF_WIDTH};
+use crate::zombie::Zombie;
+use rules::{breakable, dig_done, dig_progress, drop, eyes, in_reach, is_door, placed_state};
+
+pub struct BuildingPlugin;
+
+impl Plugin for BuildingPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_systems(Update, (dig, place).chain().in_set(crate::TickSet::Players));
+    }
+}
+
+/// A survival player digging the block at `at` since tick `since`.
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
+struct Digging {
+    at: BlockPos,
+    since: u64,
+}
+
+/// Player inventory slots: the hotbar, then the rest, as vanilla fills them.
+const HOTBAR: std::ops::Range<u16> = 36..45;
+const MAIN: std::ops::Range<u16> = 9..36;
+/// The off-hand slot.
+const OFF_HAND: u16 = 45;
+/// A player's box, for not placing a block inside someone.
+const PLAYER_HALF_WIDTH: f64 = 0.3;
+const PLAYER_HEIGHT: f64 = 1.8;
+
+fn dig(
+    mut commands: Commands,
+    mut events: EventReader<DiggingEvent>,
+    mut players: Query<
+        (
+            &mut Client,
+            &Position,
+            &GameMode,
+            &mut Inventory,
+            &HeldItem,
+            Option<&Digging>,
+        ),
+        Without<Dead>,
+    >,
+    mut layers: Query<&mut ChunkLayer, With<Overworld>>,
+    mut changed: EventWriter<BlocksChanged>,
+    server: Res<Server>,
+) {
+    let Ok(mut layer) = layers.get_single_mut() else {
+        return;
+    };
+    let now = server.current_tick() as u64;
+    for event in events.iter() {
+        let Ok((mut client, pos, mode, mut inventory, held, digging)) =
+            players.get_mut(event.client)
+        else {
+            continue;
+        };
+        let at = event.position;
+        let Some(state) = layer.block(at).map(|b| b.state) else {
+            continue; // Not loaded: nothing to dig or to show.
+        };
+        let kind = state.to_kind();
+        let tool = inventory
+            .slot(held.slot())
+            .map_or(ItemKind::Air, |stack| stack.item);
+        let reach = in_reach(eyes(pos.0), at);
+        let broken = match (event.state, *mode) {
+            (DiggingState::Start, GameMode::Creative) => reach && !state.is_air(),
+            (DiggingState::Start, GameMode::Survival) if reach && breakable(kind) => {
+                if dig_progress(kind, tool) >= 1.0 {
+                    true
+                } else {
+                    commands
+                        .entity(event.client)
+                        .insert(Digging { at, since: now });
+                    continue;
+                }
+            }
+            (DiggingState::Abort, _) => {
+                commands.entity(event.client).remove::<Digging>();
+                continue;
+            }
+            (DiggingState::Stop, GameMode::Survival) => {
+                commands.entity(event.client).remove::<Digging>();
+                let ticks = digging
+                    .filter(|d| d.at == at)
+                    .map(|d| now.saturating_sub(d.since));
+                reach
+                    && breakable(kind)
+                    && ticks.is_some_and(|t| dig_done(dig_progress(kind, tool), t))
+            }
+            _ => false,
+        };
+        if !broken {
+            // Refused (out of reach, too soon, unbreakable, adventure): the true block back.
+            resend(&mut client, at, state);
+            continue;
+        }
+        layer.set_block(at, BlockState::AIR);
+        if is_door(state) {
+            // The other half goes with it.
+            let other = other_half(at, state);
+            if layer.block(other).is_some_and(|b| is_door(b.state)) {
+                layer.set_block(other, BlockState::AIR);
+            }
+        }
+        changed.send(BlocksChanged { min: at, max: at });
+        if *mode == GameMode::Survival {
+            if let Some(item) = drop(kind, tool) {
+                give(&mut inventory, item);
+            }
+        }
+    }
+}
+
+/// Puts one `item` in the inventory: on a stack of it with room, else in the first free slot,
+/// the hotbar first; lost if the inventory is full.
+fn give(inventory: &mut Inventory, item: ItemKind) {
+    let stack = inventory
+        .first_slot_with_item_in(item, 64, HOTBAR)
+        .or_else(|| inventory.first_slot_with_item_in(item, 64, MAIN));
+    if let Some(slot) = stack {
+        let count = inventory.slot(slot).map_or(0, |s| s.count());
+        inventory.set_slot_amount(slot, count + 1);
+    } else if let Some(slot) = inventory
+        .first_empty_slot_in(HOTBAR)
+        .or_else(|| inventory.first_empty_slot_in(MAIN))
+    {
+        inventory.set_slot(slot, ItemStack::new(item, 1, None));
+    }
+}
+
+/// Sends one player the block the server has at `at`.
+fn resend(client: &mut Client, at: BlockPos, state: BlockState) {
+    client.write_packet(&BlockUpdateS2c {
+        position: at,
+        block_id: VarInt(state.to_raw() as i32),
+    });
+}
+
+/// The other half of the door whose half at `at` is `state`.
+fn other_half(at: BlockPos, state: BlockState) -> BlockPos {
+    match state.get(PropName::Half) {
+        Some(PropValue::Upper) => at.get_in_direction(Direction::Down),
+        _ => at.get_in_direction(Direction::Up),
+    }
+}
+
+fn place(
+    mut events: EventReader<InteractBlockEvent>,
+    mut players: Query<
+        (
+            &mut Client,
+            &Position,
+            &Look,
+            &GameMode,
+            &mut Inventory,
+            &HeldItem,
+            Option<&Flags>,
+        ),
+        Without<Dead>,
+    >,
+    bodies: Query<&Position, Or<(With<Client>, With<Zombie>)>>,
+    mut layers: Query<&mut ChunkLayer, With<Overworld>>,
+    mut changed: EventWriter<BlocksChanged>,
+) {
+    let Ok(mut layer) = layers.get_single_mut() else {
+        return;
+    };
+    for event in events.iter() {
+        let Ok((mut client, pos, look, mode, mut inventory, held, flags)) =
+            players.get_mut(event.client)
+        else {
+            continue;
+        };
+        let Some(clicked) = layer.block(event.position).map(|b| b.state) else {
+            continue;
+        };
+        let reach = in_reach(eyes(pos.0), event.position);
+        let sneaking = flags.is_some_and(|f| f.sneaking());
+        let may_edit = matches!(mode, GameMode::Survival | GameMode::Creative);
+
+        // A right-click on a door opens or closes both halves, for everyone.
+        if is_door(clicked) && !sneaking {
+            if reach && may_edit {
+                let open = clicked.get(PropName::Open) == Some(PropValue::True);
+                let value = if open {
+                    PropValue::False
+                } else {
+                    PropValue::True
+                };
+                let other = other_half(event.position, clicked);
+                layer.set_block(event.position, clicked.set(PropName::Open, value));
+                if let Some(half) = layer.block(other).map(|b| b.state).filter(|s| is_door(*s)) {
+                    layer.set_block(other, half.set(PropName::Open, value));
+                }
+                let (low, high) = if other.y < event.position.y {
+                    (other, event.position)
+                } else {
+                    (event.position, other)
+                };
+                changed.send(BlocksChanged {
+                    min: low,
+                    max: high,
+                });
+            } else {
+                resend(&mut client, event.position, clicked);
+            }
+            continue;
+        }
+
+        let slot = match event.hand {
+            Hand::Main => held.slot(),
+            Hand::Off => OFF_HAND,
+        };
+        let Some(stack) = inventory.slot(slot).cloned() else {
+            continue;
+        };
+        let Some(kind) = BlockKind::from_item_kind(stack.item) else {
+            continue; // Not a block: nothing the client expects to appear.
+        };
+        let target = if clicked.is_replaceable() {
+            event.position
+        } else {
+            event.position.get_in_direction(event.face)
+        };
+        let state = placed_state(kind, event.face, event.cursor_pos, look.yaw);
+        let door_top = is_door(state).then(|| target.get_in_direction(Direction::Up));
+        let spots: Vec<BlockPos> = std::iter::once(target).chain(door_top).collect();
+        let free = |at: BlockPos| {
+            (MIN_Y..MIN_Y + HEIGHT as i32).contains(&at.y)
+                && layer.block(at).is_some_and(|b| b.state.is_replaceable())
+        };
+        let solid = state.collision_shapes().len() > 0;
+        let ok = may_edit
+            && reach
+            && spots.iter().all(|at| free(*at))
+            && !(solid && spots.iter().any(|at| occupied(*at, &bodies)));
+        if !ok {
+            for at in spots {
+                if let Some(b) = layer.block(at) {
+                    resend(&mut client, at, b.state);
+                }
+            }
+            // The client took the item from its stack already: show it back.
+            inventory.changed |= 1 << slot;
+            continue;
+        }
+        layer.set_block(target, state);
+        if let Some(top) = door_top {
+            layer.set_block(top, state.set(PropName::Half, PropValue::Upper));
+        }
+        changed.send(BlocksChanged {
+            min: target,
+            max: door_top.unwrap_or(target),
+        });
+        if *mode == GameMode::Survival {
+            let left = stack.count().saturating_sub(1);
+            if left == 0 {
+                inventory.set_slot(slot, None);
+            } else {
+                inventory.set_slot_amount(slot, left);
+            }
+        }
+    }
+}
+
+/// Whether a player's or a zombie's box overlaps block `at`.
+fn occupied(at: BlockPos, bodies: &Query<&Position, Or<(With<Client>, With<Zombie>)>>) -> bool {
+    let (lo, hi) = (
+        DVec3::new(at.x as f64, at.y as f64, at.z as f64),
+        DVec3::new(at.x as f64 + 1.0, at.y as f64 + 1.0, at.z as f64 + 1.0),
+    );
+    let half = PLAYER_HALF_WIDTH.max(HALF_WIDTH);
+    let height = PLAYER_HEIGHT.max(BODY_HEIGHT);
+    bodies.iter().any(|p| {
+        let feet = p.0;
+        feet.x + half > lo.x
+            && feet.x - half < hi.x
+            && feet.z + half > lo.z
+            && feet.z - half < hi.z
+            && feet.y + height > lo.y
+            && feet.y < hi.y
+    })
+}

@@ -1,0 +1,292 @@
+//! Players change blocks, headless: survival digging within reach and no sooner than vanilla's
+//! dig time, drops into the inventory, refusals that resend the true block, creative breaking,
+//! placing turned as vanilla turns blocks and never inside someone, doors, and the sky map
+//! seeing a new roof at once.
+
+mod support;
+
+use horde::daylight::SkyMap;
+use horde::world::{LayerVoxels, Overworld};
+use support::headless::{harness, Harness};
+use valence::interact_block::InteractBlockEvent;
+use valence::math::Vec3;
+use valence::prelude::*;
+use valence::protocol::packets::play::BlockUpdateS2c;
+use valence::protocol::{Direction, Hand, Packet};
+
+/// A flat stone floor with a grass block in it at `(o.x + 2, o.y - 1, o.z)`, the player
+/// standing at the spawn block `o` in survival.
+fn field(h: &mut Harness) -> BlockPos {
+    let s = h.spawn_point();
+    let (x, y, z) = (s.x.floor() as i32, s.y.floor() as i32, s.z.floor() as i32);
+    h.run(&format!(
+        "fill {} {} {} {} {} {} stone",
+        x - 8,
+        y - 3,
+        z - 8,
+        x + 8,
+        y - 1,
+        z + 8
+    ));
+    // Open sky above: nothing of the terrain (a tree) over the field.
+    h.run(&format!(
+        "fill {} {} {} {} {} {} air",
+        x - 8,
+        y,
+        z - 8,
+        x + 8,
+        y + 24,
+        z + 8
+    ));
+    h.run(&format!(
+        "fill {} {} {} {} {} {} grass_block",
+        x + 2,
+        y - 1,
+        z,
+        x + 2,
+        y - 1,
+        z
+    ));
+    h.run(&format!(
+        "fill {} {} {} {} {} {} bedrock",
+        x - 2,
+        y - 1,
+        z,
+        x - 2,
+        y - 1,
+        z
+    ));
+    h.run("time set midnight");
+    let o = BlockPos::new(x, y, z);
+    h.app.world.get_mut::<Position>(h.client).unwrap().0 =
+        DVec3::new(x as f64 + 0.5, y as f64, z as f64 + 0.5);
+    h.app.update();
+    o
+}
+
+fn block(h: &mut Harness, at: BlockPos) -> BlockState {
+    h.app
+        .world
+        .query_filtered::<&ChunkLayer, With<Overworld>>()
+        .single(&h.app.world)
+        .block(at)
+        .unwrap()
+        .state
+}
+
+fn dig(h: &mut Harness, at: BlockPos, state: DiggingState) {
+    let client = h.client;
+    h.app.world.send_event(DiggingEvent {
+        client,
+        position: at,
+        direction: Direction::Up,
+        state,
+    });
+    h.app.update();
+}
+
+fn count(h: &Harness, item: ItemKind) -> u32 {
+    let inventory = h.app.world.get::<Inventory>(h.client).unwrap();
+    (0..inventory.slot_count())
+        .filter_map(|i| inventory.slot(i))
+        .filter(|s| s.item == item)
+        .map(|s| s.count() as u32)
+        .sum()
+}
+
+/// Whether the player was sent the block at `at` since the last look.
+fn resent(h: &mut Harness, at: BlockPos) -> bool {
+    h.helper
+        .collect_received()
+        .0
+        .iter()
+        .filter(|f| f.id == BlockUpdateS2c::ID)
+        .any(|f| f.decode::<BlockUpdateS2c>().is_ok_and(|p| p.position == at))
+}
+
+#[test]
+fn survival_digging_takes_vanillas_time_and_gives_the_drop() {
+    let mut h = harness();
+    let o = field(&mut h);
+    let grass = BlockPos::new(o.x + 2, o.y - 1, o.z);
+    // Bare hands dig a grass block in 0.9 s: 18 ticks (70% of them are accepted).
+    dig(&mut h, grass, DiggingState::Start);
+    for _ in 0..5 {
+        h.app.update();
+    }
+    h.helper.clear_received();
+    dig(&mut h, grass, DiggingState::Stop);
+    assert_eq!(
+        block(&mut h, grass),
+        BlockState::GRASS_BLOCK,
+        "too soon: refused"
+    );
+    assert!(resent(&mut h, grass), "and the true block sent back");
+    assert_eq!(count(&h, ItemKind::Dirt), 0);
+
+    dig(&mut h, grass, DiggingState::Start);
+    for _ in 0..18 {
+        h.app.update();
+    }
+    dig(&mut h, grass, DiggingState::Stop);
+    assert!(block(&mut h, grass).is_air(), "dug");
+    assert_eq!(count(&h, ItemKind::Dirt), 1, "a grass block drops dirt");
+}
+
+#[test]
+fn out_of_reach_and_unbreakable_blocks_are_refused_and_resent() {
+    let mut h = harness();
+    let o = field(&mut h);
+    let bedrock = BlockPos::new(o.x - 2, o.y - 1, o.z);
+    h.helper.clear_received();
+    dig(&mut h, bedrock, DiggingState::Start);
+    assert_eq!(block(&mut h, bedrock), BlockState::BEDROCK);
+    assert!(resent(&mut h, bedrock));
+    let far = BlockPos::new(o.x + 8, o.y - 1, o.z + 8);
+    dig(&mut h, far, DiggingState::Start);
+    for _ in 0..200 {
+        h.app.update();
+    }
+    dig(&mut h, far, DiggingState::Stop);
+    assert_eq!(block(&mut h, far), BlockState::STONE, "11 blocks away");
+    assert!(resent(&mut h, far));
+}
+
+#[test]
+fn creative_breaks_at_once_and_keeps_nothing() {
+    let mut h = harness();
+    let o = field(&mut h);
+    h.run("gamemode creative tester");
+    let stone = BlockPos::new(o.x + 1, o.y - 1, o.z);
+    dig(&mut h, stone, DiggingState::Start);
+    assert!(block(&mut h, stone).is_air());
+    assert_eq!(count(&h, ItemKind::Cobblestone), 0);
+}
+
+fn place(h: &mut Harness, on: BlockPos, face: Direction, cursor_y: f32) {
+    let client = h.client;
+    h.app.world.send_event(InteractBlockEvent {
+        client,
+        hand: Hand::Main,
+        position: on,
+        face,
+        cursor_pos: Vec3::new(0.5, cursor_y, 0.5),
+        head_inside_block: false,
+        sequence: 1,
+    });
+    h.app.update();
+}
+
+/// Puts `count` of `item` in the held hotbar slot.
+fn hold(h: &mut Harness, item: ItemKind, count: u8) {
+    let mut inventory = h.app.world.get_mut::<Inventory>(h.client).unwrap();
+    inventory.set_slot(36, ItemStack::new(item, count, None));
+    h.app.update();
+}
+
+#[test]
+fn placing_spends_an_item_turns_logs_and_never_fills_a_player() {
+    let mut h = harness();
+    let o = field(&mut h);
+    hold(&mut h, ItemKind::OakLog, 3);
+    let floor = BlockPos::new(o.x + 1, o.y - 1, o.z);
+    place(&mut h, floor, Direction::Up, 1.0);
+    let log = block(&mut h, BlockPos::new(o.x + 1, o.y, o.z));
+    assert_eq!(log.to_kind(), BlockKind::OakLog);
+    assert_eq!(
+        log.get(PropName::Axis),
+        Some(PropValue::Y),
+        "placed on top: upright"
+    );
+    assert_eq!(count(&h, ItemKind::OakLog), 2);
+    // Against the log's east face: lying east-west.
+    place(
+        &mut h,
+        BlockPos::new(o.x + 1, o.y, o.z),
+        Direction::East,
+        0.5,
+    );
+    let side = block(&mut h, BlockPos::new(o.x + 2, o.y, o.z));
+    assert_eq!(side.get(PropName::Axis), Some(PropValue::X));
+    // Into the block the player stands in: refused, resent, nothing spent.
+    h.helper.clear_received();
+    place(&mut h, BlockPos::new(o.x, o.y - 1, o.z), Direction::Up, 1.0);
+    assert!(block(&mut h, o).is_air());
+    assert!(resent(&mut h, o));
+    assert_eq!(count(&h, ItemKind::OakLog), 1);
+}
+
+#[test]
+fn doors_take_two_blocks_open_together_and_go_together() {
+    let mut h = harness();
+    let o = field(&mut h);
+    hold(&mut h, ItemKind::OakDoor, 1);
+    let floor = BlockPos::new(o.x + 2, o.y - 1, o.z + 2);
+    place(&mut h, floor, Direction::Up, 1.0);
+    let (lower, upper) = (
+        BlockPos::new(o.x + 2, o.y, o.z + 2),
+        BlockPos::new(o.x + 2, o.y + 1, o.z + 2),
+    );
+    assert_eq!(
+        block(&mut h, lower).get(PropName::Half),
+        Some(PropValue::Lower)
+    );
+    assert_eq!(
+        block(&mut h, upper).get(PropName::Half),
+        Some(PropValue::Upper)
+    );
+    place(&mut h, upper, Direction::North, 0.5);
+    for at in [lower, upper] {
+        assert_eq!(block(&mut h, at).get(PropName::Open), Some(PropValue::True));
+    }
+    place(&mut h, lower, Direction::North, 0.5);
+    assert_eq!(
+        block(&mut h, upper).get(PropName::Open),
+        Some(PropValue::False)
+    );
+    h.run("gamemode creative tester");
+    dig(&mut h, upper, DiggingState::Start);
+    assert!(block(&mut h, lower).is_air() && block(&mut h, upper).is_air());
+}
+
+#[test]
+fn a_roof_shades_the_sky_map_at_once() {
+    let mut h = harness();
+    let o = field(&mut h);
+    let eye = BlockPos::new(o.x + 3, o.y + 1, o.z + 3);
+    let sees = |h: &mut Harness| {
+        h.app.world.resource_scope(|world, mut sky: Mut<SkyMap>| {
+            let layer = world
+                .query_filtered::<&ChunkLayer, With<Overworld>>()
+                .single(world);
+            sky.sees_sky(&LayerVoxels::new(layer), eye)
+        })
+    };
+    assert!(sees(&mut h));
+    // A stone block placed 3 above the eyes, against a pillar's side.
+    h.run(&format!(
+        "fill {} {} {} {} {} {} stone",
+        o.x + 4,
+        o.y,
+        o.z + 3,
+        o.x + 4,
+        o.y + 4,
+        o.z + 3
+    ));
+    h.app.update();
+    assert!(sees(&mut h), "the pillar is beside, not above");
+    hold(&mut h, ItemKind::Stone, 1);
+    h.app.world.get_mut::<Position>(h.client).unwrap().0 =
+        DVec3::new(o.x as f64 + 3.5, o.y as f64, o.z as f64 + 3.5);
+    place(
+        &mut h,
+        BlockPos::new(o.x + 4, o.y + 4, o.z + 3),
+        Direction::West,
+        0.5,
+    );
+    assert_eq!(
+        block(&mut h, BlockPos::new(o.x + 3, o.y + 4, o.z + 3)),
+        BlockState::STONE
+    );
+    assert!(!sees(&mut h), "the new roof shades it");
+}
