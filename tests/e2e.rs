@@ -163,6 +163,31 @@ fn at_noon_a_client_sees_the_open_zombie_burn_the_roofed_not_and_none_when_immun
 }
 
 #[test]
+fn a_clients_belongings_outlast_leaving_and_a_restart() {
+    let mut server = TestServer::start("playerdata", "");
+    let left = server.scenario_with("playerdata", &[("HORDE_STEP", "leave")]);
+    assert!(left.contains("\"ok\":true"), "{left}");
+    let spot = left
+        .split("\"spot\":")
+        .nth(1)
+        .and_then(|rest| rest.split('}').next())
+        .map(|s| format!("{s}}}"))
+        .unwrap_or_else(|| panic!("no spot in {left}"));
+    let playerdata = server.dir.path().join("world/playerdata");
+    server.wait_until("the keeper's file is written", |_| {
+        std::fs::read_dir(&playerdata).is_ok_and(|d| d.count() > 0)
+    });
+    let dir = server.stop();
+    let server = TestServer::start_in(dir, "");
+    let back = server.scenario_with(
+        "playerdata",
+        &[("HORDE_STEP", "back"), ("HORDE_SPOT", &spot)],
+    );
+    assert!(back.contains("\"ok\":true"), "{back}");
+    server.stop();
+}
+
+#[test]
 fn a_client_digs_and_places_and_another_client_sees_both() {
     let server = TestServer::start("build", "");
     let result = server.scenario("build");

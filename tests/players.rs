@@ -96,3 +96,37 @@ fn a_player_killed_at_a_camped_spawn_respawns_protected_for_sixty_ticks() {
         );
     }
 }
+
+#[test]
+fn a_player_keeps_place_health_mode_and_inventory_across_a_restart() {
+    let mut h = harness();
+    let id = *h.app.world.get::<UniqueId>(h.client).unwrap();
+    let spot = h.spawn_point() + DVec3::new(3.0, 0.0, 2.0);
+    h.app.world.get_mut::<Position>(h.client).unwrap().0 = spot;
+    h.run("give tester oak_log 7");
+    h.run("gamemode adventure tester");
+    h.run("damage tester 5");
+    h.app.update();
+    assert_eq!(h.run("save-all"), "saved=true");
+
+    // The same player (by UUID) joins the server started again on the same folder.
+    let mut app = horde::headless::start(horde::config::Config::default(), h.world.path()).unwrap();
+    let (bundle, _helper) = create_mock_client("tester");
+    let again = app.world.spawn(bundle).id();
+    app.world.entity_mut(again).insert(id);
+    app.update();
+    app.update();
+    assert_eq!(app.world.get::<Position>(again).unwrap().0, spot);
+    assert_eq!(
+        *app.world.get::<GameMode>(again).unwrap(),
+        GameMode::Adventure
+    );
+    assert_eq!(app.world.get::<Health>(again).unwrap().0, MAX_HEALTH - 5.0);
+    let inventory = app.world.get::<Inventory>(again).unwrap();
+    let logs: u32 = (0..inventory.slot_count())
+        .filter_map(|i| inventory.slot(i))
+        .filter(|s| s.item == ItemKind::OakLog)
+        .map(|s| s.count() as u32)
+        .sum();
+    assert_eq!(logs, 7);
+}

@@ -2,6 +2,7 @@
 //! `data/*.dat` files. Written at every autosave, on `save-all` and on shutdown.
 
 mod file;
+pub mod players;
 pub mod zombies;
 
 use std::path::Path;
@@ -16,16 +17,20 @@ use crate::daylight::{Burning, Helmet, Phase, WorldPhase};
 use crate::hunt::{HuntZombie, Hunts, Round};
 use crate::pack::ghost::GhostMember;
 use crate::pack::{PackBrain, PackState, Packs};
+use crate::player::{Health, MAX_HEALTH};
 use crate::random::Stream;
 use crate::time::WorldClock;
 use crate::world::Overworld;
 use crate::world::WorldDir;
 use crate::zombie::{zombie_bundle, Arena, Dying, Vitality, Zombie, ZombieKinds};
 pub use file::{SaveFile, DATA_VERSION};
+use players::SavedPlayer;
 
 /// Format versions of `horde_world.dat` and `horde_packs.dat`.
 const WORLD_FORMAT: i32 = 1;
 const PACKS_FORMAT: i32 = 2;
+/// Format of `playerdata/*.dat`.
+const PLAYER_FORMAT: i32 = 1;
 
 /// `data/horde_packs.dat`: packs and loose zombies.
 pub fn packs_file(world_dir: &Path) -> SaveFile {
@@ -47,6 +52,10 @@ impl Plugin for SavePlugin {
                 restore_loose_zombies
                     .in_set(crate::TickSet::Zombies)
                     .before(crate::zombie::chase::ZombieSet::Classify),
+            )
+            .add_systems(
+                Update,
+                (restore_players, save_leaving_players).in_set(crate::TickSet::Zombies),
             )
             .add_systems(Last, autosave);
     }
@@ -329,16 +338,140 @@ pub fn load_world(
 
 /// Writes everything horde keeps in the world folder, now.
 fn save_all(world: &mut World) -> anyhow::Result<()> {
-    let (dir, root, zombies) = snapshot(world);
-    world_file(&dir).write(&root)?;
-    packs_file(&dir).write(&zombies.to_nbt())
+    let snapshot = snapshot(world);
+    snapshot.write()
 }
 
-/// Everything to save, copied off the world.
-fn snapshot(world: &mut World) -> (std::path::PathBuf, Compound, zombies::SavedZombies) {
+/// Everything to save, copied off the world on the tick.
+struct Snapshot {
+    dir: std::path::PathBuf,
+    world: Compound,
+    zombies: zombies::SavedZombies,
+    players: Vec<(UniqueId, SavedPlayer)>,
+}
+
+impl Snapshot {
+    fn write(&self) -> anyhow::Result<()> {
+        world_file(&self.dir).write(&self.world)?;
+        packs_file(&self.dir).write(&self.zombies.to_nbt())?;
+        for (id, player) in &self.players {
+            player_file(&self.dir, *id).write(&player.to_nbt())?;
+        }
+        Ok(())
+    }
+}
+
+fn snapshot(world: &mut World) -> Snapshot {
     let zombies = snapshot_zombies(world);
     let (dir, root) = world_snapshot(world);
-    (dir, root, zombies)
+    let players = world
+        .query_filtered::<(&UniqueId, &Position, &Look, &Health, &GameMode, &Inventory), With<Client>>()
+        .iter(world)
+        .map(|(id, pos, look, health, mode, inventory)| {
+            (*id, saved_player(pos, look, health, mode, inventory))
+        })
+        .collect();
+    Snapshot {
+        dir,
+        world: root,
+        zombies,
+        players,
+    }
+}
+
+/// `playerdata/<uuid>.dat`: one player's position, health, game mode and inventory.
+fn player_file(world_dir: &Path, id: UniqueId) -> SaveFile {
+    let name = format!("{}.dat", id.0.hyphenated());
+    SaveFile::new(world_dir.join("playerdata").join(name), PLAYER_FORMAT)
+}
+
+fn saved_player(
+    pos: &Position,
+    look: &Look,
+    health: &Health,
+    mode: &GameMode,
+    inventory: &Inventory,
+) -> SavedPlayer {
+    SavedPlayer {
+        pos: pos.0,
+        yaw: look.yaw,
+        pitch: look.pitch,
+        health: health.0,
+        game_mode: *mode,
+        items: SavedPlayer::items_of(inventory),
+    }
+}
+
+/// A joining player gets back what their file holds: where they stood, their health, game
+/// mode and inventory. One who left dead comes back at the spawn, as on respawning.
+fn restore_players(
+    mut commands: Commands,
+    mut joined: Query<
+        (
+            Entity,
+            &UniqueId,
+            &Username,
+            &mut Position,
+            &mut Look,
+            &mut GameMode,
+            &mut Inventory,
+        ),
+        Added<Client>,
+    >,
+    dir: Res<WorldDir>,
+) {
+    for (entity, id, name, mut pos, mut look, mut mode, mut inventory) in &mut joined {
+        let saved = match player_file(&dir.0, *id).load_as(SavedPlayer::from_nbt) {
+            Ok(Some(saved)) => saved,
+            Ok(None) => continue,
+            Err(e) => {
+                warn!(
+                    "{}'s saved data is unusable, they start afresh: {e:#}",
+                    name.0
+                );
+                continue;
+            }
+        };
+        *mode = saved.game_mode;
+        for (slot, item, count) in &saved.items {
+            if *slot < inventory.slot_count() {
+                inventory.set_slot(*slot, ItemStack::new(*item, *count, None));
+            }
+        }
+        if saved.health > 0.0 {
+            pos.0 = saved.pos;
+            look.yaw = saved.yaw;
+            look.pitch = saved.pitch;
+            commands
+                .entity(entity)
+                .insert(Health(saved.health.min(MAX_HEALTH)));
+        }
+    }
+}
+
+/// A player who leaves is written to their file at once (off the tick).
+fn save_leaving_players(
+    mut left: RemovedComponents<Client>,
+    players: Query<(&UniqueId, &Position, &Look, &Health, &GameMode, &Inventory)>,
+    dir: Res<WorldDir>,
+) {
+    for entity in left.iter() {
+        let Ok((id, pos, look, health, mode, inventory)) = players.get(entity) else {
+            continue;
+        };
+        let file = player_file(&dir.0, *id);
+        let saved = saved_player(pos, look, health, mode, inventory);
+        let written = std::thread::Builder::new()
+            .name("playerdata".into())
+            .spawn(move || {
+                if let Err(e) = file.write(&saved.to_nbt()) {
+                    error!("saving a player who left failed: {e:#}");
+                }
+            });
+        if let Err(e) = written {
+            error!("saving a player who left failed: cannot start its thread: {e}");
+        }
+    }
 }
 
 /// The clock and phase as `horde_world.dat`'s root.
@@ -372,21 +505,17 @@ fn autosave(world: &mut World) {
         warn!("the previous autosave is still being written; skipping this one");
         return;
     }
-    let (dir, root, zombies) = snapshot(world);
+    let snapshot = snapshot(world);
     let worker = std::thread::Builder::new()
         .name("autosave".into())
-        .spawn(move || {
-            let written = world_file(&dir)
-                .write(&root)
-                .and_then(|()| packs_file(&dir).write(&zombies.to_nbt()));
-            match written {
-                Ok(()) => info!(
-                    "autosaved the world ({} packs, {} loose zombies)",
-                    zombies.packs.len(),
-                    zombies.loose.len()
-                ),
-                Err(e) => error!("autosave failed: {e:#}"),
-            }
+        .spawn(move || match snapshot.write() {
+            Ok(()) => info!(
+                "autosaved the world ({} packs, {} loose zombies, {} players)",
+                snapshot.zombies.packs.len(),
+                snapshot.zombies.loose.len(),
+                snapshot.players.len()
+            ),
+            Err(e) => error!("autosave failed: {e:#}"),
         });
     match worker {
         Ok(handle) => world.resource_mut::<SaveWorker>().0 = Some(handle),
