@@ -290,3 +290,104 @@ fn a_roof_shades_the_sky_map_at_once() {
     );
     assert!(!sees(&mut h), "the new roof shades it");
 }
+
+/// A glass room east of the player with a closed oak door in its west wall, a zombie inside;
+/// returns the door's lower half and the zombie.
+fn zombie_behind_a_door(h: &mut Harness) -> (BlockPos, Entity) {
+    let o = field(h);
+    let (x, y, z) = (o.x, o.y, o.z);
+    h.run(&format!(
+        "fill {} {y} {} {} {} {} glass",
+        x + 1,
+        z - 2,
+        x + 5,
+        y + 2,
+        z + 2
+    ));
+    h.run(&format!(
+        "fill {} {y} {} {} {} {} air",
+        x + 2,
+        z - 1,
+        x + 4,
+        y + 2,
+        z + 1
+    ));
+    let door = BlockPos::new(x + 1, y, z);
+    {
+        let mut layer = h
+            .app
+            .world
+            .query_filtered::<&mut ChunkLayer, With<Overworld>>()
+            .single_mut(&mut h.app.world);
+        let lower = BlockState::OAK_DOOR.set(PropName::Facing, PropValue::East);
+        layer.set_block(door, lower);
+        layer.set_block(
+            BlockPos::new(x + 1, y + 1, z),
+            lower.set(PropName::Half, PropValue::Upper),
+        );
+    }
+    h.app.world.get_mut::<Position>(h.client).unwrap().0 =
+        DVec3::new(x as f64 - 2.5, y as f64, z as f64 + 0.5);
+    let zombie = h.summon(BlockPos::new(x + 3, y, z));
+    (door, zombie)
+}
+
+#[test]
+fn a_chasing_zombie_breaks_a_wooden_door_in_twelve_seconds_showing_the_cracks() {
+    let mut h = harness();
+    let (door, zombie) = zombie_behind_a_door(&mut h);
+    h.helper.clear_received();
+    let mut broke_at = None;
+    for tick in 0..600 {
+        h.app.update();
+        if block(&mut h, door).is_air() {
+            broke_at = Some(tick);
+            break;
+        }
+    }
+    let broke_at = broke_at.expect("the door was broken");
+    assert!(
+        broke_at >= 240,
+        "not before vanilla's 240 ticks: {broke_at}"
+    );
+    assert!(
+        block(&mut h, door.get_in_direction(Direction::Up)).is_air(),
+        "both halves"
+    );
+    let cracks = h
+        .helper
+        .collect_received()
+        .0
+        .iter()
+        .filter(|f| f.id == valence::protocol::packets::play::BlockBreakingProgressS2c::ID)
+        .count();
+    assert!(
+        cracks >= 10,
+        "the cracks grew stage by stage: {cracks} packets"
+    );
+    // Out through the doorway and after the player.
+    let player = h.app.world.get::<Position>(h.client).unwrap().0;
+    let mut closest = f64::INFINITY;
+    for _ in 0..400 {
+        h.app.update();
+        let at = h.app.world.get::<Position>(zombie).unwrap().0;
+        closest = closest.min(at.distance(player));
+    }
+    assert!(
+        closest < 2.5,
+        "came out: {closest:.1} blocks at the closest"
+    );
+}
+
+#[test]
+fn without_break_doors_the_door_holds() {
+    let mut config = horde::config::Config::default();
+    config.spawning.enabled = false;
+    config.zombies.break_doors = false;
+    let mut h = support::headless::harness_with(config);
+    let (door, _) = zombie_behind_a_door(&mut h);
+    for _ in 0..400 {
+        h.app.update();
+    }
+    assert_eq!(block(&mut h, door).to_kind(), BlockKind::OakDoor);
+}

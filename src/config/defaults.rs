@@ -103,6 +103,7 @@ impl Default for ZombiesConfig {
             attack_windup_s: 0.333,
             attack_cooldown_s: 2.0,
             wander_radius: 8.0,
+            break_doors: true,
             types: vec![
                 ZombieType {
                     name: "zombie".into(),

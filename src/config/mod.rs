@@ -154,6 +154,8 @@ pub struct ZombiesConfig {
     pub attack_cooldown_s: f64,
     /// Blocks a zombie with no target strolls from where it stands.
     pub wander_radius: f64,
+    /// Zombies chasing someone break the wooden doors in their way, as vanilla's do on Hard.
+    pub break_doors: bool,
     pub types: Vec<ZombieType>,
 }
 

@@ -33,17 +33,23 @@ pub trait Voxels {
     }
 }
 
-/// Whether a block stops a body: it has a collision shape.
+/// Whether a block stops a body: it has a collision shape. An open door does not: its thin
+/// leaf stands at the side of its block, and bodies walk through the doorway.
 pub fn is_solid(block: BlockState) -> bool {
     // Valence walks the state's shape list each time; paths ask millions of times a second.
     static SOLID: OnceLock<Vec<bool>> = OnceLock::new();
     let table = SOLID.get_or_init(|| {
         (0..=u16::MAX)
             .map_while(BlockState::from_raw)
-            .map(|b| b.collision_shapes().next().is_some())
+            .map(|b| b.collision_shapes().next().is_some() && !open_door(b))
             .collect()
     });
     table[block.to_raw() as usize]
+}
+
+fn open_door(block: BlockState) -> bool {
+    block.to_kind().to_str().ends_with("_door")
+        && block.get(PropName::Open) == Some(PropValue::True)
 }
 
 impl Voxels for ChunkLayer {
@@ -151,6 +157,15 @@ impl Voxels for Grid {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_closed_door_stops_bodies_an_open_one_does_not() {
+        let closed = BlockState::OAK_DOOR;
+        assert!(is_solid(closed));
+        assert!(!is_solid(closed.set(PropName::Open, PropValue::True)));
+        let iron = BlockState::IRON_DOOR.set(PropName::Open, PropValue::True);
+        assert!(!is_solid(iron), "open is open, iron or not");
+    }
 
     #[test]
     fn standing_needs_ground_and_two_free_blocks() {

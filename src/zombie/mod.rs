@@ -1,11 +1,13 @@
 //! Zombies: bodies that walk the voxel world (`body`), find paths (`path`), pick and keep
 //! their targets (`chase`), move in hops with a watchdog (`hop`, `movement`), hold their heads
-//! (`look`), hit and get hit (`attack`), and act less often far from players (`lod`).
+//! (`look`), hit and get hit (`attack`), break wooden doors (`doors`), and act less often far
+//! from players (`lod`).
 
 pub mod attack;
 pub mod body;
 pub mod chase;
 pub mod commands;
+mod doors;
 pub mod hop;
 pub mod kinds;
 pub mod lod;
@@ -30,7 +32,12 @@ impl Plugin for ZombiePlugin {
         let kinds = ZombieKinds::new(&app.world.resource::<Config>().zombies.types);
         app.insert_resource(kinds)
             .add_systems(Update, kinds::reload_kinds.in_set(crate::TickSet::Config))
-            .add_plugins((lod::LodPlugin, chase::ChasePlugin, attack::AttackPlugin));
+            .add_plugins((
+                lod::LodPlugin,
+                chase::ChasePlugin,
+                attack::AttackPlugin,
+                doors::DoorsPlugin,
+            ));
     }
 }
 

@@ -4,10 +4,12 @@
 
 use std::f64::consts::TAU;
 
+use bevy_ecs::query::Has;
 use valence::prelude::*;
 
 use super::body::Body;
 use super::chase::{Chase, ChaseRules, ChaseStats};
+use super::doors::BreakingDoor;
 use super::hop::{hop_goal, Decision, HopEvent};
 use super::lod::Lod;
 use super::look::{posture, show, yaw_of};
@@ -30,6 +32,7 @@ pub(super) fn move_zombies(
             &mut Look,
             &mut HeadYaw,
             &Lod,
+            Has<BreakingDoor>,
         ),
         (Without<Dying>, Without<Client>),
     >,
@@ -45,7 +48,7 @@ pub(super) fn move_zombies(
     };
     let layer = &LayerVoxels::new(layer);
     let now = server.current_tick() as u64;
-    for (zombie, mut chase, mut errand, mut body, mut position, mut look, mut head, lod) in
+    for (zombie, mut chase, mut errand, mut body, mut position, mut look, mut head, lod, at_door) in
         &mut zombies
     {
         let steps = lod.steps(now);
@@ -58,8 +61,9 @@ pub(super) fn move_zombies(
         let mut pos = body.at.unwrap_or(position.0);
         let target = chase.target.and_then(|t| players.get(t).ok()).map(|p| p.0);
 
-        // Close enough to strike: stand and face the target; the attack system does the rest.
-        let holding = target.is_some_and(|t| t.distance(pos) <= kind.reach * 0.8);
+        // Close enough to strike, or hammering at a door: stand; the attack and door systems
+        // do the rest (and a zombie at a door does not give its target up).
+        let holding = at_door || target.is_some_and(|t| t.distance(pos) <= kind.reach * 0.8);
         match destination(chase, errand.0, target, pos, now, &rules) {
             Some(dest) if !holding => {
                 let hop = Hop {

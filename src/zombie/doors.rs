@@ -1,0 +1,201 @@
+//! Zombies break wooden doors, as vanilla's do on Hard (`BreakDoorGoal`): a chasing zombie
+//! next to a closed wooden door on the side of its target hammers at it for 240 ticks, clients
+//! seeing the cracks grow and hearing the blows, then the door is gone, both halves. A zombie
+//! that loses its target, or whose door opens or goes, stops and the cracks clear.
+
+use valence::entity::{EntityAnimations, EntityId};
+use valence::layer::Layer;
+use valence::prelude::*;
+use valence::protocol::packets::play::{BlockBreakingProgressS2c, WorldEventS2c};
+use valence::protocol::{Direction, VarInt, WritePacket};
+
+use super::chase::ZombieSet;
+use super::{Chase, Dying, Zombie};
+use crate::config::Config;
+use crate::world::{BlocksChanged, Overworld};
+
+pub(super) struct DoorsPlugin;
+
+impl Plugin for DoorsPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_systems(Update, break_doors.in_set(ZombieSet::Attack));
+    }
+}
+
+/// Ticks of hammering that break a door (vanilla's 240 on Hard).
+const BREAK_TICKS: u32 = 240;
+/// Vanilla's level events: a zombie hits a wooden door, breaks it, a block's break particles.
+const HIT_SOUND: i32 = 1019;
+const BREAK_SOUND: i32 = 1021;
+const BREAK_PARTICLES: i32 = 2001;
+/// A destroy stage outside 0..=9 clears the cracks.
+const NO_CRACKS: u8 = 255;
+
+/// A zombie hammering at the door whose lower half is at `door`.
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct BreakingDoor {
+    door: BlockPos,
+    ticks: u32,
+}
+
+/// The crack stage shown after `ticks` of hammering, 0 to 9.
+fn stage(ticks: u32) -> u8 {
+    (ticks * 10 / BREAK_TICKS).min(9) as u8
+}
+
+/// Whether `state` is a closed door a zombie can break (any wooden one; not iron).
+fn breakable_door(state: BlockState) -> bool {
+    let name = state.to_kind().to_str();
+    name.ends_with("_door")
+        && name != "iron_door"
+        && state.get(PropName::Open) != Some(PropValue::True)
+}
+
+/// The lower half of a breakable door beside a zombie at `feet`, on the side of `target`.
+fn door_beside(layer: &ChunkLayer, feet: DVec3, target: DVec3) -> Option<BlockPos> {
+    let base = BlockPos::from_pos(feet);
+    let toward = DVec3::new(target.x - feet.x, 0.0, target.z - feet.z);
+    [
+        Direction::North,
+        Direction::South,
+        Direction::West,
+        Direction::East,
+    ]
+    .into_iter()
+    .flat_map(|d| [base, base.get_in_direction(Direction::Up)].map(|b| b.get_in_direction(d)))
+    .filter(|at| {
+        let centre = DVec3::new(at.x as f64 + 0.5, feet.y, at.z as f64 + 0.5);
+        (centre - feet).dot(toward) > 0.0
+    })
+    .find_map(|at| {
+        let state = layer.block(at)?.state;
+        breakable_door(state).then(|| match state.get(PropName::Half) {
+            Some(PropValue::Upper) => at.get_in_direction(Direction::Down),
+            _ => at,
+        })
+    })
+}
+
+fn break_doors(
+    mut commands: Commands,
+    mut zombies: Query<
+        (
+            Entity,
+            &Chase,
+            &Position,
+            &EntityId,
+            &mut EntityAnimations,
+            Option<&mut BreakingDoor>,
+        ),
+        (With<Zombie>, Without<Dying>),
+    >,
+    players: Query<&Position, (With<Client>, Without<Zombie>)>,
+    mut layers: Query<&mut ChunkLayer, With<Overworld>>,
+    mut changed: EventWriter<BlocksChanged>,
+    config: Res<Config>,
+) {
+    let Ok(mut layer) = layers.get_single_mut() else {
+        return;
+    };
+    for (entity, chase, pos, id, mut swings, breaking) in &mut zombies {
+        let target = chase
+            .target
+            .and_then(|t| players.get(t).ok())
+            .map(|p| p.0)
+            .filter(|_| config.zombies.break_doors);
+        // A door being broken holds the zombie while it stays within 2 blocks (vanilla's
+        // rule), however it shuffles; otherwise it looks for one beside it.
+        let kept = breaking.as_ref().map(|b| b.door).filter(|door| {
+            let centre = DVec3::new(door.x as f64 + 0.5, pos.0.y, door.z as f64 + 0.5);
+            target.is_some()
+                && centre.distance(pos.0) <= 2.0
+                && layer.block(*door).is_some_and(|b| breakable_door(b.state))
+        });
+        let door = kept.or_else(|| target.and_then(|t| door_beside(&layer, pos.0, t)));
+        let cracks = |layer: &mut ChunkLayer, door: BlockPos, stage: u8| {
+            layer
+                .view_writer(ChunkPos::from_block_pos(door))
+                .write_packet(&BlockBreakingProgressS2c {
+                    entity_id: VarInt(id.get()),
+                    position: door,
+                    destroy_stage: stage,
+                });
+        };
+        let mut breaking = match (breaking, door) {
+            (Some(b), Some(door)) if b.door == door => b,
+            (old, door) => {
+                if let Some(old) = old {
+                    cracks(&mut layer, old.door, NO_CRACKS);
+                    commands.entity(entity).remove::<BreakingDoor>();
+                }
+                if let Some(door) = door {
+                    commands
+                        .entity(entity)
+                        .insert(BreakingDoor { door, ticks: 0 });
+                }
+                continue;
+            }
+        };
+        let before = stage(breaking.ticks);
+        breaking.ticks += 1;
+        let door = breaking.door;
+        if breaking.ticks % 20 == 0 {
+            swings.trigger(EntityAnimation::SwingMainHand);
+            event(&mut layer, HIT_SOUND, door, 0);
+        }
+        if breaking.ticks >= BREAK_TICKS {
+            let Some(state) = layer.block(door).map(|b| b.state) else {
+                continue;
+            };
+            let top = door.get_in_direction(Direction::Up);
+            layer.set_block(door, BlockState::AIR);
+            if layer
+                .block(top)
+                .is_some_and(|b| b.state.to_kind() == state.to_kind())
+            {
+                layer.set_block(top, BlockState::AIR);
+            }
+            event(&mut layer, BREAK_SOUND, door, 0);
+            event(&mut layer, BREAK_PARTICLES, door, state.to_raw() as i32);
+            cracks(&mut layer, door, NO_CRACKS);
+            changed.send(BlocksChanged {
+                min: door,
+                max: top,
+            });
+            commands.entity(entity).remove::<BreakingDoor>();
+        } else if stage(breaking.ticks) != before || breaking.ticks == 1 {
+            cracks(&mut layer, door, stage(breaking.ticks));
+        }
+    }
+}
+
+/// Sends vanilla's level event `kind` at `at` to everyone who sees it.
+fn event(layer: &mut ChunkLayer, kind: i32, at: BlockPos, data: i32) {
+    layer
+        .view_writer(ChunkPos::from_block_pos(at))
+        .write_packet(&WorldEventS2c {
+            event: kind,
+            location: at,
+            data,
+            disable_relative_volume: false,
+        });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cracks_grow_over_vanillas_240_ticks() {
+        assert_eq!(stage(0), 0);
+        assert_eq!(stage(23), 0);
+        assert_eq!(stage(24), 1);
+        assert_eq!(stage(239), 9);
+        assert!(breakable_door(BlockKind::OakDoor.to_state()));
+        assert!(!breakable_door(BlockKind::IronDoor.to_state()));
+        let open = BlockKind::SpruceDoor
+            .to_state()
+            .set(PropName::Open, PropValue::True);
+        assert!(!breakable_door(open), "an open door is walked through");
+    }
+}
