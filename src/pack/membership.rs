@@ -46,13 +46,18 @@ pub(super) fn give_brains(
     }
 }
 
-/// Spatial indexes rebuilt each tick: zombies (and whether each may join or form a pack), and
-/// materialised packs by centroid, so one decision looks at a bounded neighbourhood.
+/// Spatial indexes rebuilt each tick: every zombie (for counting neighbours), the loose ones
+/// free to form a pack, and materialised packs by centroid, so one decision looks at a
+/// bounded neighbourhood.
 pub(super) struct DecisionGrids {
-    zombies: SpatialGrid<(Entity, bool)>,
+    /// Rebuilt once per `decision_divisor` ticks: neighbours are counted, and a zombie moves
+    /// a fraction of a block a tick.
+    everyone: SpatialGrid<Entity>,
+    everyone_at: Option<u64>,
+    loose: SpatialGrid<Entity>,
     packs: SpatialGrid<Candidate>,
     /// What one decision found near the zombie.
-    nearby: Vec<((Entity, bool), DVec2)>,
+    nearby: Vec<(Entity, DVec2)>,
     near_packs: Vec<(Candidate, DVec2)>,
 }
 
@@ -70,22 +75,36 @@ pub(super) fn member_decisions(
     mut reloads: EventReader<ConfigChanged>,
     mut grids: Local<Option<DecisionGrids>>,
     config: Res<Config>,
+    server: Res<Server>,
 ) {
     let rules = &config.pack;
+    let now = server.current_tick() as u64;
     // The grids' cells are as wide as the cohesion radius, which a reload may change.
     if reloads.iter().any(|c| c.touches("pack.cohesion_radius")) {
         *grids = None;
     }
     let grids = grids.get_or_insert_with(|| DecisionGrids {
-        zombies: SpatialGrid::new(rules.cohesion_radius),
+        everyone: SpatialGrid::new(rules.cohesion_radius),
+        everyone_at: None,
+        loose: SpatialGrid::new(rules.cohesion_radius),
         packs: SpatialGrid::new(rules.cohesion_radius),
         nearby: Vec::new(),
         near_packs: Vec::new(),
     });
-    grids.zombies.clear();
+    let divisor = rules.decision_divisor as u64;
+    let fresh = grids.everyone_at.is_some_and(|at| now < at + divisor);
+    if !fresh {
+        grids.everyone.clear();
+        for (entity, pos, ..) in &zombies {
+            grids.everyone.insert(entity, flat(pos.0));
+        }
+        grids.everyone_at = Some(now);
+    }
+    grids.loose.clear();
     for (entity, pos, pursuing, brain) in &zombies {
-        let joinable = brain.pack.is_none() && !pursuing;
-        grids.zombies.insert((entity, joinable), flat(pos.0));
+        if brain.pack.is_none() && !pursuing {
+            grids.loose.insert(entity, flat(pos.0));
+        }
     }
     grids.packs.clear();
     for p in packs
@@ -133,8 +152,8 @@ pub(super) fn member_decisions(
             }
             Step::Decide if !claimed.contains(&entity) => {
                 let nearby = &mut grids.nearby;
-                grids.zombies.near(at, rules.cohesion_radius, scan, nearby);
-                let neighbours = nearby.iter().filter(|((e, _), _)| *e != entity).count();
+                grids.everyone.near(at, rules.cohesion_radius, scan, nearby);
+                let neighbours = nearby.iter().filter(|(e, _)| *e != entity).count();
                 if !considers_packs(neighbours, rules) {
                     continue;
                 }
@@ -147,10 +166,11 @@ pub(super) fn member_decisions(
                     claimed.insert(entity);
                     continue;
                 }
+                grids.loose.near(at, rules.cohesion_radius, scan, nearby);
                 let loose: Vec<Entity> = nearby
                     .iter()
-                    .filter(|((e, joinable), _)| *joinable && *e != entity && !claimed.contains(e))
-                    .map(|((e, _), _)| *e)
+                    .map(|(e, _)| *e)
+                    .filter(|e| *e != entity && !claimed.contains(e))
                     .collect();
                 if forms_pack(loose.len(), rules) {
                     let mut group = vec![entity];

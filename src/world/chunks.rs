@@ -11,6 +11,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use rustc_hash::FxHashSet;
+
 use valence::anvil::{AnvilLevel, ChunkLoadEvent, ChunkLoadStatus};
 use valence::layer::UpdateLayersPreClientSet;
 use valence::log::{info, warn};
@@ -69,7 +71,7 @@ fn retime_chunks(
 /// beyond which zombies freeze) of a player, as vanilla's simulation distance. Other modules
 /// read this set instead of players' positions.
 #[derive(Resource, Debug, Default)]
-pub struct EntityTicking(pub HashSet<ChunkPos>);
+pub struct EntityTicking(pub FxHashSet<ChunkPos>);
 
 impl EntityTicking {
     pub fn contains_block(&self, pos: DVec3) -> bool {

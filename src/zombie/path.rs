@@ -5,8 +5,9 @@
 //! progress.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::BinaryHeap;
+
+use rustc_hash::FxHashMap;
 
 use valence::prelude::*;
 
@@ -107,33 +108,10 @@ pub fn neighbours(
     }
 }
 
-/// A multiply-rotate hasher for block positions (the Fx hash of rustc). The search's node map
-/// is private and short-lived, so it needs no defence against chosen keys, and the standard
-/// SipHash was a tenth of a search's time.
-#[derive(Default)]
-struct NodeHasher(u64);
-
-impl Hasher for NodeHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(b as u64);
-        }
-    }
-
-    fn write_i32(&mut self, n: i32) {
-        self.write_u64(n as u32 as u64);
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-type Nodes = HashMap<BlockPos, (u32, Option<BlockPos>), BuildHasherDefault<NodeHasher>>;
+/// The search's node map hashes block positions with rustc's Fx hash: it is private and
+/// short-lived, so it needs no defence against chosen keys, and the standard SipHash was a
+/// tenth of a search's time.
+type Nodes = FxHashMap<BlockPos, (u32, Option<BlockPos>)>;
 
 /// Finds a path from `start` to `goal` (feet positions).
 pub fn find_path(world: &impl Voxels, start: BlockPos, goal: BlockPos, limits: PathLimits) -> Path {
