@@ -239,3 +239,114 @@ fn at_the_end_of_a_hop_a_chaser_turns_to_a_clearly_nearer_player() {
     }
     assert!(switched, "the target was picked again at a hop's end");
 }
+
+#[test]
+fn a_player_on_a_pillar_is_given_up_on_then_chased_again_when_they_come_down() {
+    let mut h = harness();
+    let o = arena(&mut h, [6, 3, 0]);
+    // A pillar three blocks high under the player.
+    h.run(&format!(
+        "fill {} {} {} {} {} {} stone",
+        o.x + 6,
+        o.y,
+        o.z,
+        o.x + 6,
+        o.y + 2,
+        o.z
+    ));
+    h.run(&format!(
+        "summon zombie {} {} {}",
+        o.x as f64 - 4.5,
+        o.y,
+        o.z as f64 + 0.5
+    ));
+    let before = stats(&h);
+    let (chased, longest) = watch(&mut h, 1200);
+    let after = stats(&h);
+    assert!(chased, "the zombie went for the player");
+    assert!(after.give_ups > before.give_ups, "and gave up: {after:?}");
+    assert!(
+        longest < 200,
+        "never stood still: {longest} ticks without a plan"
+    );
+    let z = zombie(&mut h);
+    let at = h.app.world.get::<Position>(z).unwrap().0;
+    assert!(at.y < (o.y + 1) as f64, "it stayed below: {at}");
+
+    // The player comes down: the chase is on again.
+    h.app.world.get_mut::<Position>(h.client).unwrap().0 =
+        DVec3::new(o.x as f64 + 8.5, o.y as f64, o.z as f64 + 0.5);
+    let player = h.app.world.get::<Position>(h.client).unwrap().0;
+    let mut closest = f64::INFINITY;
+    for _ in 0..600 {
+        h.app.update();
+        let at = h.app.world.get::<Position>(z).unwrap().0;
+        closest = closest.min(at.distance(player));
+        if closest < 2.0 {
+            break;
+        }
+    }
+    assert!(
+        closest < 2.0,
+        "reached the player on the ground: {closest:.1}"
+    );
+}
+
+#[test]
+fn a_wall_built_across_a_chase_is_walked_around_and_a_hole_dropped_into() {
+    let mut h = harness();
+    let o = arena(&mut h, [10, 0, 0]);
+    h.run(&format!(
+        "summon zombie {} {} {}",
+        o.x as f64 - 8.5,
+        o.y,
+        o.z as f64 + 0.5
+    ));
+    for _ in 0..20 {
+        h.app.update();
+    }
+    // A wall three high across the arena between them, open at its south end.
+    h.run(&format!(
+        "fill {} {} {} {} {} {} stone",
+        o.x + 2,
+        o.y,
+        o.z - 12,
+        o.x + 2,
+        o.y + 2,
+        o.z + 8
+    ));
+    let player = h.app.world.get::<Position>(h.client).unwrap().0;
+    let z = zombie(&mut h);
+    let mut closest = f64::INFINITY;
+    for _ in 0..1200 {
+        h.app.update();
+        let at = h.app.world.get::<Position>(z).unwrap().0;
+        closest = closest.min(at.distance(player));
+        if closest < 2.0 {
+            break;
+        }
+    }
+    assert!(closest < 2.0, "around the wall to the player: {closest:.1}");
+
+    // A hole opened under it: it falls.
+    let at = h.app.world.get::<Position>(z).unwrap().0;
+    let (x, y, zz) = (
+        at.x.floor() as i32,
+        at.y.floor() as i32,
+        at.z.floor() as i32,
+    );
+    h.run(&format!(
+        "fill {} {} {} {} {} {} air",
+        x - 1,
+        y - 3,
+        zz - 1,
+        x + 1,
+        y - 1,
+        zz + 1
+    ));
+    for _ in 0..20 {
+        h.app.update();
+    }
+    let fell = h.app.world.get::<Position>(z).unwrap().0;
+    assert!(fell.y < at.y - 1.0, "fell into the hole: {at} -> {fell}");
+}
