@@ -282,12 +282,7 @@ fn a_player_on_a_pillar_is_given_up_on_then_chased_again_when_they_come_down() {
         o.y + 2,
         o.z
     ));
-    h.run(&format!(
-        "summon zombie {} {} {}",
-        o.x as f64 - 4.5,
-        o.y,
-        o.z as f64 + 0.5
-    ));
+    h.summon(BlockPos::new(o.x - 5, o.y, o.z));
     let before = stats(&h);
     let (chased, longest) = watch(&mut h, 1200);
     let after = stats(&h);
@@ -334,12 +329,7 @@ fn a_player_on_a_pillar_is_given_up_on_then_chased_again_when_they_come_down() {
 fn a_wall_built_across_a_chase_is_walked_around_and_a_hole_dropped_into() {
     let mut h = harness();
     let o = arena(&mut h, [10, 0, 0]);
-    h.run(&format!(
-        "summon zombie {} {} {}",
-        o.x as f64 - 8.5,
-        o.y,
-        o.z as f64 + 0.5
-    ));
+    h.summon(BlockPos::new(o.x - 9, o.y, o.z));
     for _ in 0..20 {
         h.app.update();
     }

@@ -20,10 +20,11 @@ use valence::protocol::packets::play::BlockUpdateS2c;
 use valence::protocol::{Direction, Hand, VarInt, WritePacket};
 
 use crate::player::Dead;
+use crate::world::door::{is_door, other_half};
 use crate::world::{BlocksChanged, Overworld, HEIGHT, MIN_Y};
 use crate::zombie::body::{BODY_HEIGHT, HALF_WIDTH};
 use crate::zombie::Zombie;
-use rules::{breakable, dig_done, dig_progress, drop, eyes, in_reach, is_door, placed_state};
+use rules::{breakable, dig_done, dig_progress, drop, eyes, in_reach, placed_state};
 
 pub struct BuildingPlugin;
 
@@ -158,14 +159,6 @@ fn resend(client: &mut Client, at: BlockPos, state: BlockState) {
         position: at,
         block_id: VarInt(state.to_raw() as i32),
     });
-}
-
-/// The other half of the door whose half at `at` is `state`.
-fn other_half(at: BlockPos, state: BlockState) -> BlockPos {
-    match state.get(PropName::Half) {
-        Some(PropValue::Upper) => at.get_in_direction(Direction::Down),
-        _ => at.get_in_direction(Direction::Up),
-    }
 }
 
 fn place(

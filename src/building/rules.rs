@@ -17,7 +17,7 @@ const DIG_TOLERANCE: f32 = 0.7;
 
 /// A player's eyes, from their feet.
 pub(super) fn eyes(feet: DVec3) -> DVec3 {
-    feet + DVec3::new(0.0, 1.62, 0.0)
+    feet + DVec3::new(0.0, crate::player::EYE_HEIGHT, 0.0)
 }
 
 /// Whether a player with eyes at `eyes` reaches block `at`.
@@ -161,11 +161,6 @@ pub(super) fn placed_state(
     state
 }
 
-/// Whether `state` is a door (both halves open and close together).
-pub(super) fn is_door(state: BlockState) -> bool {
-    state.to_kind().to_str().ends_with("_door")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -254,6 +249,6 @@ mod tests {
         let door = placed_state(BlockKind::OakDoor, Direction::Up, mid, 180.0);
         assert_eq!(door.get(PropName::Half), Some(PropValue::Lower));
         assert_eq!(door.get(PropName::Facing), Some(PropValue::North));
-        assert!(is_door(door));
+        assert!(crate::world::door::is_door(door));
     }
 }

@@ -47,14 +47,12 @@ pub fn reload(world: &mut World) -> String {
         .partition(|k| needs_restart(k));
     let effective = new.applicable_now(running);
     world.insert_resource(effective);
-    let (now, later) = (now.join(","), later.join(","));
-    info!("config reloaded: changed={now} restart_required={later}");
+    let (changed, later) = (now.join(","), later.join(","));
+    info!("config reloaded: changed={changed} restart_required={later}");
     if !now.is_empty() {
-        world.send_event(ConfigChanged {
-            keys: now.split(',').map(String::from).collect(),
-        });
+        world.send_event(ConfigChanged { keys: now });
     }
-    format!("reloaded=true changed={now} restart_required={later}")
+    format!("reloaded=true changed={changed} restart_required={later}")
 }
 
 /// Keys that take effect only at the next start: the listener, the world, the tick, RCON and

@@ -20,6 +20,7 @@ use crate::time::WorldClock;
 use crate::world::chunks::ChunkDropped;
 use crate::world::{BlocksChanged, LayerVoxels, Overworld, Voxels};
 use crate::zombie::attack::{hurt_effect, wound};
+use crate::zombie::body::EYE_HEIGHT;
 use crate::zombie::chase::ZombieSet;
 use crate::zombie::{staggered, Arena, Chase, Dying, Errand, Vitality, Zombie};
 pub use rules::{sunlight, Exposure, Phase, Sunlight};
@@ -77,13 +78,11 @@ impl Helmet {
 
 /// Index of `on_fire` in the 1.20.1 damage type registry.
 const ON_FIRE: i32 = 28;
-/// Zombie eyes are this high above the feet.
-const EYE: f64 = 1.74;
 /// Head helmet equipment slot.
 const HEAD_SLOT: i8 = 5;
 
 fn eye_block(pos: DVec3) -> BlockPos {
-    BlockPos::from_pos(pos + DVec3::new(0.0, EYE, 0.0))
+    BlockPos::from_pos(pos + DVec3::new(0.0, EYE_HEIGHT, 0.0))
 }
 
 /// Zombies of a type with a helmet get it when they appear.

@@ -51,6 +51,8 @@ impl Plugin for PlayerPlugin {
 
 /// Full health, as vanilla.
 pub const MAX_HEALTH: f32 = 20.0;
+/// A standing player's eyes above their feet: where they reach from and are seen at.
+pub const EYE_HEIGHT: f64 = 1.62;
 /// Vanilla's void: 4 damage each tick below `MIN_Y - 64`.
 const VOID_DEPTH: f64 = 64.0;
 const VOID_DAMAGE: f32 = 4.0;

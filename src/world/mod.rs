@@ -2,6 +2,7 @@
 //! terrain generator; and the spawn point players start and respawn at.
 
 pub mod chunks;
+pub mod door;
 mod edit;
 pub mod generate;
 mod noise;

@@ -9,6 +9,8 @@ use std::sync::OnceLock;
 use valence::layer::chunk::{Chunk, LoadedChunk};
 use valence::prelude::*;
 
+use super::door::is_open_door;
+
 /// Read access to blocks; `None` means not loaded (never walked into).
 pub trait Voxels {
     fn block(&self, pos: BlockPos) -> Option<BlockState>;
@@ -41,15 +43,10 @@ pub fn is_solid(block: BlockState) -> bool {
     let table = SOLID.get_or_init(|| {
         (0..=u16::MAX)
             .map_while(BlockState::from_raw)
-            .map(|b| b.collision_shapes().next().is_some() && !open_door(b))
+            .map(|b| b.collision_shapes().next().is_some() && !is_open_door(b))
             .collect()
     });
     table[block.to_raw() as usize]
-}
-
-fn open_door(block: BlockState) -> bool {
-    block.to_kind().to_str().ends_with("_door")
-        && block.get(PropName::Open) == Some(PropValue::True)
 }
 
 impl Voxels for ChunkLayer {

@@ -242,7 +242,7 @@ fn players_hit_zombies(
         else {
             continue;
         };
-        let eye = player_pos.0 + DVec3::new(0.0, 1.62, 0.0);
+        let eye = player_pos.0 + DVec3::new(0.0, crate::player::EYE_HEIGHT, 0.0);
         if distance_to_box(eye, pos.0) > PLAYER_REACH
             || last.is_some_and(|l| now < l.0 + HURT_COOLDOWN)
         {

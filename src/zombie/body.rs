@@ -10,6 +10,8 @@ use crate::world::Voxels;
 /// Half the width of a zombie's box, and its height (vanilla: 0.6 x 1.95).
 pub const HALF_WIDTH: f64 = 0.3;
 pub const BODY_HEIGHT: f64 = 1.95;
+/// A zombie's eyes above its feet (vanilla's 1.74): what it sees from, where the sun reaches.
+pub const EYE_HEIGHT: f64 = 1.74;
 /// Vanilla's per-tick gravity, drag and jump impulse.
 const GRAVITY: f64 = 0.08;
 const DRAG: f64 = 0.98;

@@ -9,11 +9,12 @@ use rand::Rng;
 use rand_pcg::Pcg32;
 use valence::prelude::*;
 
+use super::body;
 use super::hop::{HopPlanner, HopRules};
 use super::path::PathLimits;
 use super::{staggered, Arena, Dying, Pursuing, Zombie};
 use crate::config::{Config, ConfigChanged, LodConfig};
-use crate::player::Dead;
+use crate::player::{self, Dead};
 use crate::world::{LayerVoxels, Overworld, Voxels};
 use crate::TickSet;
 
@@ -208,9 +209,6 @@ impl Chase {
     }
 }
 
-pub(super) const EYE_HEIGHT: f64 = 1.74;
-pub(super) const PLAYER_EYE: f64 = 1.62;
-
 /// Whether no opaque block lies between two points (sampled every 0.25 blocks): zombies see
 /// through glass, leaves and bars, not through stone.
 pub fn line_of_sight(world: &impl Voxels, from: DVec3, to: DVec3) -> bool {
@@ -288,7 +286,7 @@ fn choose_targets(
             (false, true) => (rules.wake_radius, false),
             (false, false) => (rules.follow_range, true),
         };
-        let eye = pos.0 + DVec3::new(0.0, EYE_HEIGHT, 0.0);
+        let eye = pos.0 + DVec3::new(0.0, body::EYE_HEIGHT, 0.0);
         let ignored = chase.ignored.map(|(e, _)| e);
         let mut best: Option<(f64, Entity)> = None;
         for &(player, at, _) in &candidates {
@@ -300,7 +298,9 @@ fn choose_targets(
             {
                 continue;
             }
-            if !needs_sight || line_of_sight(layer, eye, at + DVec3::new(0.0, PLAYER_EYE, 0.0)) {
+            if !needs_sight
+                || line_of_sight(layer, eye, at + DVec3::new(0.0, player::EYE_HEIGHT, 0.0))
+            {
                 best = Some((d, player));
             }
         }

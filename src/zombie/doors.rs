@@ -12,6 +12,7 @@ use valence::protocol::{Direction, VarInt, WritePacket};
 use super::chase::ZombieSet;
 use super::{Chase, Dying, Zombie};
 use crate::config::Config;
+use crate::world::door::{is_door, is_open_door, lower_half, other_half};
 use crate::world::{BlocksChanged, Overworld};
 
 pub(super) struct DoorsPlugin;
@@ -45,10 +46,7 @@ fn stage(ticks: u32) -> u8 {
 
 /// Whether `state` is a closed door a zombie can break (any wooden one; not iron).
 fn breakable_door(state: BlockState) -> bool {
-    let name = state.to_kind().to_str();
-    name.ends_with("_door")
-        && name != "iron_door"
-        && state.get(PropName::Open) != Some(PropValue::True)
+    is_door(state) && state.to_kind() != BlockKind::IronDoor && !is_open_door(state)
 }
 
 /// The lower half of a breakable door beside a zombie at `feet`, on the side of `target`.
@@ -69,10 +67,7 @@ fn door_beside(layer: &ChunkLayer, feet: DVec3, target: DVec3) -> Option<BlockPo
     })
     .find_map(|at| {
         let state = layer.block(at)?.state;
-        breakable_door(state).then(|| match state.get(PropName::Half) {
-            Some(PropValue::Upper) => at.get_in_direction(Direction::Down),
-            _ => at,
-        })
+        breakable_door(state).then(|| lower_half(at, state))
     })
 }
 
@@ -147,12 +142,9 @@ fn break_doors(
             let Some(state) = layer.block(door).map(|b| b.state) else {
                 continue;
             };
-            let top = door.get_in_direction(Direction::Up);
+            let top = other_half(door, state);
             layer.set_block(door, BlockState::AIR);
-            if layer
-                .block(top)
-                .is_some_and(|b| b.state.to_kind() == state.to_kind())
-            {
+            if layer.block(top).is_some_and(|b| is_door(b.state)) {
                 layer.set_block(top, BlockState::AIR);
             }
             event(&mut layer, BREAK_SOUND, door, 0);

@@ -3,8 +3,9 @@
 
 use valence::prelude::*;
 
-use super::chase::{EYE_HEIGHT, PLAYER_EYE};
+use super::body::EYE_HEIGHT;
 use super::lod::Tier;
+use crate::player::EYE_HEIGHT as PLAYER_EYE;
 
 /// Steps of 1/256 turn a zombie beyond `lod.full_radius` must turn before clients are told
 /// (11.25°).
