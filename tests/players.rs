@@ -107,7 +107,7 @@ fn a_player_keeps_place_health_mode_and_inventory_across_a_restart() {
     h.run("gamemode adventure tester");
     h.run("damage tester 5");
     h.app.update();
-    assert_eq!(h.run("save-all"), "saved=true");
+    assert!(h.run("save-all").starts_with("saved=true "));
 
     // The same player (by UUID) joins the server started again on the same folder.
     let mut app = horde::headless::start(horde::config::Config::default(), h.world.path()).unwrap();

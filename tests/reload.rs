@@ -62,7 +62,7 @@ fn removing_the_running_hunts_preset_leaves_the_round_as_it_began() {
     assert!(!status.contains("spawned=0 "), "waves go on: {status}");
 
     // Through a restart too: the save holds the preset as the round began.
-    assert_eq!(h.run("save-all"), "saved=true");
+    assert!(h.run("save-all").starts_with("saved=true "));
     let mut restarted = horde::headless::start(edited.clone(), h.world.path()).unwrap();
     restarted.update();
     let resumed = horde::console::execute(
@@ -162,7 +162,7 @@ fn reordered_and_removed_types_keep_every_zombies_name_through_save_and_load() {
         "{answer}"
     );
 
-    assert_eq!(h.run("save-all"), "saved=true");
+    assert!(h.run("save-all").starts_with("saved=true "));
     let mut loaded = horde::headless::start(edited, h.world.path()).unwrap();
     for _ in 0..20 {
         loaded.update();

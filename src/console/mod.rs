@@ -118,14 +118,17 @@ pub fn execute(world: &mut World, command: Command) -> String {
             kick_everyone(world, "Server closed");
             world.send_event(AppExit);
             match saved {
-                Ok(()) => "saved=true stopping=true".into(),
+                Ok(saved) => format!("saved=true chunks={} stopping=true", saved.chunks),
                 Err(e) => format!("saved=false error={:?} stopping=true", format!("{e:#}")),
             }
         }
         Command::SaveAll => match crate::save::save_now(world) {
-            Ok(()) => {
-                info!("saved the world");
-                "saved=true".into()
+            Ok(saved) => {
+                info!("saved the world ({saved})");
+                format!(
+                    "saved=true chunks={} region_bytes={}",
+                    saved.chunks, saved.region_bytes
+                )
             }
             Err(e) => {
                 error!("save-all failed: {e:#}");

@@ -12,8 +12,7 @@ use flate2::Compression;
 use valence::log::{error, warn};
 use valence::nbt::{Compound, Value};
 
-/// Minecraft 1.20.1's data version, stamped on every file as vanilla does.
-pub const DATA_VERSION: i32 = 3465;
+use crate::world::anvil::DATA_VERSION;
 /// Key holding our own format version, for migrating old saves later.
 const FORMAT_KEY: &str = "HordeFormat";
 

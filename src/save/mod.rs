@@ -1,5 +1,6 @@
-//! The world save: what horde adds to the world folder, under `data/` as vanilla keeps its own
-//! `data/*.dat` files. Written at every autosave, on `save-all` and on shutdown.
+//! The world save: the changed terrain (in `region/`, written by the world module), what horde
+//! adds to the world folder under `data/` as vanilla keeps its own `data/*.dat` files, and the
+//! players' `playerdata/`. Written at every autosave, on `save-all` and on shutdown.
 
 mod file;
 pub mod players;
@@ -20,10 +21,9 @@ use crate::pack::{PackBrain, PackState, Packs};
 use crate::player::{Health, MAX_HEALTH};
 use crate::random::Stream;
 use crate::time::WorldClock;
-use crate::world::Overworld;
-use crate::world::WorldDir;
+use crate::world::{snapshot_terrain, Overworld, TerrainSave, WorldDir};
 use crate::zombie::{zombie_bundle, Arena, Dying, Vitality, Zombie, ZombieKinds};
-pub use file::{SaveFile, DATA_VERSION};
+pub use file::SaveFile;
 use players::SavedPlayer;
 
 /// Format versions of `horde_world.dat` and `horde_packs.dat`.
@@ -336,8 +336,29 @@ pub fn load_world(
     Ok(())
 }
 
+/// What a save wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Saved {
+    pub packs: usize,
+    pub loose: usize,
+    pub players: usize,
+    /// Changed chunks written to `region/`, and the size of the region files rewritten.
+    pub chunks: usize,
+    pub region_bytes: u64,
+}
+
+impl std::fmt::Display for Saved {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} packs, {} loose zombies, {} players, {} changed chunks",
+            self.packs, self.loose, self.players, self.chunks
+        )
+    }
+}
+
 /// Writes everything horde keeps in the world folder, now.
-fn save_all(world: &mut World) -> anyhow::Result<()> {
+fn save_all(world: &mut World) -> anyhow::Result<Saved> {
     let snapshot = snapshot(world);
     snapshot.write()
 }
@@ -345,24 +366,45 @@ fn save_all(world: &mut World) -> anyhow::Result<()> {
 /// Everything to save, copied off the world on the tick.
 struct Snapshot {
     dir: std::path::PathBuf,
+    terrain: TerrainSave,
     world: Compound,
     zombies: zombies::SavedZombies,
     players: Vec<(UniqueId, SavedPlayer)>,
 }
 
 impl Snapshot {
-    fn write(&self) -> anyhow::Result<()> {
-        world_file(&self.dir).write(&self.world)?;
-        packs_file(&self.dir).write(&self.zombies.to_nbt())?;
+    /// Writes every part, even after one fails (a full disk must not cost the others).
+    fn write(&self) -> anyhow::Result<Saved> {
+        let terrain = self.terrain.write();
+        let mut first_error = terrain
+            .error
+            .map(|e| anyhow::anyhow!("{} changed chunks not written: {e}", terrain.failed.len()));
+        let mut keep = |result: anyhow::Result<()>| {
+            if let Err(e) = result {
+                first_error.get_or_insert(e);
+            }
+        };
+        keep(world_file(&self.dir).write(&self.world));
+        keep(packs_file(&self.dir).write(&self.zombies.to_nbt()));
         for (id, player) in &self.players {
-            player_file(&self.dir, *id).write(&player.to_nbt())?;
+            keep(player_file(&self.dir, *id).write(&player.to_nbt()));
         }
-        Ok(())
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(Saved {
+                packs: self.zombies.packs.len(),
+                loose: self.zombies.loose.len(),
+                players: self.players.len(),
+                chunks: terrain.written.chunks,
+                region_bytes: terrain.written.bytes,
+            }),
+        }
     }
 }
 
 fn snapshot(world: &mut World) -> Snapshot {
     let zombies = snapshot_zombies(world);
+    let terrain = snapshot_terrain(world);
     let (dir, root) = world_snapshot(world);
     let players = world
         .query_filtered::<(&UniqueId, &Position, &Look, &Health, &GameMode, &Inventory), With<Client>>()
@@ -373,6 +415,7 @@ fn snapshot(world: &mut World) -> Snapshot {
         .collect();
     Snapshot {
         dir,
+        terrain,
         world: root,
         zombies,
         players,
@@ -509,12 +552,7 @@ fn autosave(world: &mut World) {
     let worker = std::thread::Builder::new()
         .name("autosave".into())
         .spawn(move || match snapshot.write() {
-            Ok(()) => info!(
-                "autosaved the world ({} packs, {} loose zombies, {} players)",
-                snapshot.zombies.packs.len(),
-                snapshot.zombies.loose.len(),
-                snapshot.players.len()
-            ),
+            Ok(saved) => info!("autosaved the world ({saved})"),
             Err(e) => error!("autosave failed: {e:#}"),
         });
     match worker {
@@ -523,8 +561,9 @@ fn autosave(world: &mut World) {
     }
 }
 
-/// Saves now (`save-all`, `stop`), after any autosave still being written.
-pub fn save_now(world: &mut World) -> anyhow::Result<()> {
+/// Saves now (`save-all`, `stop`), after any autosave still being written; returns what was
+/// saved.
+pub fn save_now(world: &mut World) -> anyhow::Result<Saved> {
     let Some(mut worker) = world.get_resource_mut::<SaveWorker>() else {
         anyhow::bail!("this server keeps no save");
     };

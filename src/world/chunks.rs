@@ -1,9 +1,9 @@
 //! Chunk lifetime: which chunks are loaded, for how long, and how long that takes.
 //!
-//! `valence_anvil` reads chunks from the world folder; a chunk it does not find is generated on
-//! a worker thread so the tick never waits. Every loaded chunk is added to the Anvil level's
-//! `ignored_chunks`, which hands unloading to this module: a chunk stays for
-//! `chunks.retention_ticks` after its last viewer leaves, as vanilla keeps chunks a while.
+//! A chunk a client needs is read from the region folder on one worker thread; a chunk the
+//! folder lacks is generated on another, so the tick never waits. A chunk stays for
+//! `chunks.retention_ticks` after its last viewer leaves, as vanilla keeps chunks a while, and
+//! one with changes not yet saved stays until a save has written it.
 //!
 //! Both latencies are measured in ticks and kept as distributions: from the tick a client's view
 //! first needs a chunk to the tick it is in the layer, and from the tick its last viewer leaves
@@ -13,11 +13,12 @@ use std::collections::{HashMap, HashSet};
 
 use rustc_hash::FxHashSet;
 
-use valence::anvil::{AnvilLevel, ChunkLoadEvent, ChunkLoadStatus};
 use valence::layer::UpdateLayersPreClientSet;
 use valence::log::{info, warn};
 use valence::prelude::*;
 
+use super::anvil::{Loaded, Loader};
+use super::edit::Edits;
 use super::generate::Terrain;
 use super::Overworld;
 use crate::config::{Config, ConfigChanged};
@@ -40,10 +41,10 @@ impl Plugin for ChunksPlugin {
                 PostUpdate,
                 note_needed_chunks.before(UpdateLayersPreClientSet),
             )
-            .add_systems(Last, note_anvil_loads)
             .add_systems(
                 Update,
                 (
+                    insert_read_chunks,
                     insert_generated_chunks,
                     drop_unviewed_chunks,
                     mark_entity_ticking,
@@ -190,7 +191,7 @@ fn yield_to_the_tick() {
 
 /// The terrain generator's worker thread and the chunks handed to it.
 #[derive(Resource)]
-struct Generator {
+pub(super) struct Generator {
     requests: flume::Sender<ChunkPos>,
     done: flume::Receiver<(ChunkPos, UnloadedChunk)>,
     in_flight: HashSet<ChunkPos>,
@@ -227,13 +228,16 @@ impl Generator {
     }
 }
 
-/// Records the tick each chunk entering a client's view was first needed (mirrors the view
-/// diff `valence_anvil` uses to queue loads).
+/// Asks for the chunks entering clients' views, nearest first, and records the tick each was
+/// first needed.
 fn note_needed_chunks(
     clients: Query<(View, OldView, Ref<OldEntityLayerId>), With<Client>>,
     layers: Query<&ChunkLayer, With<Overworld>>,
     server: Res<Server>,
     mut lifecycle: ResMut<ChunkLifecycle>,
+    mut loader: ResMut<Loader>,
+    generator: Res<Generator>,
+    mut wanted: Local<Vec<(u64, ChunkPos)>>,
 ) {
     let Ok(layer) = layers.get_single() else {
         return;
@@ -247,6 +251,7 @@ fn note_needed_chunks(
         let mut note = |pos: ChunkPos| {
             if layer.chunk(pos).is_none() {
                 lifecycle.need(pos, now);
+                wanted.push((view.pos.distance_squared(pos), pos));
             }
         };
         if old_layer.is_added() {
@@ -255,33 +260,47 @@ fn note_needed_chunks(
             view.diff(old_view).for_each(&mut note);
         }
     }
+    wanted.sort_unstable_by_key(|&(distance, _)| distance);
+    for (_, pos) in wanted.drain(..) {
+        if !generator.in_flight.contains(&pos) {
+            loader.request(pos);
+        }
+    }
 }
 
-/// Takes over chunks `valence_anvil` loaded, and sends the ones it lacks to the generator.
-fn note_anvil_loads(
-    mut events: EventReader<ChunkLoadEvent>,
-    mut levels: Query<&mut AnvilLevel, With<Overworld>>,
+/// Puts chunks read from the region folder in the layer, and sends the ones it lacks (or
+/// cannot read) to the generator.
+fn insert_read_chunks(
+    mut loader: ResMut<Loader>,
     mut generator: ResMut<Generator>,
+    mut layers: Query<&mut ChunkLayer, With<Overworld>>,
     mut lifecycle: ResMut<ChunkLifecycle>,
+    mut edits: ResMut<Edits>,
     server: Res<Server>,
 ) {
-    let Ok(mut level) = levels.get_single_mut() else {
+    let Ok(mut layer) = layers.get_single_mut() else {
         return;
     };
-    for event in events.iter() {
-        match &event.status {
-            ChunkLoadStatus::Success { .. } => {
-                level.ignored_chunks.insert(event.pos);
-                lifecycle.arrived(event.pos, server.current_tick());
+    for (pos, loaded) in loader.finished() {
+        match loaded {
+            Loaded::Chunk(chunk) => {
+                if layer.chunk(pos).is_none() {
+                    layer.insert_chunk(pos, chunk);
+                    edits.loaded_from_disk(pos);
+                }
+                lifecycle.arrived(pos, server.current_tick());
             }
-            ChunkLoadStatus::Empty => generator.request(event.pos),
-            ChunkLoadStatus::Failed(err) => {
+            Loaded::Missing => generator.request(pos),
+            Loaded::Unreadable(err, aside) => {
                 lifecycle.failed += 1;
+                let kept = aside
+                    .map(|path| format!("; a copy of its region file is at {}", path.display()))
+                    .unwrap_or_default();
                 warn!(
-                    "chunk x={} z={} in the world folder is unreadable ({err:#}); generating it instead",
-                    event.pos.x, event.pos.z
+                    "chunk x={} z={} in the world folder is unreadable ({err:#}); generating it instead{kept}",
+                    pos.x, pos.z
                 );
-                generator.request(event.pos);
+                generator.request(pos);
             }
         }
     }
@@ -289,11 +308,11 @@ fn note_anvil_loads(
 
 fn insert_generated_chunks(
     mut generator: ResMut<Generator>,
-    mut layers: Query<(&mut ChunkLayer, &mut AnvilLevel), With<Overworld>>,
+    mut layers: Query<&mut ChunkLayer, With<Overworld>>,
     mut lifecycle: ResMut<ChunkLifecycle>,
     server: Res<Server>,
 ) {
-    let Ok((mut layer, mut level)) = layers.get_single_mut() else {
+    let Ok(mut layer) = layers.get_single_mut() else {
         return;
     };
     let generator = &mut *generator;
@@ -301,35 +320,35 @@ fn insert_generated_chunks(
         generator.in_flight.remove(&pos);
         if layer.chunk(pos).is_none() {
             layer.insert_chunk(pos, chunk);
-            level.ignored_chunks.insert(pos);
             lifecycle.generated += 1;
         }
         lifecycle.arrived(pos, server.current_tick());
     }
 }
 
-fn drop_unviewed_chunks(
-    mut layers: Query<(&mut ChunkLayer, &mut AnvilLevel), With<Overworld>>,
+pub(super) fn drop_unviewed_chunks(
+    mut layers: Query<&mut ChunkLayer, With<Overworld>>,
     mut lifecycle: ResMut<ChunkLifecycle>,
+    mut edits: ResMut<Edits>,
     mut to_drop: Local<Vec<ChunkPos>>,
     mut dropped: EventWriter<ChunkDropped>,
     server: Res<Server>,
 ) {
-    let Ok((mut layer, mut level)) = layers.get_single_mut() else {
+    let Ok(mut layer) = layers.get_single_mut() else {
         return;
     };
     let now = server.current_tick();
     let mut loaded = 0;
     for (pos, chunk) in layer.chunks() {
         loaded += 1;
-        if lifecycle.should_drop(pos, chunk.viewer_count(), now) {
+        if !edits.holds(pos) && lifecycle.should_drop(pos, chunk.viewer_count(), now) {
             to_drop.push(pos);
         }
     }
     lifecycle.loaded = loaded - to_drop.len();
     for pos in to_drop.drain(..) {
         layer.remove_chunk(pos);
-        level.ignored_chunks.remove(&pos);
+        edits.unloaded(pos);
         dropped.send(ChunkDropped(pos));
     }
 }

@@ -1,15 +1,182 @@
-//! Operator edits of the terrain (`fill`), announced with [`BlocksChanged`] so that whatever
-//! keeps a view of the blocks (the daylight sky map) forgets the stale part.
+//! Changes to the terrain: operators' `fill`, players' digging and building, zombies breaking
+//! doors. Each is announced with [`BlocksChanged`], so that whatever keeps a view of the blocks
+//! (the daylight sky map) forgets the stale part, and so that [`Edits`] knows which chunks the
+//! next save must write.
 
+use std::collections::{HashMap, HashSet};
+
+use bevy_ecs::event::ManualEventReader;
+use valence::log::warn;
 use valence::prelude::*;
 
-use super::Overworld;
+use super::anvil::{self, ChunkEdit, Regions, SaveOutcome, SectionEdit};
+use super::{Overworld, HEIGHT, MIN_Y};
 
 /// Blocks in the box from `min` to `max` (inclusive) changed.
 #[derive(Event, Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BlocksChanged {
     pub min: BlockPos,
     pub max: BlockPos,
+}
+
+/// One bit per section, lowest section first.
+type Sections = u32;
+const ALL_SECTIONS: Sections = (1 << anvil::SECTIONS) - 1;
+
+/// Chunks whose blocks changed since they were last written. A chunk with unsaved changes stays
+/// loaded until a save has written it, so the region folder is never behind a loaded chunk.
+#[derive(Resource, Debug)]
+pub struct Edits {
+    reader: ManualEventReader<BlocksChanged>,
+    dirty: HashMap<ChunkPos, Sections>,
+    /// Handed to a save that has not reported back yet.
+    saving: HashMap<ChunkPos, Sections>,
+    /// Loaded chunks the region folder holds: their changed sections are patched in; any other
+    /// chunk is written whole.
+    on_disk: HashSet<ChunkPos>,
+    outcomes: (flume::Sender<SaveOutcome>, flume::Receiver<SaveOutcome>),
+}
+
+impl Default for Edits {
+    fn default() -> Self {
+        Self {
+            reader: ManualEventReader::default(),
+            dirty: HashMap::new(),
+            saving: HashMap::new(),
+            on_disk: HashSet::new(),
+            outcomes: flume::unbounded(),
+        }
+    }
+}
+
+impl Edits {
+    /// Whether the chunk has changes not yet on disk.
+    pub fn holds(&self, pos: ChunkPos) -> bool {
+        self.dirty.contains_key(&pos) || self.saving.contains_key(&pos)
+    }
+
+    pub(super) fn loaded_from_disk(&mut self, pos: ChunkPos) {
+        self.on_disk.insert(pos);
+    }
+
+    pub(super) fn unloaded(&mut self, pos: ChunkPos) {
+        self.on_disk.remove(&pos);
+    }
+
+    fn note(&mut self, events: &Events<BlocksChanged>) {
+        for change in self.reader.iter(events) {
+            let section =
+                |y: i32| ((y.clamp(MIN_Y, MIN_Y + HEIGHT as i32 - 1) - MIN_Y) / 16) as u32;
+            let (low, high) = (section(change.min.y), section(change.max.y));
+            let bits = (ALL_SECTIONS >> (anvil::SECTIONS - 1 - (high - low))) << low;
+            let (min, max) = (
+                ChunkPos::from_block_pos(change.min),
+                ChunkPos::from_block_pos(change.max),
+            );
+            for z in min.z..=max.z {
+                for x in min.x..=max.x {
+                    *self.dirty.entry(ChunkPos::new(x, z)).or_default() |= bits;
+                }
+            }
+        }
+    }
+
+    /// Takes in what finished saves report.
+    fn settle(&mut self) {
+        for outcome in self.outcomes.1.try_iter() {
+            for pos in outcome.saved {
+                self.saving.remove(&pos);
+                self.on_disk.insert(pos);
+            }
+            for pos in outcome.failed {
+                if let Some(bits) = self.saving.remove(&pos) {
+                    *self.dirty.entry(pos).or_default() |= bits;
+                }
+            }
+            for pos in outcome.needs_whole {
+                self.saving.remove(&pos);
+                self.on_disk.remove(&pos);
+                self.dirty.insert(pos, ALL_SECTIONS);
+            }
+        }
+    }
+}
+
+/// Notes the edits of the tick (every system that edits has run by `PostUpdate`).
+pub(super) fn note_edits(mut edits: ResMut<Edits>, events: Res<Events<BlocksChanged>>) {
+    edits.note(&events);
+}
+
+pub(super) fn settle_saves(mut edits: ResMut<Edits>) {
+    edits.settle();
+}
+
+/// The changed chunks to write, encoded on the tick; [`TerrainSave::write`] does the disk work
+/// wherever the caller likes.
+pub struct TerrainSave {
+    regions: Regions,
+    edits: Vec<ChunkEdit>,
+    report: flume::Sender<SaveOutcome>,
+}
+
+impl TerrainSave {
+    pub fn chunks(&self) -> usize {
+        self.edits.len()
+    }
+
+    /// Writes the chunks and reports back to the tick; the outcome is returned too.
+    pub fn write(&self) -> SaveOutcome {
+        if self.edits.is_empty() {
+            return SaveOutcome::default();
+        }
+        let outcome = self.regions.write(&self.edits);
+        // The tick keeps the receiver as long as the server runs.
+        let _ = self.report.send(outcome.clone());
+        outcome
+    }
+}
+
+/// Encodes every chunk changed since the last save, for writing.
+pub fn snapshot_terrain(world: &mut World) -> TerrainSave {
+    world.resource_scope(|world, mut edits: Mut<Edits>| {
+        edits.note(world.resource::<Events<BlocksChanged>>());
+        edits.settle();
+        let regions = world.resource::<Regions>().clone();
+        let biomes = world.resource::<anvil::BiomeNames>().clone();
+        let mut layers = world.query_filtered::<&ChunkLayer, With<Overworld>>();
+        let mut saves = Vec::new();
+        if let Ok(layer) = layers.get_single(world) {
+            let edits = &mut *edits;
+            for (pos, bits) in std::mem::take(&mut edits.dirty) {
+                let Some(chunk) = layer.chunk(pos) else {
+                    // Only loaded blocks can change; a box may reach past them.
+                    continue;
+                };
+                let whole = !edits.on_disk.contains(&pos);
+                let sections = (0..anvil::SECTIONS)
+                    .filter(|&i| whole || bits & (1 << i) != 0)
+                    .map(|index| SectionEdit {
+                        index,
+                        block_states: anvil::encode_blocks(chunk, index),
+                        biomes: whole.then(|| anvil::encode_biomes(chunk, index, &biomes)),
+                    })
+                    .collect();
+                *edits.saving.entry(pos).or_default() |= bits;
+                saves.push(ChunkEdit {
+                    pos,
+                    sections,
+                    whole,
+                });
+            }
+        } else if !edits.dirty.is_empty() {
+            warn!("the world is not ready; its changes wait for the next save");
+        }
+        TerrainSave {
+            regions,
+            edits: saves,
+            report: edits.outcomes.0.clone(),
+        }
+    })
 }
 
 /// Largest box `fill` sets at once, as vanilla.
@@ -48,4 +215,51 @@ pub fn fill(world: &mut World, a: BlockPos, b: BlockPos, block: &str) -> String 
     }
     world.send_event(BlocksChanged { min, max });
     format!("filled={set} unloaded={unloaded} block={name}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change(events: &mut Events<BlocksChanged>, min: [i32; 3], max: [i32; 3]) {
+        events.send(BlocksChanged {
+            min: BlockPos::new(min[0], min[1], min[2]),
+            max: BlockPos::new(max[0], max[1], max[2]),
+        });
+    }
+
+    #[test]
+    fn an_edit_marks_the_sections_and_chunks_it_touches() {
+        let mut edits = Edits::default();
+        let mut events = Events::default();
+        change(&mut events, [-1, -64, 5], [16, -49, 5]);
+        edits.note(&events);
+        assert_eq!(edits.dirty.get(&ChunkPos::new(-1, 0)), Some(&0b1));
+        assert_eq!(edits.dirty.get(&ChunkPos::new(0, 0)), Some(&0b1));
+        assert_eq!(edits.dirty.get(&ChunkPos::new(1, 0)), Some(&0b1));
+        change(&mut events, [0, 70, 0], [0, 90, 0]);
+        edits.note(&events);
+        assert_eq!(edits.dirty.get(&ChunkPos::new(0, 0)), Some(&0b11_0000_0001));
+        change(&mut events, [0, -100, 0], [0, 400, 0]);
+        edits.note(&events);
+        assert_eq!(edits.dirty.get(&ChunkPos::new(0, 0)), Some(&ALL_SECTIONS));
+    }
+
+    #[test]
+    fn a_failed_save_leaves_its_chunks_to_the_next_and_a_good_one_frees_them() {
+        let mut edits = Edits::default();
+        let (a, b) = (ChunkPos::new(0, 0), ChunkPos::new(1, 0));
+        edits.saving.insert(a, 0b10);
+        edits.saving.insert(b, 0b1);
+        edits.dirty.insert(a, 0b1);
+        let _ = edits.outcomes.0.send(SaveOutcome {
+            saved: vec![b],
+            failed: vec![a],
+            ..Default::default()
+        });
+        edits.settle();
+        assert_eq!(edits.dirty.get(&a), Some(&0b11));
+        assert!(!edits.holds(b));
+        assert!(edits.on_disk.contains(&b));
+    }
 }

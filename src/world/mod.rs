@@ -1,6 +1,8 @@
-//! The overworld: one chunk layer fed by the Anvil folder and, where that has no chunk, by the
-//! terrain generator; and the spawn point players start and respawn at.
+//! The overworld: one chunk layer fed by the world folder's region files and, where those have
+//! no chunk, by the terrain generator; the changes made to it, written back at every save; and
+//! the spawn point players start and respawn at.
 
+pub mod anvil;
 pub mod chunks;
 pub mod door;
 mod edit;
@@ -10,13 +12,12 @@ pub mod voxels;
 
 use std::path::PathBuf;
 
-use valence::anvil::AnvilLevel;
 use valence::log::{info, warn};
 use valence::prelude::*;
 
 use crate::config::Config;
 pub use chunks::ChunkLifecycle;
-pub use edit::{fill, BlocksChanged};
+pub use edit::{fill, snapshot_terrain, BlocksChanged, Edits, TerrainSave};
 pub use generate::{Terrain, HEIGHT, MIN_Y, SEA_LEVEL};
 pub use voxels::{is_solid, Grid, LayerVoxels, Voxels};
 
@@ -29,11 +30,21 @@ impl Plugin for WorldPlugin {
     fn build(&self, app: &mut App) {
         let seed = app.world.resource::<Config>().server.seed;
         app.insert_resource(WorldDir(self.dir.clone()))
+            .insert_resource(anvil::Regions::new(&self.dir))
             .insert_resource(WorldSpawn::default())
+            .init_resource::<Edits>()
             .add_plugins(chunks::ChunksPlugin { seed })
             .add_event::<BlocksChanged>()
             .add_systems(Startup, create_overworld)
-            .add_systems(Update, resolve_spawn.in_set(crate::TickSet::World));
+            .add_systems(
+                Update,
+                (
+                    resolve_spawn,
+                    edit::settle_saves.before(chunks::drop_unviewed_chunks),
+                )
+                    .in_set(crate::TickSet::World),
+            )
+            .add_systems(PostUpdate, edit::note_edits);
     }
 }
 
@@ -61,20 +72,24 @@ fn create_overworld(
     server: Res<Server>,
     dimensions: Res<DimensionTypeRegistry>,
     biomes: Res<BiomeRegistry>,
-    dir: Res<WorldDir>,
+    regions: Res<anvil::Regions>,
     mut lifecycle: ResMut<ChunkLifecycle>,
 ) {
     let layer = LayerBundle::new(ident!("overworld"), &dimensions, &biomes, &server);
-    let mut level = AnvilLevel::new(&dir.0, &biomes);
+    // The biome registry is filled at start-up, after the plugins are built.
+    let names = anvil::BiomeNames::new(&biomes);
+    let mut loader = anvil::Loader::start(regions.clone(), names.clone());
     let center = ChunkPos::from_block_pos(BlockPos::new(SPAWN_COLUMN.0, 0, SPAWN_COLUMN.1));
     for z in -SPAWN_CHUNK_RADIUS..=SPAWN_CHUNK_RADIUS {
         for x in -SPAWN_CHUNK_RADIUS..=SPAWN_CHUNK_RADIUS {
             let pos = ChunkPos::new(center.x + x, center.z + z);
-            level.force_chunk_load(pos);
+            loader.request(pos);
             lifecycle.pin(pos, server.current_tick());
         }
     }
-    commands.spawn((layer, level, Overworld));
+    commands.insert_resource(loader);
+    commands.insert_resource(names);
+    commands.spawn((layer, Overworld));
 }
 
 /// Finds dry standable ground near the spawn column once its chunk is in the layer.

@@ -1,0 +1,168 @@
+//! The world folder's terrain in Minecraft's Anvil format: chunks are read from `region/` on a
+//! worker thread, and chunks players changed are written back at every save.
+//!
+//! Valence's own Anvil reader caches region headers for good, so it could never see what horde
+//! writes; one [`RegionFolder`] behind a lock serves both the reader and the saves instead.
+
+mod chunk;
+mod region;
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use valence::layer::chunk::UnloadedChunk;
+use valence::prelude::*;
+
+pub use chunk::{encode_biomes, encode_blocks, BiomeNames, ChunkEdit, SectionEdit, SECTIONS};
+use region::RegionFolder;
+pub use region::Written;
+
+/// Minecraft 1.20.1's data version, stamped on every file horde writes, as vanilla does.
+pub const DATA_VERSION: i32 = 3465;
+
+/// The region folder, shared by the chunk loader's thread and whichever thread saves.
+#[derive(Resource, Debug, Clone)]
+pub struct Regions(Arc<Mutex<RegionFolder>>);
+
+impl Regions {
+    pub fn new(world_dir: &std::path::Path) -> Self {
+        Self(Arc::new(Mutex::new(RegionFolder::new(
+            world_dir.join("region"),
+        ))))
+    }
+
+    fn lock(&self) -> MutexGuard<'_, RegionFolder> {
+        // A thread that panicked mid-write left the files as they were (writes are renames).
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Writes changed chunks, one region file at a time.
+    pub fn write(&self, edits: &[ChunkEdit]) -> SaveOutcome {
+        let mut by_region: BTreeMap<_, Vec<&ChunkEdit>> = BTreeMap::new();
+        for edit in edits {
+            by_region
+                .entry(region::region_of(edit.pos).0)
+                .or_default()
+                .push(edit);
+        }
+        let mut outcome = SaveOutcome::default();
+        for (region, edits) in by_region {
+            let positions: Vec<ChunkPos> = edits.iter().map(|e| e.pos).collect();
+            let mut needs_whole = Vec::new();
+            let result = self.lock().write(region, &positions, |pos, original| {
+                let edit = edits.iter().find(|e| e.pos == pos)?;
+                let chunk = chunk::written(original, edit);
+                if chunk.is_none() {
+                    needs_whole.push(pos);
+                }
+                chunk
+            });
+            match result {
+                Ok(written) => {
+                    outcome.written.chunks += written.chunks;
+                    outcome.written.bytes += written.bytes;
+                    outcome
+                        .saved
+                        .extend(positions.into_iter().filter(|p| !needs_whole.contains(p)));
+                    outcome.needs_whole.extend(needs_whole);
+                }
+                Err(e) => {
+                    outcome.error.get_or_insert(format!("{e:#}"));
+                    outcome.failed.extend(positions);
+                }
+            }
+        }
+        outcome
+    }
+}
+
+/// What a terrain save did, reported back to the tick.
+#[derive(Debug, Clone, Default)]
+pub struct SaveOutcome {
+    pub written: Written,
+    pub saved: Vec<ChunkPos>,
+    /// Not written: to be tried again at the next save.
+    pub failed: Vec<ChunkPos>,
+    /// Only some sections changed but the region no longer had the chunk to patch.
+    pub needs_whole: Vec<ChunkPos>,
+    /// The first error, if any region failed.
+    pub error: Option<String>,
+}
+
+/// A chunk as the loader found it.
+pub enum Loaded {
+    Chunk(UnloadedChunk),
+    /// Not in the region folder (or not fully generated there): the generator makes it.
+    Missing,
+    /// Unreadable; its region file was copied to the path given (if it could be).
+    Unreadable(anyhow::Error, Option<PathBuf>),
+}
+
+/// The region reader's thread and the chunks handed to it.
+#[derive(Resource)]
+pub struct Loader {
+    requests: flume::Sender<ChunkPos>,
+    done: flume::Receiver<(ChunkPos, Loaded)>,
+    in_flight: HashSet<ChunkPos>,
+}
+
+impl Loader {
+    pub fn start(regions: Regions, biomes: BiomeNames) -> Self {
+        let (requests, todo) = flume::unbounded::<ChunkPos>();
+        let (finished, done) = flume::unbounded();
+        std::thread::Builder::new()
+            .name("region reader".into())
+            .spawn(move || {
+                for pos in todo.iter() {
+                    let loaded = load(&regions, &biomes, pos);
+                    if finished.send((pos, loaded)).is_err() {
+                        break;
+                    }
+                }
+            })
+            .expect("the OS refused to start the region reader thread");
+        Self {
+            requests,
+            done,
+            in_flight: HashSet::new(),
+        }
+    }
+
+    pub fn request(&mut self, pos: ChunkPos) {
+        if self.in_flight.insert(pos) {
+            // The thread lives as long as the loader: a send cannot fail.
+            let _ = self.requests.send(pos);
+        }
+    }
+
+    pub fn is_loading(&self, pos: ChunkPos) -> bool {
+        self.in_flight.contains(&pos)
+    }
+
+    /// Chunks read since the last call.
+    pub fn finished(&mut self) -> Vec<(ChunkPos, Loaded)> {
+        let done: Vec<_> = self.done.try_iter().collect();
+        for (pos, _) in &done {
+            self.in_flight.remove(pos);
+        }
+        done
+    }
+}
+
+fn load(regions: &Regions, biomes: &BiomeNames, pos: ChunkPos) -> Loaded {
+    // Decoding happens outside the lock so a save waits only for file reads.
+    let read = regions.lock().read(pos);
+    let error = match read.map(|nbt| nbt.map(|nbt| chunk::decode(&nbt, biomes))) {
+        Ok(Some(Ok(Some(chunk)))) => return Loaded::Chunk(chunk),
+        Ok(None) | Ok(Some(Ok(None))) => return Loaded::Missing,
+        Ok(Some(Err(e))) | Err(e) => e,
+    };
+    let aside = regions.lock().keep_aside(region::region_of(pos).0);
+    match aside {
+        Ok(path) => Loaded::Unreadable(error, path),
+        Err(e) => Loaded::Unreadable(error.context(format!("not kept aside: {e:#}")), None),
+    }
+}
