@@ -188,10 +188,64 @@ fn a_clients_belongings_outlast_leaving_and_a_restart() {
 }
 
 #[test]
-fn a_client_digs_and_places_and_another_client_sees_both() {
-    let server = TestServer::start("build", "");
-    let result = server.scenario("build");
-    assert!(result.contains("\"ok\":true"), "{result}");
+fn a_client_digs_and_places_another_sees_both_and_both_still_do_after_a_restart() {
+    let mut server = TestServer::start("build", "");
+    let built = server.scenario("build");
+    assert!(built.contains("\"ok\":true"), "{built}");
+    let saved = server.command("save-all");
+    let chunks: usize = field(&saved, "chunks").unwrap().parse().unwrap();
+    assert!(chunks >= 1, "{saved}");
+    let dir = server.stop();
+    assert!(dir.path().join("world/region").read_dir().unwrap().count() > 0);
+    let server = TestServer::start_in(dir, "");
+    // The answer names the changed blocks.
+    let after = server.scenario_with(
+        "build",
+        &[
+            ("HORDE_STEP", "after-restart"),
+            ("HORDE_SPOT", built.trim()),
+        ],
+    );
+    assert!(after.contains("\"ok\":true"), "{after}");
+    server.stop();
+}
+
+#[test]
+fn a_vanilla_chunk_edited_and_saved_keeps_what_horde_does_not_model() {
+    let dir = support::TempDir::new("vanilla-save");
+    let region = dir.path().join("world/region");
+    std::fs::create_dir_all(&region).unwrap();
+    let fixtures =
+        support::repo().join("scripts/node_modules/prismarine-provider-anvil/test/fixtures/1.19.4");
+    std::fs::copy(fixtures.join("r.0.0.mca"), region.join("r.0.0.mca"))
+        .expect("fixture installed by scripts/test.sh");
+    let mut server = TestServer::start_in(dir, "");
+    // Two sections of chunk 0 0, one of them partly underground.
+    let (from, to) = ("3 60 3", "6 70 6");
+    server.wait_until("the spawn chunks are loaded", |s| {
+        let filled = s.command(&format!("fill {from} {to} glass"));
+        field(&filled, "unloaded") == Some("0")
+    });
+    let saved = server.command("save-all");
+    assert_eq!(field(&saved, "chunks"), Some("1"), "{saved}");
+    let box_ = format!("{from} {to} glass");
+    let read = server.scenario_with(
+        "region-save",
+        &[
+            ("HORDE_SAVED_DIR", region.to_str().unwrap()),
+            ("HORDE_ORIGINAL_DIR", fixtures.to_str().unwrap()),
+            ("HORDE_BOX", &box_),
+        ],
+    );
+    assert!(read.contains("\"ok\":true"), "{read}");
+    // And horde serves the saved chunk, edits included, to a client after a restart.
+    let dir = server.stop();
+    let server = TestServer::start_in(dir, "");
+    let served = server.scenario_with(
+        "vanilla-world",
+        &[("HORDE_REGION_DIR", region.to_str().unwrap())],
+    );
+    assert!(served.contains("\"ok\":true"), "{served}");
     server.stop();
 }
 

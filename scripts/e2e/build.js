@@ -1,16 +1,16 @@
-// Two real clients: the digger digs the grass block beside it (survival, bare hands, the
-// client's own dig time) and puts the dirt it got back in the hole; the watcher sees the block
-// go and come back, as every client must.
+// Two real clients. Step `build`: the digger digs a grass block beside it (survival, bare
+// hands, the client's own dig time) and puts the dirt it got back in the hole, then digs a
+// second one and leaves the hole; the watcher sees every change, as every client must.
+// Step `after-restart` (HORDE_SPOT: what `build` returned): after a restart both clients see
+// the same blocks still there, read back from the region files.
 'use strict'
 
+const { Vec3 } = require('vec3')
 const { connectBot, rconClient, until, check, log, scenario } = require('./lib')
 
 const name = (bot, at) => bot.blockAt(at)?.name
 
-scenario(async () => {
-  const rcon = await rconClient()
-  const digger = await connectBot('digger')
-  const watcher = await connectBot('watcher')
+async function build (rcon, digger, watcher) {
   await until(() => digger.entity.onGround, 'the digger stands on the ground')
   log(await rcon.send('time set noon'))
   log(await rcon.send('gamemode creative watcher'))
@@ -19,7 +19,9 @@ scenario(async () => {
   log(await rcon.send(`fill ${x - 3} ${y - 2} ${z - 3} ${x + 3} ${y - 1} ${z + 3} stone`))
   log(await rcon.send(`fill ${x - 3} ${y} ${z - 3} ${x + 3} ${y + 3} ${z + 3} air`))
   log(await rcon.send(`fill ${x + 1} ${y - 1} ${z} ${x + 1} ${y - 1} ${z} grass_block`))
+  log(await rcon.send(`fill ${x - 1} ${y - 1} ${z} ${x - 1} ${y - 1} ${z} grass_block`))
   const hole = p.offset(1, -1, 0)
+  const pit = p.offset(-1, -1, 0)
   await until(() => name(digger, hole) === 'grass_block' && name(watcher, hole) === 'grass_block',
     'both clients see the grass block')
 
@@ -36,8 +38,33 @@ scenario(async () => {
   await until(() => name(watcher, hole) === 'dirt', 'the watcher sees the dirt placed')
   check(name(digger, hole) === 'dirt', 'the digger sees the dirt placed')
   await until(() => !digger.inventory.items().some((i) => i.name === 'dirt'), 'the dirt is spent')
+
+  await digger.dig(digger.blockAt(pit))
+  await until(() => name(watcher, pit) === 'air', 'the watcher sees the second block dug')
+  return { hole: hole.toArray(), pit: pit.toArray(), floor: p.offset(2, -1, 2).toArray() }
+}
+
+async function afterRestart (digger, watcher, spot) {
+  const expected = [[spot.hole, 'dirt'], [spot.pit, 'air'], [spot.floor, 'stone']]
+  for (const bot of [digger, watcher]) {
+    for (const [at, block] of expected) {
+      const pos = new Vec3(...at)
+      await until(() => name(bot, pos) !== undefined, `${bot.username} has the chunk at ${at}`)
+      check(name(bot, pos) === block, `${bot.username} sees ${block} at ${at}: ${name(bot, pos)}`)
+    }
+  }
+  return { kept: expected.length }
+}
+
+scenario(async () => {
+  const rcon = await rconClient()
+  const digger = await connectBot('digger')
+  const watcher = await connectBot('watcher')
+  const result = process.env.HORDE_STEP === 'after-restart'
+    ? await afterRestart(digger, watcher, JSON.parse(process.env.HORDE_SPOT))
+    : await build(rcon, digger, watcher)
   digger.quit()
   watcher.quit()
   await rcon.end()
-  return { dug: true, placed: true }
+  return result
 })

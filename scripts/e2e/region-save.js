@@ -1,0 +1,66 @@
+// A vanilla region that horde edited and saved, read by a third-party Anvil reader
+// (prismarine-provider-anvil) beside the untouched original: the edited box holds the new
+// block, every other block is as vanilla saved it, and the chunk keeps everything horde does
+// not model (block entities, structures, ticks, timestamps); untouched chunks are unchanged.
+// HORDE_SAVED_DIR / HORDE_ORIGINAL_DIR: the two region folders. HORDE_BOX: "x1 y1 z1 x2 y2 z2
+// block", inside chunk 0 0.
+'use strict'
+
+const assert = require('assert')
+const { Vec3 } = require('vec3')
+const Anvil = require('prismarine-provider-anvil').Anvil('1.20.1')
+const { check, scenario } = require('./lib')
+
+const saved = new Anvil(process.env.HORDE_SAVED_DIR)
+const original = new Anvil(process.env.HORDE_ORIGINAL_DIR)
+const [x1, y1, z1, x2, y2, z2, block] = process.env.HORDE_BOX.split(' ')
+const box = [x1, y1, z1, x2, y2, z2].map(Number)
+const inBox = (x, y, z) => x >= box[0] && x <= box[3] && y >= box[1] && y <= box[4] && z >= box[2] && z <= box[5]
+
+const sectionY = (s) => s.Y.value
+const sectionsOf = (raw) => raw.value.sections.value.value
+
+function deepEqual (a, b) {
+  try { assert.deepStrictEqual(a, b); return true } catch { return false }
+}
+
+scenario(async () => {
+  const before = await original.load(0, 0)
+  const after = await saved.load(0, 0)
+  check(after !== null, 'the reader finds the saved chunk')
+  let edited = 0
+  let kept = 0
+  const wrong = []
+  for (let x = 0; x < 16; x++) {
+    for (let z = 0; z < 16; z++) {
+      for (let y = -64; y < 320; y++) {
+        const pos = new Vec3(x, y, z)
+        const want = inBox(x, y, z) ? block : before.getBlock(pos).name
+        const got = after.getBlock(pos).name
+        if (got !== want && wrong.length < 10) wrong.push({ x, y, z, want, got })
+        if (inBox(x, y, z)) edited++; else kept++
+      }
+    }
+  }
+  check(wrong.length === 0, `every block as expected: ${JSON.stringify(wrong)}`)
+
+  const rawBefore = await original.loadRaw(0, 0)
+  const rawAfter = await saved.loadRaw(0, 0)
+  const recomputed = ['sections', 'Heightmaps', 'isLightOn']
+  const keys = Object.keys(rawBefore.value).filter((k) => !recomputed.includes(k))
+  for (const key of keys) {
+    check(deepEqual(rawBefore.value[key], rawAfter.value[key]), `${key} is kept`)
+  }
+  check(rawAfter.value.isLightOn.value === 0, 'the chunk is left for vanilla to relight')
+  const changed = new Set([box[1] >> 4, box[4] >> 4])
+  let sectionsKept = 0
+  for (const section of sectionsOf(rawBefore)) {
+    const same = sectionsOf(rawAfter).find((s) => sectionY(s) === sectionY(section))
+    check(same !== undefined, `section ${sectionY(section)} is there`)
+    if (changed.has(sectionY(section))) continue
+    check(deepEqual(section, same), `section ${sectionY(section)} is untouched`)
+    sectionsKept++
+  }
+  check(deepEqual(await original.loadRaw(1, 0), await saved.loadRaw(1, 0)), 'chunk 1 0 is untouched')
+  return { edited, kept, keys: keys.length, sectionsKept }
+})
