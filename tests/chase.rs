@@ -250,12 +250,9 @@ fn at_the_end_of_a_hop_a_chaser_turns_to_a_clearly_nearer_player() {
     assert!(switched, "the target was picked again at a hop's end");
 }
 
-#[test]
-fn a_player_on_a_pillar_is_given_up_on_then_chased_again_when_they_come_down() {
-    let mut h = harness();
-    let o = arena(&mut h, [6, 3, 0]);
-    // Glass round the arena: the zombie strolls while it has given up, and must not wander
-    // off into the terrain out of sight.
+/// Glass round the arena: a zombie strolls while it has given up, and must not wander off
+/// into the terrain out of sight.
+fn fence(h: &mut Harness, o: BlockPos) {
     for (x1, z1, x2, z2) in [
         (-12, -12, 12, -12),
         (-12, 12, 12, 12),
@@ -272,6 +269,90 @@ fn a_player_on_a_pillar_is_given_up_on_then_chased_again_when_they_come_down() {
             o.z + z2
         ));
     }
+}
+
+/// Waits until the zombie chases the player again.
+fn chased_again(h: &mut Harness, z: Entity) -> bool {
+    for _ in 0..1200 {
+        h.app.update();
+        if h.app.world.get::<Chase>(z).unwrap().target == Some(h.client) {
+            return true;
+        }
+    }
+    false
+}
+
+#[test]
+fn a_player_who_walls_themselves_in_mid_chase_is_given_up_on_then_chased_again() {
+    let mut h = harness();
+    let o = arena(&mut h, [6, 0, 0]);
+    fence(&mut h, o);
+    let z = h.summon(BlockPos::new(o.x - 5, o.y, o.z));
+    // The chase is on before the walls go up.
+    let mut chasing = false;
+    for _ in 0..200 {
+        h.app.update();
+        if h.app.world.get::<Chase>(z).unwrap().target == Some(h.client) {
+            chasing = true;
+            break;
+        }
+    }
+    assert!(chasing, "the zombie went for the player");
+    // A stone cell round the player, roofed, the player's two blocks free inside.
+    h.run(&format!(
+        "fill {} {} {} {} {} {} stone",
+        o.x + 5,
+        o.y,
+        o.z - 1,
+        o.x + 7,
+        o.y + 2,
+        o.z + 1
+    ));
+    h.run(&format!(
+        "fill {} {} {} {} {} {} air",
+        o.x + 6,
+        o.y,
+        o.z,
+        o.x + 6,
+        o.y + 1,
+        o.z
+    ));
+    let health = |h: &Harness| {
+        h.app
+            .world
+            .get::<horde::player::Health>(h.client)
+            .unwrap()
+            .0
+    };
+    let walled = health(&h);
+    let before = stats(&h);
+    let (_, longest) = watch(&mut h, 1200);
+    let after = stats(&h);
+    assert!(after.give_ups > before.give_ups, "it gave up: {after:?}");
+    assert!(
+        longest < QUIET_LIMIT,
+        "never stood still: {longest} ticks without a plan"
+    );
+    assert_eq!(health(&h), walled, "no blow through the wall");
+
+    // The player takes the cell down: the chase is on again.
+    h.run(&format!(
+        "fill {} {} {} {} {} {} air",
+        o.x + 5,
+        o.y,
+        o.z - 1,
+        o.x + 7,
+        o.y + 2,
+        o.z + 1
+    ));
+    assert!(chased_again(&mut h, z), "{:?}", stats(&h));
+}
+
+#[test]
+fn a_player_on_a_pillar_is_given_up_on_then_chased_again_when_they_come_down() {
+    let mut h = harness();
+    let o = arena(&mut h, [6, 3, 0]);
+    fence(&mut h, o);
     // A pillar three blocks high under the player.
     h.run(&format!(
         "fill {} {} {} {} {} {} stone",
@@ -309,16 +390,8 @@ fn a_player_on_a_pillar_is_given_up_on_then_chased_again_when_they_come_down() {
     ));
     h.app.world.get_mut::<Position>(h.client).unwrap().0 =
         DVec3::new(o.x as f64 + 6.5, o.y as f64, o.z as f64 + 0.5);
-    let mut again = false;
-    for _ in 0..1200 {
-        h.app.update();
-        if h.app.world.get::<Chase>(z).unwrap().target == Some(h.client) {
-            again = true;
-            break;
-        }
-    }
     assert!(
-        again,
+        chased_again(&mut h, z),
         "chased the player on the ground: zombie at {:?}, {:?}",
         h.app.world.get::<Position>(z).unwrap().0,
         stats(&h)
