@@ -3,4 +3,4 @@
 # benches/chase.rs for what each line measures. HORDE_BENCH_QUICK=1 runs the smallest ones.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo bench --bench chase --bench packs 2>/dev/null | grep "^scenario="
+cargo bench --bench chase --bench packs --bench save 2>/dev/null | grep "^scenario="
