@@ -120,14 +120,16 @@ fn dig(
             continue;
         }
         layer.set_block(at, BlockState::AIR);
+        let mut change = BlocksChanged::between(at, at);
         if is_door(state) {
             // The other half goes with it.
             let other = other_half(at, state);
             if layer.block(other).is_some_and(|b| is_door(b.state)) {
                 layer.set_block(other, BlockState::AIR);
+                change = BlocksChanged::between(at, other);
             }
         }
-        changed.send(BlocksChanged { min: at, max: at });
+        changed.send(change);
         if *mode == GameMode::Survival {
             if let Some(item) = drop(kind, tool) {
                 give(&mut inventory, item);
@@ -209,15 +211,7 @@ fn place(
                 if let Some(half) = layer.block(other).map(|b| b.state).filter(|s| is_door(*s)) {
                     layer.set_block(other, half.set(PropName::Open, value));
                 }
-                let (low, high) = if other.y < event.position.y {
-                    (other, event.position)
-                } else {
-                    (event.position, other)
-                };
-                changed.send(BlocksChanged {
-                    min: low,
-                    max: high,
-                });
+                changed.send(BlocksChanged::between(event.position, other));
             } else {
                 resend(&mut client, event.position, clicked);
             }
@@ -265,10 +259,7 @@ fn place(
         if let Some(top) = door_top {
             layer.set_block(top, state.set(PropName::Half, PropValue::Upper));
         }
-        changed.send(BlocksChanged {
-            min: target,
-            max: door_top.unwrap_or(target),
-        });
+        changed.send(BlocksChanged::between(target, door_top.unwrap_or(target)));
         if *mode == GameMode::Survival {
             let left = stack.count().saturating_sub(1);
             if left == 0 {

@@ -19,6 +19,16 @@ pub struct BlocksChanged {
     pub max: BlockPos,
 }
 
+impl BlocksChanged {
+    /// The box spanning two blocks, in either order (a door's two halves).
+    pub fn between(a: BlockPos, b: BlockPos) -> Self {
+        Self {
+            min: BlockPos::new(a.x.min(b.x), a.y.min(b.y), a.z.min(b.z)),
+            max: BlockPos::new(a.x.max(b.x), a.y.max(b.y), a.z.max(b.z)),
+        }
+    }
+}
+
 /// One bit per section, lowest section first.
 type Sections = u32;
 const ALL_SECTIONS: Sections = (1 << anvil::SECTIONS) - 1;
@@ -65,6 +75,7 @@ impl Edits {
 
     fn note(&mut self, events: &Events<BlocksChanged>) {
         for change in self.reader.iter(events) {
+            let change = BlocksChanged::between(change.min, change.max);
             let section =
                 |y: i32| ((y.clamp(MIN_Y, MIN_Y + HEIGHT as i32 - 1) - MIN_Y) / 16) as u32;
             let (low, high) = (section(change.min.y), section(change.max.y));
@@ -102,12 +113,10 @@ impl Edits {
     }
 }
 
-/// Notes the edits of the tick (every system that edits has run by `PostUpdate`).
-pub(super) fn note_edits(mut edits: ResMut<Edits>, events: Res<Events<BlocksChanged>>) {
+/// Notes the edits since the last tick (before chunks are dropped, so a changed chunk is never
+/// dropped unsaved) and takes in what finished saves report.
+pub(super) fn track_edits(mut edits: ResMut<Edits>, events: Res<Events<BlocksChanged>>) {
     edits.note(&events);
-}
-
-pub(super) fn settle_saves(mut edits: ResMut<Edits>) {
     edits.settle();
 }
 
@@ -117,6 +126,7 @@ pub struct TerrainSave {
     regions: Regions,
     edits: Vec<ChunkEdit>,
     report: flume::Sender<SaveOutcome>,
+    reported: std::sync::atomic::AtomicBool,
 }
 
 impl TerrainSave {
@@ -130,9 +140,25 @@ impl TerrainSave {
             return SaveOutcome::default();
         }
         let outcome = self.regions.write(&self.edits);
+        self.reported
+            .store(true, std::sync::atomic::Ordering::Relaxed);
         // The tick keeps the receiver as long as the server runs.
         let _ = self.report.send(outcome.clone());
         outcome
+    }
+}
+
+/// A save that never wrote (its thread could not start, or died) gives its chunks back to the
+/// next one.
+impl Drop for TerrainSave {
+    fn drop(&mut self) {
+        if !self.edits.is_empty() && !*self.reported.get_mut() {
+            let _ = self.report.send(SaveOutcome {
+                failed: self.edits.iter().map(|e| e.pos).collect(),
+                error: Some("the save did not run".into()),
+                ..SaveOutcome::default()
+            });
+        }
     }
 }
 
@@ -158,7 +184,7 @@ pub fn snapshot_terrain(world: &mut World) -> TerrainSave {
                     .map(|index| SectionEdit {
                         index,
                         block_states: anvil::encode_blocks(chunk, index),
-                        biomes: whole.then(|| anvil::encode_biomes(chunk, index, &biomes)),
+                        biomes: anvil::encode_biomes(chunk, index, &biomes),
                     })
                     .collect();
                 *edits.saving.entry(pos).or_default() |= bits;
@@ -175,6 +201,7 @@ pub fn snapshot_terrain(world: &mut World) -> TerrainSave {
             regions,
             edits: saves,
             report: edits.outcomes.0.clone(),
+            reported: false.into(),
         }
     })
 }

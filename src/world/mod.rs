@@ -40,11 +40,10 @@ impl Plugin for WorldPlugin {
                 Update,
                 (
                     resolve_spawn,
-                    edit::settle_saves.before(chunks::drop_unviewed_chunks),
+                    edit::track_edits.before(chunks::drop_unviewed_chunks),
                 )
                     .in_set(crate::TickSet::World),
-            )
-            .add_systems(PostUpdate, edit::note_edits);
+            );
     }
 }
 

@@ -150,10 +150,7 @@ fn break_doors(
             event(&mut layer, BREAK_SOUND, door, 0);
             event(&mut layer, BREAK_PARTICLES, door, state.to_raw() as i32);
             cracks(&mut layer, door, NO_CRACKS);
-            changed.send(BlocksChanged {
-                min: door,
-                max: top,
-            });
+            changed.send(BlocksChanged::between(door, top));
             commands.entity(entity).remove::<BreakingDoor>();
         } else if stage(breaking.ticks) != before || breaking.ticks == 1 {
             cracks(&mut layer, door, stage(breaking.ticks));

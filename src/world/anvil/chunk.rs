@@ -66,6 +66,13 @@ pub(super) fn decode(
     root: &Compound,
     biomes: &BiomeNames,
 ) -> anyhow::Result<Option<UnloadedChunk>> {
+    if let Some(Value::Int(version)) = root.get("DataVersion") {
+        // Newer blocks would be misread, and a patch would stamp 1.20.1 names on them.
+        ensure!(
+            *version <= DATA_VERSION,
+            "chunk from a newer Minecraft (DataVersion {version})"
+        );
+    }
     match root.get("Status") {
         Some(Value::String(status)) if is_full(status) => {}
         Some(Value::String(_)) => return Ok(None),
@@ -343,30 +350,60 @@ pub struct SectionEdit {
     /// Index from the bottom of the world.
     pub index: u32,
     pub block_states: Compound,
-    /// Set for whole chunks only: a patched section keeps its biomes.
-    pub biomes: Option<Compound>,
+    /// Written with a whole chunk, or when the original lacks the section; a patched section
+    /// keeps its own.
+    pub biomes: Compound,
+}
+
+impl SectionEdit {
+    fn section(&self) -> Compound {
+        let mut section = Compound::new();
+        section.insert("Y", (self.index as i32 + BOTTOM_SECTION) as i8);
+        section.insert("block_states", self.block_states.clone());
+        section.insert("biomes", self.biomes.clone());
+        section
+    }
 }
 
 /// The chunk's new NBT: the edit patched into `original`, or a whole new chunk. `None` when
-/// only some sections changed but `original` is gone or not a chunk to patch (the region file
-/// was replaced or damaged under a running server): the caller must send the whole chunk.
+/// only some sections changed but there is no `original` to patch (the region file was
+/// replaced or damaged under a running server): the caller must send the whole chunk.
 pub(super) fn written(original: Option<Compound>, edit: &ChunkEdit) -> Option<Compound> {
     if edit.whole {
         return Some(whole_chunk(edit));
     }
     let mut root = original?;
-    let Some(Value::List(List::Compound(sections))) = root.get_mut("sections") else {
-        return None;
+    let mut sections = match root.remove("sections") {
+        Some(Value::List(List::Compound(sections))) => sections,
+        Some(Value::List(List::End)) => Vec::new(),
+        _ => return None,
     };
     for change in &edit.sections {
         let y = change.index as i32 + BOTTOM_SECTION;
-        let section = sections
+        match sections
             .iter_mut()
-            .find(|s| matches!(s.get("Y"), Some(Value::Byte(b)) if *b as i32 == y))?;
-        section.insert("block_states", change.block_states.clone());
+            .find(|s| matches!(s.get("Y"), Some(Value::Byte(b)) if *b as i32 == y))
+        {
+            Some(section) => {
+                section.insert("block_states", change.block_states.clone());
+            }
+            None => sections.push(change.section()),
+        }
     }
+    // Vanilla relights a chunk not marked lit; stored light would outlive a dug torch, so none
+    // is left (nor the light-only sections above and below the world). It recomputes missing
+    // heightmaps too.
+    for section in &mut sections {
+        section.remove("BlockLight");
+        section.remove("SkyLight");
+    }
+    sections.retain(|s| s.contains_key("block_states"));
+    sections.sort_by_key(|s| match s.get("Y") {
+        Some(Value::Byte(y)) => *y,
+        _ => i8::MIN,
+    });
+    root.insert("sections", List::Compound(sections));
     prune_block_entities(&mut root, edit);
-    // Vanilla recomputes missing heightmaps, and relights a chunk not marked lit.
     root.remove("Heightmaps");
     root.insert("isLightOn", false);
     Some(root)
@@ -433,19 +470,7 @@ fn whole_chunk(edit: &ChunkEdit) -> Compound {
     root.insert("LastUpdate", 0i64);
     root.insert("InhabitedTime", 0i64);
     root.insert("isLightOn", false);
-    let sections = edit
-        .sections
-        .iter()
-        .map(|s| {
-            let mut section = Compound::new();
-            section.insert("Y", (s.index as i32 + BOTTOM_SECTION) as i8);
-            section.insert("block_states", s.block_states.clone());
-            if let Some(biomes) = &s.biomes {
-                section.insert("biomes", biomes.clone());
-            }
-            section
-        })
-        .collect();
+    let sections = edit.sections.iter().map(SectionEdit::section).collect();
     root.insert("sections", List::Compound(sections));
     root.insert("block_entities", List::End);
     root.insert("block_ticks", List::End);
@@ -477,7 +502,7 @@ mod tests {
                 .map(|index| SectionEdit {
                     index,
                     block_states: encode_blocks(chunk, index),
-                    biomes: Some(encode_biomes(chunk, index, names)),
+                    biomes: encode_biomes(chunk, index, names),
                 })
                 .collect(),
             whole: true,
@@ -545,6 +570,15 @@ mod tests {
         sign.insert("id", "minecraft:sign");
         sign.insert("y", MIN_Y + 1);
         original.insert("block_entities", List::Compound(vec![chest, sign]));
+        if let Some(Value::List(List::Compound(sections))) = original.get_mut("sections") {
+            for section in sections.iter_mut() {
+                section.insert("SkyLight", Value::ByteArray(vec![0; 2048]));
+            }
+            let mut light_only = Compound::new();
+            light_only.insert("Y", (BOTTOM_SECTION - 1) as i8);
+            light_only.insert("SkyLight", Value::ByteArray(vec![0; 2048]));
+            sections.push(light_only);
+        }
 
         // The chest is dug; section 4 changes, the bedrock section does not.
         chunk.set_block_state(5, 71, 5, BlockState::AIR);
@@ -553,7 +587,7 @@ mod tests {
             sections: vec![SectionEdit {
                 index: 4,
                 block_states: encode_blocks(&chunk, 4),
-                biomes: None,
+                biomes: encode_biomes(&chunk, 4, &names),
             }],
             whole: false,
         };
@@ -561,6 +595,16 @@ mod tests {
         assert_eq!(patched.get("CustomKey"), Some(&Value::Int(7)));
         assert!(patched.get("Heightmaps").is_none());
         assert_eq!(patched.get("isLightOn"), Some(&Value::Byte(0)));
+        let sections = compounds(patched.get("sections")).unwrap();
+        assert_eq!(
+            sections.len(),
+            SECTIONS as usize,
+            "the light-only section goes"
+        );
+        assert!(
+            sections.iter().all(|s| !s.contains_key("SkyLight")),
+            "no stale light is left"
+        );
         let entities = compounds(patched.get("block_entities")).unwrap();
         assert_eq!(
             entities.len(),
@@ -571,6 +615,36 @@ mod tests {
         assert_eq!(back.block_state(5, 71, 5), BlockState::AIR);
         assert_eq!(back.block_state(0, 0, 0), BlockState::BEDROCK);
         assert_eq!(back.biome(1, 17, 2), BiomeId::from_index(1));
+    }
+
+    #[test]
+    fn a_section_the_original_lacks_is_added_with_its_biomes() {
+        let names = names();
+        let chunk = sample();
+        let mut original = written(None, &whole(&chunk, ChunkPos::new(0, 0), &names)).unwrap();
+        if let Some(Value::List(List::Compound(sections))) = original.get_mut("sections") {
+            sections.retain(|s| s.get("Y") != Some(&Value::Byte((4 + BOTTOM_SECTION) as i8)));
+        }
+        let edit = ChunkEdit {
+            pos: ChunkPos::new(0, 0),
+            sections: vec![SectionEdit {
+                index: 4,
+                block_states: encode_blocks(&chunk, 4),
+                biomes: encode_biomes(&chunk, 4, &names),
+            }],
+            whole: false,
+        };
+        let patched = written(Some(original), &edit).unwrap();
+        let back = decode(&patched, &names).unwrap().unwrap();
+        assert_eq!(back.block_state(5, 71, 5), BlockState::CHEST);
+        assert_eq!(back.biome(1, 17, 2), BiomeId::from_index(1));
+    }
+
+    #[test]
+    fn a_chunk_from_a_newer_minecraft_is_not_read() {
+        let mut root = written(None, &whole(&sample(), ChunkPos::new(0, 0), &names())).unwrap();
+        root.insert("DataVersion", DATA_VERSION + 1);
+        assert!(decode(&root, &names()).is_err());
     }
 
     #[test]

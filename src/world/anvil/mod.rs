@@ -52,13 +52,24 @@ impl Regions {
         for (region, edits) in by_region {
             let positions: Vec<ChunkPos> = edits.iter().map(|e| e.pos).collect();
             let mut needs_whole = Vec::new();
-            let result = self.lock().write(region, &positions, |pos, original| {
-                let edit = edits.iter().find(|e| e.pos == pos)?;
-                let chunk = chunk::written(original, edit);
-                if chunk.is_none() {
-                    needs_whole.push(pos);
-                }
-                chunk
+            // A damaged file must cost its own chunks, not the server: the writer's parsing is
+            // fastanvil's, and a panic there is an error here.
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                self.lock().write(region, &positions, |pos, original| {
+                    let edit = edits.iter().find(|e| e.pos == pos)?;
+                    let chunk = chunk::written(original, edit);
+                    if chunk.is_none() {
+                        needs_whole.push(pos);
+                    }
+                    chunk
+                })
+            }))
+            .unwrap_or_else(|_| {
+                Err(anyhow::anyhow!(
+                    "writing r.{}.{}.mca failed unexpectedly",
+                    region.0,
+                    region.1
+                ))
             });
             match result {
                 Ok(written) => {
@@ -117,7 +128,13 @@ impl Loader {
             .name("region reader".into())
             .spawn(move || {
                 for pos in todo.iter() {
-                    let loaded = load(&regions, &biomes, pos);
+                    let loaded = std::panic::catch_unwind(|| load(&regions, &biomes, pos))
+                        .unwrap_or_else(|_| {
+                            Loaded::Unreadable(
+                                anyhow::anyhow!("reading it failed unexpectedly"),
+                                None,
+                            )
+                        });
                     if finished.send((pos, loaded)).is_err() {
                         break;
                     }

@@ -65,12 +65,14 @@ impl RegionFolder {
 
     /// A chunk's NBT, or `None` when its region has no such chunk.
     pub(super) fn read(&mut self, pos: ChunkPos) -> anyhow::Result<Option<Compound>> {
-        let (region, (x, z)) = region_of(pos);
+        let (region, _) = region_of(pos);
         if !self.open.contains_key(&region) {
             if self.open.len() >= OPEN_LIMIT {
                 self.open.clear();
             }
             let file = match File::open(self.path(region)) {
+                // Vanilla counts a file too short for its header as an empty region.
+                Ok(file) if file.metadata()?.len() < HEADER_BYTES as u64 => None,
                 Ok(file) => Some(Region::from_stream(file).context("region header")?),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
                 Err(e) => return Err(e.into()),
@@ -80,22 +82,27 @@ impl RegionFolder {
         let Some(Some(file)) = self.open.get_mut(&region) else {
             return Ok(None);
         };
-        match file.read_chunk(x, z)? {
-            Some(bytes) => Ok(Some(nbt(&bytes)?)),
-            None => Ok(None),
-        }
+        read_chunk(file, &self.root, pos)
     }
 
-    /// Copies a region file whose data cannot be read to `r.X.Z.mca.corrupt` (`.corrupt2`...),
-    /// once a run, before horde writes over any of it. Returns the copy's path.
+    /// Copies a region file whose data cannot be read to `r.X.Z.mca.corrupt` (`.corrupt2`...)
+    /// before horde writes over any of it: once a run, and not again while the file is what the
+    /// last copy holds. Returns the copy's path when one was made.
     pub(super) fn keep_aside(&mut self, region: RegionPos) -> anyhow::Result<Option<PathBuf>> {
         let path = self.path(region);
-        if !path.exists() || !self.kept_aside.insert(region) {
+        if !path.exists() || self.kept_aside.contains(&region) {
             return Ok(None);
         }
-        let aside = free_aside_path(&path);
-        fs::copy(&path, &aside).with_context(|| format!("copying to {}", aside.display()))?;
-        Ok(Some(aside))
+        let (last, free) = aside_paths(&path);
+        let unchanged = match last {
+            Some(last) => fs::read(&last).ok() == Some(fs::read(&path)?),
+            None => false,
+        };
+        if !unchanged {
+            fs::copy(&path, &free).with_context(|| format!("copying to {}", free.display()))?;
+        }
+        self.kept_aside.insert(region);
+        Ok((!unchanged).then_some(free))
     }
 
     /// Rewrites one region with `chunks` replaced: `write(original)` returns each chunk's new
@@ -109,26 +116,25 @@ impl RegionFolder {
     ) -> anyhow::Result<Written> {
         let path = self.path(region);
         let old = match fs::read(&path) {
-            Ok(bytes) => Some(bytes),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
             Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
         };
-        let mut file = match old.map(|bytes| Region::from_stream(Cursor::new(bytes))) {
-            Some(Ok(file)) => file,
-            Some(Err(_)) => {
-                // Not a region file any more: keep it for the operator, start a new one.
-                self.keep_aside(region)?;
-                Region::create(Cursor::new(Vec::new()))?
-            }
-            None => Region::create(Cursor::new(Vec::new()))?,
+        let mut file = if old.is_empty() {
+            Region::create(Cursor::new(Vec::new()))?
+        } else if header_is_sound(&old) {
+            Region::from_stream(Cursor::new(old))?
+        } else {
+            // Locations fastanvil would write through: keep the file for the operator and
+            // carry what can still be read into a new one.
+            self.keep_aside(region)?;
+            self.salvage(region, old)?
         };
         let mut written = Written::default();
         for &pos in chunks {
-            let (_, (x, z)) = region_of(pos);
-            let original = match file.read_chunk(x, z).map(|b| b.map(|b| nbt(&b))) {
-                Ok(Some(Ok(chunk))) => Some(chunk),
-                Ok(None) => None,
-                Err(_) | Ok(Some(Err(_))) => {
+            let original = match read_chunk(&mut file, &self.root, pos) {
+                Ok(original) => original,
+                Err(_) => {
                     self.keep_aside(region)?;
                     None
                 }
@@ -138,6 +144,7 @@ impl RegionFolder {
             };
             let mut bytes = Vec::new();
             chunk.to_binary(&mut bytes, "")?;
+            let (_, (x, z)) = region_of(pos);
             file.write_chunk(x, z, &bytes)
                 .with_context(|| format!("chunk x={} z={}", pos.x, pos.z))?;
             written.chunks += 1;
@@ -150,10 +157,88 @@ impl RegionFolder {
         let mut bytes = cursor.into_inner();
         bytes.truncate(end);
         written.bytes = bytes.len() as u64;
-        replace_file(&path, &bytes)?;
-        // The cached handle still reads the replaced file.
+        // Whatever happens next, the cached handle may read a replaced file.
         self.open.remove(&region);
+        replace_file(&path, &bytes)?;
         Ok(written)
+    }
+
+    /// A new region holding every chunk of a damaged one that still reads.
+    fn salvage(&self, region: RegionPos, old: Vec<u8>) -> anyhow::Result<Region<Cursor<Vec<u8>>>> {
+        let sectors = old.len().div_ceil(SECTOR_BYTES);
+        let sound: Vec<bool> = (0..1024)
+            .map(|i| {
+                old.len() >= HEADER_BYTES && location_is_sound(&old[i * 4..i * 4 + 4], sectors)
+            })
+            .collect();
+        let mut new = Region::create(Cursor::new(Vec::new()))?;
+        let Ok(mut damaged) = Region::from_stream(Cursor::new(old)) else {
+            return Ok(new);
+        };
+        for (i, _) in sound.iter().enumerate().filter(|(_, sound)| **sound) {
+            let (x, z) = (i % 32, i / 32);
+            let pos = ChunkPos::new(region.0 * 32 + x as i32, region.1 * 32 + z as i32);
+            if let Ok(Some(chunk)) = read_chunk(&mut damaged, &self.root, pos) {
+                let mut bytes = Vec::new();
+                chunk.to_binary(&mut bytes, "")?;
+                new.write_chunk(x, z, &bytes)?;
+            }
+        }
+        Ok(new)
+    }
+}
+
+const SECTOR_BYTES: usize = 4096;
+/// Locations and timestamps: two sectors.
+const HEADER_BYTES: usize = 2 * SECTOR_BYTES;
+
+/// A header location (3 bytes of sector offset, 1 of sector count): empty, or past the header
+/// and inside the file's `sectors`, as vanilla checks before trusting it.
+fn location_is_sound(entry: &[u8], sectors: usize) -> bool {
+    let offset = u32::from_be_bytes([0, entry[0], entry[1], entry[2]]) as usize;
+    let count = entry[3] as usize;
+    (offset == 0 && count == 0) || (offset >= 2 && count >= 1 && offset + count <= sectors)
+}
+
+fn header_is_sound(bytes: &[u8]) -> bool {
+    let sectors = bytes.len().div_ceil(SECTOR_BYTES);
+    bytes.len() >= HEADER_BYTES
+        && (0..1024).all(|i| location_is_sound(&bytes[i * 4..i * 4 + 4], sectors))
+}
+
+/// A chunk's NBT from a region, including one vanilla keeps in its own `c.X.Z.mcc` file
+/// because it outgrew the region's 1 MiB limit (flagged by the compression byte's high bit).
+fn read_chunk<S: std::io::Read + Seek>(
+    region: &mut Region<S>,
+    dir: &Path,
+    pos: ChunkPos,
+) -> anyhow::Result<Option<Compound>> {
+    let (_, (x, z)) = region_of(pos);
+    match region.read_chunk(x, z) {
+        Ok(Some(bytes)) => Ok(Some(nbt(&bytes)?)),
+        Ok(None) => Ok(None),
+        Err(fastanvil::Error::UnknownCompression(scheme)) if scheme & 0x80 != 0 => {
+            let path = dir.join(format!("c.{}.{}.mcc", pos.x, pos.z));
+            let data = fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+            let mut bytes = Vec::new();
+            match scheme & 0x7f {
+                1 => std::io::Read::read_to_end(
+                    &mut flate2::read::GzDecoder::new(&data[..]),
+                    &mut bytes,
+                )?,
+                2 => std::io::Read::read_to_end(
+                    &mut flate2::read::ZlibDecoder::new(&data[..]),
+                    &mut bytes,
+                )?,
+                3 => {
+                    bytes = data;
+                    bytes.len()
+                }
+                other => anyhow::bail!("unknown compression {other} of {}", path.display()),
+            };
+            Ok(Some(nbt(&bytes)?))
+        }
+        Err(e) => Err(anyhow::anyhow!("{e}")),
     }
 }
 
@@ -162,19 +247,22 @@ fn nbt(mut bytes: &[u8]) -> anyhow::Result<Compound> {
     Ok(root)
 }
 
-fn free_aside_path(path: &Path) -> PathBuf {
-    (1..)
-        .map(|n| {
-            let mut name = path.file_name().unwrap_or_default().to_os_string();
-            name.push(if n == 1 {
-                ".corrupt".to_string()
-            } else {
-                format!(".corrupt{n}")
-            });
-            path.with_file_name(name)
-        })
-        .find(|p| !p.exists())
-        .expect("some name is free")
+/// The last copy kept aside of `path` (`.corrupt`, `.corrupt2`...), if any, and the next free
+/// name.
+fn aside_paths(path: &Path) -> (Option<PathBuf>, PathBuf) {
+    let named = |n: u32| {
+        let mut name = path.file_name().unwrap_or_default().to_os_string();
+        name.push(if n == 1 {
+            ".corrupt".to_string()
+        } else {
+            format!(".corrupt{n}")
+        });
+        path.with_file_name(name)
+    };
+    let free = (1..)
+        .find(|&n| !named(n).exists())
+        .expect("some name is free");
+    ((free > 1).then(|| named(free - 1)), named(free))
 }
 
 /// Temp file, fsync, rename over `path`, fsync the folder.
@@ -248,18 +336,74 @@ mod tests {
     }
 
     #[test]
+    fn a_short_file_is_an_empty_region_and_a_bad_location_is_salvaged_around() {
+        let dir = temp_dir("salvage");
+        // Vanilla makes an empty file when it only looks for a region.
+        fs::write(dir.join("r.0.0.mca"), []).unwrap();
+        let mut folder = RegionFolder::new(&dir);
+        assert!(
+            folder.read(ChunkPos::new(0, 0)).unwrap().is_none(),
+            "as vanilla: empty"
+        );
+
+        let (good, bad, new) = (
+            ChunkPos::new(0, 0),
+            ChunkPos::new(1, 0),
+            ChunkPos::new(2, 0),
+        );
+        folder
+            .write((0, 0), &[good, bad], |pos, _| Some(chunk(pos.x)))
+            .unwrap();
+        // Chunk 1 0's location now points into the header, where a writer would overwrite it.
+        let path = dir.join("r.0.0.mca");
+        let mut bytes = fs::read(&path).unwrap();
+        bytes[4..8].copy_from_slice(&[0, 0, 1, 1]);
+        fs::write(&path, &bytes).unwrap();
+        let mut folder = RegionFolder::new(&dir);
+        folder.write((0, 0), &[new], |_, _| Some(chunk(2))).unwrap();
+        assert!(fs::read(dir.join("r.0.0.mca.corrupt")).unwrap() == bytes);
+        assert_eq!(tag(&folder.read(good).unwrap().unwrap()), Some(0));
+        assert_eq!(tag(&folder.read(new).unwrap().unwrap()), Some(2));
+        assert!(
+            folder.read(bad).unwrap().is_none(),
+            "the bad location is dropped"
+        );
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn the_same_damage_is_kept_aside_once() {
+        let dir = temp_dir("aside-once");
+        fs::write(dir.join("r.0.0.mca"), b"not a region").unwrap();
+        assert!(RegionFolder::new(&dir)
+            .keep_aside((0, 0))
+            .unwrap()
+            .is_some());
+        assert!(
+            RegionFolder::new(&dir)
+                .keep_aside((0, 0))
+                .unwrap()
+                .is_none(),
+            "a restart does not copy the same file again"
+        );
+        fs::write(dir.join("r.0.0.mca"), b"other damage").unwrap();
+        let copy = RegionFolder::new(&dir).keep_aside((0, 0)).unwrap();
+        assert_eq!(copy, Some(dir.join("r.0.0.mca.corrupt2")));
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
     fn a_damaged_file_is_kept_aside_before_it_is_replaced() {
         let dir = temp_dir("damaged");
-        fs::write(dir.join("r.0.0.mca"), b"not a region").unwrap();
+        // Every location past the end of the file.
+        let garbage = vec![0xEE; 8192];
+        fs::write(dir.join("r.0.0.mca"), &garbage).unwrap();
         let mut folder = RegionFolder::new(&dir);
         assert!(folder.read(ChunkPos::new(1, 1)).is_err());
         folder
             .write((0, 0), &[ChunkPos::new(1, 1)], |_, _| Some(chunk(5)))
             .unwrap();
-        assert_eq!(
-            fs::read(dir.join("r.0.0.mca.corrupt")).unwrap(),
-            b"not a region"
-        );
+        assert!(fs::read(dir.join("r.0.0.mca.corrupt")).unwrap() == garbage);
         assert_eq!(
             tag(&folder.read(ChunkPos::new(1, 1)).unwrap().unwrap()),
             Some(5)
