@@ -16,6 +16,7 @@ pub mod random;
 pub mod save;
 pub mod spawning;
 pub mod time;
+pub mod weather;
 pub mod world;
 pub mod zombie;
 
@@ -101,7 +102,8 @@ pub fn build_base(launch: Launch) -> anyhow::Result<App> {
         d.phase_interval_ticks,
         d.phase_jitter_ticks,
     );
-    save::load_world(&world_dir, &mut clock, &mut phase)?;
+    let mut weather = weather::Weather::new(config.server.seed);
+    save::load_world(&world_dir, &mut clock, &mut phase, &mut weather)?;
 
     let mut app = App::new();
     let defaults = ServerSettings::default();
@@ -159,10 +161,12 @@ pub fn build_base(launch: Launch) -> anyhow::Result<App> {
             metrics::MetricsPlugin,
             world::WorldPlugin { dir: world_dir },
             time::TimePlugin,
+            weather::WeatherPlugin,
             player::PlayerPlugin,
             console::ConsolePlugin { stdin },
         ))
         .insert_resource(clock)
+        .insert_resource(weather)
         .insert_resource(daylight::WorldPhase(phase));
 
     // Logging starts with the plugins: report the listen address only now.

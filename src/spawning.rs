@@ -11,6 +11,7 @@ use crate::daylight::SkyMap;
 use crate::pack::Packs;
 use crate::player::Dead;
 use crate::time::WorldClock;
+use crate::weather::Weather;
 use crate::world::{standable_top, Overworld};
 use crate::zombie::{zombie_bundle, Zombie, ZombieKinds};
 
@@ -27,7 +28,8 @@ impl Plugin for SpawningPlugin {
     }
 }
 
-/// Whether a spot is dark enough to spawn in: at night anywhere, by day only out of the sky.
+/// Whether a spot is dark enough to spawn in: at night (or in a thunderstorm that hides the
+/// sun) anywhere, by day only out of the sky.
 pub fn dark(night: bool, sees_sky: bool) -> bool {
     night || !sees_sky
 }
@@ -46,6 +48,7 @@ fn spawn_in_the_dark(
     mut sky: ResMut<SkyMap>,
     kinds: Res<ZombieKinds>,
     clock: Res<WorldClock>,
+    weather: Res<Weather>,
     config: Res<Config>,
     server: Res<Server>,
     mut rng: Local<Option<Pcg32>>,
@@ -99,7 +102,7 @@ fn spawn_in_the_dark(
             // Not too close to any hunted player after all (the group spreads).
             let eye = BlockPos::new(x, y + 1, z);
             if spot.distance(player) < s.min_distance
-                || !dark(!clock.is_day(), sky.sees_sky(layer, eye))
+                || !dark(!weather.sun_is_up(&clock), sky.sees_sky(layer, eye))
             {
                 continue;
             }

@@ -1,11 +1,14 @@
 //! Daylight, headless: at noon a zombie in the open burns (visible flag, lost health) while one
 //! under a roof does not; water puts fire out; from the immune phase nobody burns; an idle
 //! zombie walks to shade and dozes, and wakes only for a player within the wake radius; hunt
-//! zombies neither burn nor doze.
+//! zombies neither burn nor doze. Weather: rain puts a burning zombie out and keeps the sun off
+//! it, the sun lights one again once the rain is over; a thunderstorm lets zombies stand in the
+//! open at noon.
 
 mod support;
 
 use horde::daylight::Burning;
+use horde::weather::Weather;
 use horde::zombie::{Arena, Chase, Vitality};
 use support::headless::{harness, Harness};
 use valence::entity::entity::Flags;
@@ -81,6 +84,86 @@ fn the_sun_burns_the_open_not_the_roofed_and_not_the_immune() {
         h.app.update();
         assert!(!on_fire(&h, immune), "no burning from the immune phase");
     }
+}
+
+/// Runs ticks until `done` holds, at most `limit`; whether it did.
+fn within(h: &mut Harness, limit: usize, mut done: impl FnMut(&Harness) -> bool) -> bool {
+    (0..limit).any(|_| {
+        h.app.update();
+        done(h)
+    })
+}
+
+fn sky(h: &Harness) -> horde::weather::Sky {
+    h.app.world.resource::<Weather>().sky
+}
+
+#[test]
+fn rain_puts_a_burning_zombie_out_and_after_the_rain_the_sun_burns_again() {
+    let mut h = harness();
+    let o = arena(&mut h);
+    let open = h.summon(BlockPos::new(o.x + 8, o.y, o.z));
+    let roofed = h.summon(BlockPos::new(o.x - 10, o.y, o.z));
+    assert!(
+        within(&mut h, 100, |h| on_fire(h, open)),
+        "the sun lights it"
+    );
+
+    assert!(h.run("weather rain").starts_with("weather="));
+    assert!(within(&mut h, 100, |h| sky(h).is_raining()), "it rains");
+    assert!(
+        within(&mut h, 40, |h| !on_fire(h, open)),
+        "the rain puts it out"
+    );
+    for _ in 0..100 {
+        h.app.update();
+        assert!(!on_fire(&h, open), "no fire in the rain, even at noon");
+    }
+
+    // The rain ends and the roof over the zombie that sheltered under it goes: the rain
+    // left it nothing, the sun lights it.
+    assert!(h.run("weather clear").starts_with("weather=rain"));
+    assert!(
+        within(&mut h, 100, |h| !sky(h).is_raining()),
+        "the rain stops"
+    );
+    assert!(!on_fire(&h, roofed));
+    h.run(&format!(
+        "fill {} {} {} {} {} {} air",
+        o.x - 14,
+        o.y + 4,
+        o.z - 8,
+        o.x - 4,
+        o.y + 4,
+        o.z + 8
+    ));
+    assert!(
+        within(&mut h, 100, |h| on_fire(h, roofed)),
+        "in the sun after the rain, it burns"
+    );
+}
+
+#[test]
+fn a_thunderstorm_lets_zombies_stand_in_the_open_at_noon() {
+    let mut h = harness();
+    let o = arena(&mut h);
+    assert!(h.run("weather thunder 600").starts_with("weather="));
+    assert!(
+        within(&mut h, 200, |h| sky(h).is_thundering()),
+        "the storm builds: {:?}",
+        sky(&h)
+    );
+    let out = h.summon(BlockPos::new(o.x + 8, o.y, o.z));
+    for _ in 0..200 {
+        h.app.update();
+        assert!(!on_fire(&h, out), "no sun in a thunderstorm");
+    }
+    assert_eq!(h.app.world.get::<Vitality>(out).unwrap().0, 20.0);
+    let spot = h.app.world.get::<Position>(out).unwrap().0;
+    assert!(
+        spot.x > (o.x - 2) as f64,
+        "it did not go looking for shade: {spot}"
+    );
 }
 
 #[test]

@@ -188,6 +188,17 @@ fn a_clients_belongings_outlast_leaving_and_a_restart() {
 }
 
 #[test]
+fn a_client_sees_rain_begin_and_end_and_the_rain_is_back_after_a_restart() {
+    let server = TestServer::start("weather", "");
+    let changed = server.scenario("weather");
+    assert!(changed.contains("\"ok\":true"), "{changed}");
+    let server = TestServer::start_in(server.stop(), "");
+    let after = server.scenario_with("weather", &[("HORDE_STEP", "after-restart")]);
+    assert!(after.contains("\"ok\":true"), "{after}");
+    server.stop();
+}
+
+#[test]
 fn a_client_digs_and_places_another_sees_both_and_both_still_do_after_a_restart() {
     let mut server = TestServer::start("build", "");
     let built = server.scenario("build");

@@ -169,3 +169,25 @@ fn reordered_and_removed_types_keep_every_zombies_name_through_save_and_load() {
     }
     assert_eq!(type_names(&mut loaded), before, "after a restart");
 }
+
+#[test]
+fn turning_the_weather_off_clears_the_sky_and_stops_the_cycle() {
+    let mut h = reloadable(quiet_config());
+    assert!(h.run("weather thunder").starts_with("weather="));
+    for _ in 0..120 {
+        h.app.update();
+    }
+    assert!(h.run("weather").starts_with("weather=thunder "));
+    let mut off = quiet_config();
+    off.weather.enabled = false;
+    let answer = reload_with(&mut h, &off);
+    assert!(answer.contains("weather.enabled"), "{answer}");
+    for _ in 0..120 {
+        h.app.update();
+    }
+    let weather = h.run("weather");
+    assert!(
+        weather.starts_with("weather=clear raining=false thundering=false rain_level=0.00"),
+        "{weather}"
+    );
+}

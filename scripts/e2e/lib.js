@@ -18,10 +18,12 @@ function log (...args) {
   console.error(`[${new Date().toISOString()}]`, ...args)
 }
 
-// Resolves with the bot once it has spawned (after the first health update).
-function connectBot (username) {
+// Resolves with the bot once it has spawned (after the first health update). `onCreate`
+// sees the bot before any packet arrives, for listeners that must not miss the join packets.
+function connectBot (username, onCreate = () => {}) {
   return new Promise((resolve, reject) => {
     const bot = mineflayer.createBot({ host, port, username, version: '1.20.1', auth: 'offline' })
+    onCreate(bot)
     const timer = setTimeout(() => reject(new Error(`${username} did not spawn`)), WAIT_MS)
     bot.once('spawn', () => { clearTimeout(timer); log(`${username} spawned`); resolve(bot) })
     bot.once('kicked', (reason) => { clearTimeout(timer); reject(new Error(`kicked: ${reason}`)) })

@@ -140,6 +140,7 @@ impl Bound {
             ),
             Bound::new("daylight.shade_radius", c.daylight.shade_radius, 0, 32),
             Bound::new("daylight.wake_radius", c.daylight.wake_radius, 0, 64),
+            Bound::new("weather.fade_per_tick", c.weather.fade_per_tick, 0.001, 1),
             Bound::new("pack.min_neighbours", c.pack.min_neighbours, 0, 64),
             Bound::new("pack.decision_divisor", c.pack.decision_divisor, 1, 1000),
             Bound::new("pack.scan_cap", c.pack.scan_cap, 1, 1000),
@@ -214,6 +215,20 @@ impl Bound {
                 100_000,
             ),
         ];
+        let w = &c.weather;
+        for (key, ticks) in [
+            ("clear_min_ticks", w.clear_min_ticks),
+            ("clear_max_ticks", w.clear_max_ticks),
+            ("rain_min_ticks", w.rain_min_ticks),
+            ("rain_max_ticks", w.rain_max_ticks),
+            ("thunder_delay_min_ticks", w.thunder_delay_min_ticks),
+            ("thunder_delay_max_ticks", w.thunder_delay_max_ticks),
+            ("thunder_min_ticks", w.thunder_min_ticks),
+            ("thunder_max_ticks", w.thunder_max_ticks),
+        ] {
+            // A week of ticks at most, as vanilla's `weather` command allows (1,000,000 s).
+            bounds.push(Bound::new(format!("weather.{key}"), ticks, 1, 20_000_000));
+        }
         for (i, t) in c.zombies.types.iter().enumerate() {
             let key = |field: &str| format!("zombies.types[{i}].{field}");
             bounds.extend([

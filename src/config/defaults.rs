@@ -74,6 +74,24 @@ impl Default for DaylightConfig {
     }
 }
 
+impl Default for WeatherConfig {
+    /// Vanilla 1.20.1's `ServerLevel` spans.
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            clear_min_ticks: 12_000,
+            clear_max_ticks: 180_000,
+            rain_min_ticks: 12_000,
+            rain_max_ticks: 24_000,
+            thunder_delay_min_ticks: 12_000,
+            thunder_delay_max_ticks: 180_000,
+            thunder_min_ticks: 3_600,
+            thunder_max_ticks: 15_600,
+            fade_per_tick: 0.01,
+        }
+    }
+}
+
 impl ZombieType {
     /// A type of the hunt seed: speed converted at [`STUD`], damage at [`SEED_DAMAGE`].
     fn new(name: &str, rarity: u32, health: f32, studs_per_s: f64, seed_damage: f32) -> Self {
@@ -240,6 +258,7 @@ impl Default for PackConfig {
             march_lead: 24.0,
             stuck_activations: 8,
             migrate_at_day: false,
+            migrate_in_storms: true,
             sweep_interval_ticks: 20,
             dematerialise_sweeps: 40,
             ghost_speed_fraction: 0.4,

@@ -50,6 +50,7 @@ pub struct Config {
     pub lod: LodConfig,
     pub hunt: HuntConfig,
     pub daylight: DaylightConfig,
+    pub weather: WeatherConfig,
     pub pack: PackConfig,
     pub spawning: SpawningConfig,
 }
@@ -260,6 +261,29 @@ pub struct DaylightConfig {
     pub wake_radius: f64,
 }
 
+/// `[weather]`: vanilla's weather cycle. Each span is drawn evenly between its min and max.
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct WeatherConfig {
+    /// Whether the weather changes by itself; when off the sky starts clear and stays as the
+    /// `weather` command leaves it.
+    pub enabled: bool,
+    /// Ticks of clear sky between rains.
+    pub clear_min_ticks: u32,
+    pub clear_max_ticks: u32,
+    /// Ticks a rain lasts.
+    pub rain_min_ticks: u32,
+    pub rain_max_ticks: u32,
+    /// Ticks between thunderstorms (thunder shows only while it rains).
+    pub thunder_delay_min_ticks: u32,
+    pub thunder_delay_max_ticks: u32,
+    /// Ticks a thunderstorm lasts.
+    pub thunder_min_ticks: u32,
+    pub thunder_max_ticks: u32,
+    /// How much the rain and thunder levels move towards their target each tick.
+    pub fade_per_tick: f32,
+}
+
 /// `[chase]`: the hop re-planning rule and its watchdog.
 #[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -385,6 +409,8 @@ pub struct PackConfig {
     pub stuck_activations: u32,
     /// Whether packs travel by day too (by default they rest, as zombies doze).
     pub migrate_at_day: bool,
+    /// Whether a thunderstorm dark enough to stop the sun burning counts as night for packs.
+    pub migrate_in_storms: bool,
     /// Ticks between pack updates and visibility sweeps.
     pub sweep_interval_ticks: u64,
     /// Sweeps in a row with no member in an entity-ticking chunk before a pack becomes a ghost.

@@ -90,6 +90,23 @@ impl Config {
                 self.spawning.min_distance, self.spawning.max_distance
             )));
         }
+        let w = &self.weather;
+        for (name, min, max) in [
+            ("clear", w.clear_min_ticks, w.clear_max_ticks),
+            ("rain", w.rain_min_ticks, w.rain_max_ticks),
+            (
+                "thunder_delay",
+                w.thunder_delay_min_ticks,
+                w.thunder_delay_max_ticks,
+            ),
+            ("thunder", w.thunder_min_ticks, w.thunder_max_ticks),
+        ] {
+            if min > max {
+                return Err(ConfigError(format!(
+                    "weather.{name}_min_ticks = {min}: must not exceed weather.{name}_max_ticks ({max})"
+                )));
+            }
+        }
         if self.daylight.phase_jitter_ticks >= self.daylight.phase_interval_ticks {
             return Err(ConfigError(format!(
                 "daylight.phase_jitter_ticks = {}: must be less than phase_interval_ticks ({})",

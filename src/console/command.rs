@@ -51,6 +51,9 @@ pub enum Command {
     ShowConfig(Option<String>),
     PhaseQuery,
     PhaseSet(u32),
+    WeatherQuery,
+    /// A duration in seconds, as vanilla's command takes.
+    WeatherSet(crate::weather::Kind, Option<u32>),
     HuntStart(String),
     HuntStop,
     HuntStatus,
@@ -131,6 +134,11 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("hunt", "the running hunt round"),
     ("hunt start <preset>", "start a hunt round"),
     ("hunt stop", "end the running round"),
+    ("weather", "the weather and its timers"),
+    (
+        "weather <clear|rain|thunder> [seconds]",
+        "set the weather (for a drawn span without seconds)",
+    ),
     ("phase", "the world's escalation phase"),
     ("phase set <N>", "set the phase"),
     (
@@ -167,6 +175,21 @@ pub fn parse(line: &str) -> Result<Command, String> {
         ("chunks", []) => Command::Chunks,
         ("perf", ["start"]) => Command::PerfStart,
         ("perf", ["stop"]) => Command::PerfStop,
+        ("weather", []) => Command::WeatherQuery,
+        ("weather", [kind, rest @ ..]) if rest.len() <= 1 => {
+            let kind = crate::weather::Kind::from_name(kind).ok_or_else(|| usage("weather"))?;
+            // Vanilla's bounds: 0 to 1,000,000 seconds.
+            let seconds = match rest.first() {
+                Some(s) => Some(
+                    s.parse::<u32>()
+                        .ok()
+                        .filter(|s| *s <= 1_000_000)
+                        .ok_or_else(|| usage("weather"))?,
+                ),
+                None => None,
+            };
+            Command::WeatherSet(kind, seconds)
+        }
         ("time", ["query", ..]) => Command::TimeQuery,
         ("time", ["set", when]) => {
             Command::TimeSet(crate::time::parse_time(when).ok_or_else(|| usage("time"))?)
@@ -257,6 +280,20 @@ mod tests {
         assert_eq!(parse("stop"), Ok(Command::Stop));
         assert_eq!(parse("/save-all flush"), Ok(Command::SaveAll));
         assert_eq!(parse("  time set noon "), Ok(Command::TimeSet(6000)));
+        use crate::weather::Kind;
+        assert_eq!(parse("weather"), Ok(Command::WeatherQuery));
+        assert_eq!(
+            parse("weather thunder 30"),
+            Ok(Command::WeatherSet(Kind::Thunder, Some(30)))
+        );
+        assert_eq!(
+            parse("weather clear"),
+            Ok(Command::WeatherSet(Kind::Clear, None))
+        );
+        assert!(parse("weather snow")
+            .unwrap_err()
+            .starts_with("usage: weather"));
+        assert!(parse("weather rain -1").is_err() && parse("weather rain 1000001").is_err());
         assert_eq!(parse("time set 18000"), Ok(Command::TimeSet(18000)));
         assert_eq!(parse("time query daytime"), Ok(Command::TimeQuery));
         assert_eq!(
@@ -338,7 +375,7 @@ mod tests {
         let verbs = [
             "help", "stop", "save-all", "list", "tps", "chunks", "perf", "time", "tp", "damage",
             "kill", "summon", "zombies", "gamemode", "packs", "reload", "config", "phase", "hunt",
-            "fill", "give",
+            "fill", "give", "weather",
         ];
         for verb in verbs {
             assert!(

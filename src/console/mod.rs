@@ -170,6 +170,8 @@ pub fn execute(world: &mut World, command: Command) -> String {
         Command::Reload => config::reload(world),
         Command::ShowConfig(key) => config::show(world.resource::<Config>(), key.as_deref()),
         Command::PhaseQuery => daylight::phase_report(world),
+        Command::WeatherQuery => crate::weather::query(world),
+        Command::WeatherSet(kind, seconds) => crate::weather::command(world, kind, seconds),
         Command::PhaseSet(n) => daylight::set_phase(world, n),
         Command::HuntStart(name) => hunt::start(world, &name),
         Command::HuntStop => hunt::stop(world),

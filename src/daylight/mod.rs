@@ -1,5 +1,5 @@
-//! Daylight: zombies under open sky burn by day, helmets wear out in their place, water puts
-//! fires out; the world's phase rises over time and from `sun_immune_phase` the sun no longer
+//! Daylight: zombies under open sky burn by day (unless it rains on them or a thunderstorm
+//! hides the sun), helmets wear out in their place, water and rain put fires out; the world's phase rises over time and from `sun_immune_phase` the sun no longer
 //! hurts. By day an idle zombie walks to shade and dozes until woken. Hunt zombies ([`Arena`])
 //! are out of the sun's reach: a round's goal must not hang on the hour it is played at.
 
@@ -17,6 +17,7 @@ use valence::protocol::{VarInt, WritePacket};
 
 use crate::config::{Config, HelmetKind};
 use crate::time::WorldClock;
+use crate::weather::{biome_rains, Weather};
 use crate::world::chunks::ChunkDropped;
 use crate::world::{BlocksChanged, LayerVoxels, Overworld, Voxels};
 use crate::zombie::attack::{hurt_effect, wound};
@@ -143,28 +144,32 @@ fn sun_on_zombies(
     layers: Query<&ChunkLayer, With<Overworld>>,
     mut sky: ResMut<SkyMap>,
     clock: Res<WorldClock>,
+    weather: Res<Weather>,
+    biomes: Res<BiomeRegistry>,
     phase: Res<WorldPhase>,
     config: Res<Config>,
     server: Res<Server>,
 ) {
-    let Ok(layer) = layers.get_single() else {
+    let Ok(chunks) = layers.get_single() else {
         return;
     };
-    let layer = &LayerVoxels::new(layer);
+    let layer = &LayerVoxels::new(chunks);
     let now = server.current_tick() as u64;
     let second = server.tick_rate().get() as u64;
     let d = &config.daylight;
+    let day = weather.sun_is_up(&clock);
     let burn_ticks = (d.burn_s * second as f64).round() as u64;
     for (entity, pos, helmet, burning) in &mut zombies {
         if !staggered(entity, now, second) {
             continue;
         }
+        let eye = eye_block(pos.0);
+        let sees_sky = sky.sees_sky(layer, eye);
         let exposure = Exposure {
-            day: clock.is_day(),
-            sees_sky: sky.sees_sky(layer, eye_block(pos.0)),
+            day,
+            sees_sky,
             in_water: layer.liquid(BlockPos::from_pos(pos.0)),
-            // horde has no weather yet: it never rains.
-            raining: false,
+            raining: weather.rains_on(sees_sky, rains_at(chunks, &biomes, eye)),
         };
         match sunlight(
             exposure,
@@ -193,7 +198,7 @@ fn sun_on_zombies(
     }
 }
 
-/// Fire: visible flag, damage once a second, out in water or when it runs down.
+/// Fire: visible flag, damage once a second, out in water or rain or when it runs down.
 fn burn(
     mut commands: Commands,
     mut zombies: Query<
@@ -209,17 +214,27 @@ fn burn(
         (With<Zombie>, Without<Dying>),
     >,
     mut layers: Query<(&ChunkLayer, &mut EntityLayer), With<Overworld>>,
+    mut sky: ResMut<SkyMap>,
+    weather: Res<Weather>,
+    biomes: Res<BiomeRegistry>,
     config: Res<Config>,
     server: Res<Server>,
 ) {
     let Ok((chunks, mut entities)) = layers.get_single_mut() else {
         return;
     };
+    let voxels = &LayerVoxels::new(chunks);
     let now = server.current_tick() as u64;
     let second = server.tick_rate().get() as u64;
     for (entity, pos, id, mut flags, mut vitality, mut statuses, burning) in &mut zombies {
+        let doused = |sky: &mut SkyMap| {
+            let eye = eye_block(pos.0);
+            voxels.liquid(BlockPos::from_pos(pos.0))
+                || (weather.sky.is_raining()
+                    && weather.rains_on(sky.sees_sky(voxels, eye), rains_at(chunks, &biomes, eye)))
+        };
         let lit = match burning {
-            Some(mut fire) if fire.ticks_left > 0 && !chunks.liquid(BlockPos::from_pos(pos.0)) => {
+            Some(mut fire) if fire.ticks_left > 0 && !doused(&mut sky) => {
                 fire.ticks_left -= 1;
                 if fire.ticks_left % second == 0 {
                     hurt_effect(&mut entities, pos.0, id.get(), ON_FIRE, None);
@@ -255,6 +270,7 @@ fn day_sleep(
     layers: Query<&ChunkLayer, With<Overworld>>,
     mut sky: ResMut<SkyMap>,
     clock: Res<WorldClock>,
+    weather: Res<Weather>,
     phase: Res<WorldPhase>,
     config: Res<Config>,
     server: Res<Server>,
@@ -270,7 +286,7 @@ fn day_sleep(
         if !staggered(entity, now, second) {
             continue;
         }
-        if !clock.is_day() || chase.target.is_some() {
+        if !weather.sun_is_up(&clock) || chase.target.is_some() {
             if chase.dozing {
                 chase.dozing = false;
             }
@@ -287,6 +303,11 @@ fn day_sleep(
             errand.0 = find_shade(layer, &mut sky, pos.0, config.daylight.shade_radius);
         }
     }
+}
+
+/// Whether the biome at `pos` gets rain (an unloaded spot counts as one that does).
+fn rains_at(layer: &ChunkLayer, biomes: &BiomeRegistry, pos: BlockPos) -> bool {
+    layer.biome(pos).is_none_or(|id| biome_rains(&biomes[id]))
 }
 
 /// `phase`: the world's phase and when it rises next.

@@ -9,6 +9,7 @@ use valence::prelude::*;
 use crate::config::{Config, ConfigChanged};
 use crate::daylight::{Burning, Helmet};
 use crate::time::WorldClock;
+use crate::weather::Weather;
 use crate::world::chunks::EntityTicking;
 use crate::world::Overworld;
 use crate::zombie::{Dying, Errand, Pursuing, Vitality, Zombie, ZombieKinds};
@@ -52,6 +53,7 @@ pub(super) fn update_packs(
     kinds: Res<ZombieKinds>,
     mut reloads: EventReader<ConfigChanged>,
     clock: Res<WorldClock>,
+    weather: Res<Weather>,
     config: Res<Config>,
     server: Res<Server>,
 ) {
@@ -78,7 +80,9 @@ pub(super) fn update_packs(
             (-1..=1).all(|dx| ticking(p + DVec3::new(dx as f64 * 16.0, 0.0, dz as f64 * 16.0)))
         })
     };
-    let moving = rules.migrate_at_day || !clock.is_day();
+    // Weather is the world's, like the clock: a storm that hides the sun is night to packs.
+    let night = !clock.is_day() || (rules.migrate_in_storms && !weather.sun_is_up(&clock));
+    let moving = rules.migrate_at_day || night;
     let packs = &mut *packs;
     let mut dissolved = Vec::new();
 

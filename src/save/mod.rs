@@ -21,6 +21,7 @@ use crate::pack::{PackBrain, PackState, Packs};
 use crate::player::{Health, MAX_HEALTH};
 use crate::random::Stream;
 use crate::time::WorldClock;
+use crate::weather::Weather;
 use crate::world::{snapshot_terrain, Overworld, TerrainSave, WorldDir};
 use crate::zombie::{zombie_bundle, Arena, Dying, Vitality, Zombie, ZombieKinds};
 pub use file::SaveFile;
@@ -37,7 +38,7 @@ pub fn packs_file(world_dir: &Path) -> SaveFile {
     SaveFile::new(world_dir.join("data").join("horde_packs.dat"), PACKS_FORMAT)
 }
 
-/// `data/horde_world.dat`: the world clock and phase.
+/// `data/horde_world.dat`: the world clock, phase and weather.
 pub fn world_file(world_dir: &Path) -> SaveFile {
     SaveFile::new(world_dir.join("data").join("horde_world.dat"), WORLD_FORMAT)
 }
@@ -311,6 +312,7 @@ pub fn load_world(
     world_dir: &Path,
     clock: &mut WorldClock,
     phase: &mut Phase,
+    weather: &mut Weather,
 ) -> anyhow::Result<()> {
     let Some(root) = world_file(world_dir).load()? else {
         return Ok(());
@@ -333,6 +335,7 @@ pub fn load_world(
         phase.phase = (*p).max(0) as u32;
         phase.next_rise = next;
     }
+    weather.load(&root);
     Ok(())
 }
 
@@ -529,6 +532,7 @@ fn world_snapshot(world: &mut World) -> (std::path::PathBuf, Compound) {
     let phase = world.resource::<WorldPhase>().0;
     root.insert("Phase", phase.phase as i32);
     root.insert("NextPhaseAt", phase.next_rise);
+    world.resource::<Weather>().save(&mut root);
     (dir, root)
 }
 
