@@ -14,7 +14,7 @@ trap 'kill "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
 cp -r worlds/default "$work/world"
 rcon_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 # The shipped config, with what a benchmark on a shared machine needs on top.
-sed -e 's/^port = 25565/port = 0/' -e 's/^online_mode = true/online_mode = false/' \
+sed -e 's/^port = 25565/port = 0/' -e 's/^port = 8100/port = 0/' -e 's/^online_mode = true/online_mode = false/' \
     -e 's/^enabled = false/enabled = true/' -e "s/^port = 25575/port = $rcon_port/" \
     -e 's/^password = ""/password = "bench"/' config.toml > "$work/config.toml"
 mkfifo "$work/in"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The whole test suite: installs the pinned test clients (mineflayer, rcon-client) from the
-# npm registry exactly as locked in scripts/package-lock.json, then runs every Rust test,
-# unit, headless and end-to-end, in the release profile the server is built with.
+# The whole test suite: installs the pinned test clients (mineflayer, rcon-client, the
+# playwright-core browser driver) from the npm registry exactly as locked in
+# scripts/package-lock.json, and Debian's chromium for the map's browser test when it is
+# missing, then runs every Rust test, unit, headless and end-to-end, in the release profile
+# the server is built with.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,4 +12,11 @@ if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   exit 1
 fi
 (cd scripts && npm ci --no-audit --no-fund --loglevel=error)
+if ! command -v chromium >/dev/null; then
+  echo "installing Debian's chromium for the map's browser test" >&2
+  sudo_or_root=""
+  [ "$(id -u)" = 0 ] || sudo_or_root="sudo"
+  $sudo_or_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_or_root apt-get install -y -qq chromium >/dev/null
+fi
 cargo test --release "$@"

@@ -9,6 +9,7 @@ pub mod console;
 pub mod daylight;
 pub mod headless;
 pub mod hunt;
+pub mod map;
 pub mod metrics;
 pub mod pack;
 pub mod player;
@@ -185,6 +186,13 @@ pub fn build_base(launch: Launch) -> anyhow::Result<App> {
         let inbox = app.world.resource::<console::Inbox>().sender();
         console::rcon::start(address, rcon.password, inbox)
             .with_context(|| format!("cannot listen for RCON on {address}"))?;
+    }
+    let map = app.world.resource::<Config>().map.clone();
+    if network && map.enabled {
+        let address = SocketAddr::new(map.address.parse()?, map.port);
+        let (plugin, bound) = map::MapPlugin::start(address, map.max_connections)?;
+        app.add_plugins(plugin);
+        info!("map at http://{bound}/");
     }
     Ok(app)
 }

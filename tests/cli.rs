@@ -114,3 +114,14 @@ fn a_busy_port_is_refused() {
     let out = run(&["--port", &port], dir.path());
     assert_refused(&out, &[&port, "cannot listen"]);
 }
+
+#[test]
+fn a_busy_map_port_is_refused() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    let dir = with_config(&format!(
+        "[server]\nonline_mode = false\n[map]\nport = {port}\n"
+    ));
+    let out = run(&["--port", "0"], dir.path());
+    assert_refused(&out, &[&port.to_string(), "cannot serve the map"]);
+}

@@ -188,6 +188,40 @@ fn a_clients_belongings_outlast_leaving_and_a_restart() {
 }
 
 #[test]
+fn the_live_map_shows_every_pack_and_ghost_in_a_real_browser_and_asks_nobody_else() {
+    // The pack test's shorter grace, so that the packs become ghosts soon.
+    let cap = 3;
+    let server = TestServer::start(
+        "map",
+        &format!(
+            "[chunks]\nretention_ticks = 40\n[pack]\ndematerialise_sweeps = 10\nmax_size = 24\n\
+             [map]\nport = 0\nmax_connections = {cap}\n"
+        ),
+    );
+    let transcript = server.transcript();
+    let url = transcript
+        .lines()
+        .find_map(|l| l.split("map at ").nth(1))
+        .unwrap_or_else(|| panic!("no map address logged:\n{transcript}"))
+        .trim()
+        .to_string();
+    let screenshot = server.dir.path().join("map.png");
+    let config = server.dir.path().join("config.toml");
+    let result = server.scenario_with(
+        "map",
+        &[
+            ("HORDE_MAP_URL", &url),
+            ("HORDE_CONFIG", config.to_str().unwrap()),
+            ("HORDE_SCREENSHOT", screenshot.to_str().unwrap()),
+            ("HORDE_MAP_CAP", &cap.to_string()),
+        ],
+    );
+    assert!(result.contains("\"ok\":true"), "{result}");
+    assert!(screenshot.exists(), "the harness keeps a screenshot");
+    server.stop();
+}
+
+#[test]
 fn a_client_sees_rain_begin_and_end_and_the_rain_is_back_after_a_restart() {
     let server = TestServer::start("weather", "");
     let changed = server.scenario("weather");

@@ -42,7 +42,7 @@ function sleep (ms) {
 }
 
 function parseArgs () {
-  const args = { out: null, only: null, seconds: 120, profile: false }
+  const args = { out: null, only: null, seconds: 120, profile: false, map: 'idle', floor: true }
   const argv = process.argv.slice(2)
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
@@ -50,9 +50,13 @@ function parseArgs () {
     else if (a === '--only') args.only = argv[++i]
     else if (a === '--seconds') args.seconds = Number(argv[++i])
     else if (a === '--profile') args.profile = true
+    else if (a === '--map') args.map = argv[++i]
+    else if (a === '--no-floor') args.floor = false
     else throw new Error(`unknown argument ${a}`)
   }
-  if (!args.out) throw new Error('usage: run.js --out DIR [--only NAME] [--seconds N] [--profile]')
+  if (!args.out || !['off', 'idle', 'browser'].includes(args.map)) {
+    throw new Error('usage: run.js --out DIR [--only NAME] [--seconds N] [--profile] [--map off|idle|browser] [--no-floor]')
+  }
   return args
 }
 
@@ -131,6 +135,11 @@ class Server {
     return Number(m[1])
   }
 
+  mapUrl () {
+    const m = this.stderr.match(/map at (http:\/\/[\d.]+:\d+)\//)
+    return m && m[1]
+  }
+
   // Sends a console line; resolves with the answer's lines up to the first that starts with
   // `last` (the answer's final line).
   command (line, last) {
@@ -172,7 +181,7 @@ class Server {
   }
 }
 
-function writeConfig (dir, scenario, spawning) {
+function writeConfig (dir, scenario, spawning, map) {
   const file = path.join(dir, 'config.toml')
   fs.writeFileSync(file, `# Load harness: the shipped defaults but for these keys.
 [server]
@@ -207,6 +216,11 @@ enabled = ${spawning}
 interval_ticks = 1
 group_size = 64
 mob_cap_per_player = ${Math.round(scenario.zombies / scenario.bots)}
+
+[map]
+# --map off|idle|browser: served (on a free port) unless off.
+enabled = ${map !== 'off'}
+port = 0
 `)
   return file
 }
@@ -307,7 +321,7 @@ async function runOnce (scenario, floor, args, outDir) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'horde-load-'))
   const world = path.join(dir, 'world')
   fs.cpSync(path.join(ROOT, 'worlds/default'), world, { recursive: true })
-  const config = writeConfig(dir, scenario, false)
+  const config = writeConfig(dir, scenario, false, args.map)
   const perPlayer = Math.round(scenario.zombies / scenario.bots)
   const binary = floor ? FLOOR : HORDE
   const serverArgs = ['--config', config, '--world', world, ...(floor ? ['--per-player', String(perPlayer)] : [])]
@@ -345,7 +359,7 @@ async function runOnce (scenario, floor, args, outDir) {
   if (floor) {
     await server.command('crowd', 'crowd=')
   } else {
-    writeConfig(dir, scenario, true)
+    writeConfig(dir, scenario, true, args.map)
     await server.command('reload', 'reloaded=')
   }
   const target = scenario.zombies * 0.95
@@ -357,7 +371,8 @@ async function runOnce (scenario, floor, args, outDir) {
   }
   log(`${label}: ${names.length} players online, crowd ready after ${((Date.now() - populateStart) / 1000).toFixed(0)} s; recording ${args.seconds} s`)
 
-  // The measured window.
+  // The measured window, with a browser on the live map if asked.
+  const browser = args.map === 'browser' ? await openMap(server.mapUrl()) : null
   const perf = args.profile && !floor ? startProfile(server.child.pid, outDir, scenario.name) : null
   await server.command('perf start', 'recording=')
   const before = statsOf(clients)
@@ -402,6 +417,7 @@ async function runOnce (scenario, floor, args, outDir) {
   const after = statsOf(clients)
   const cpu = process.cpuUsage(cpuBefore)
   const perfStop = await server.last('perf stop', 'ticks=')
+  if (browser) await browser.close()
   if (perf) await stopProfile(perf)
   const chunks = await server.last('chunks', 'loaded=')
   const rssMiB = server.rss()
@@ -458,6 +474,22 @@ async function runOnce (scenario, floor, args, outDir) {
   return result
 }
 
+// Headless Debian chromium on the live map page, as an operator keeps it open.
+async function openMap (url) {
+  if (!url) throw new Error('--map browser: the server serves no map')
+  const { chromium } = require('playwright-core')
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync']
+  })
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
+  await page.goto(`${url}/`)
+  await page.waitForSelector('[data-pack-id]', { timeout: 120000 }).catch(() => {})
+  log(`the map is open in a browser: ${url}/`)
+  return browser
+}
+
 // `perf record` on the server for the measured window, when asked.
 function startProfile (pid, outDir, name) {
   const data = path.join(outDir, `${name}.perf.data`)
@@ -497,7 +529,7 @@ async function main () {
   const chosen = SCENARIOS.filter((s) => args.only ? s.name === args.only : !s.onlyByName)
   if (chosen.length === 0) throw new Error(`no scenario ${args.only}; ${SCENARIOS.map((s) => s.name).join(', ')}`)
   for (const scenario of chosen) {
-    for (const floor of [false, true]) results.push(await runOnce(scenario, floor, args, args.out))
+    for (const floor of args.floor ? [false, true] : [false]) results.push(await runOnce(scenario, floor, args, args.out))
   }
   fs.writeFileSync(path.join(args.out, 'results.json'), JSON.stringify(results, null, 1))
   console.log(table(results))

@@ -74,6 +74,19 @@ impl Default for DaylightConfig {
     }
 }
 
+impl Default for MapConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            address: "127.0.0.1".into(),
+            port: 8100,
+            max_connections: 16,
+            publish_interval_ticks: 20,
+            trail_interval_ticks: 200,
+        }
+    }
+}
+
 impl Default for WeatherConfig {
     /// Vanilla 1.20.1's `ServerLevel` spans.
     fn default() -> Self {

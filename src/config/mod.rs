@@ -52,6 +52,7 @@ pub struct Config {
     pub daylight: DaylightConfig,
     pub weather: WeatherConfig,
     pub pack: PackConfig,
+    pub map: MapConfig,
     pub spawning: SpawningConfig,
 }
 
@@ -282,6 +283,24 @@ pub struct WeatherConfig {
     pub thunder_max_ticks: u32,
     /// How much the rain and thunder levels move towards their target each tick.
     pub fade_per_tick: f32,
+}
+
+/// `[map]`: the live web map of packs, served by the server process.
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct MapConfig {
+    /// Serve the map.
+    pub enabled: bool,
+    /// Interface to listen on: loopback unless the operator opens it.
+    pub address: String,
+    /// TCP port; 0 picks a free port, logged at start.
+    pub port: u16,
+    /// Browsers (live connections) served at once; more are answered 503.
+    pub max_connections: u32,
+    /// Ticks between the snapshots the page shows.
+    pub publish_interval_ticks: u64,
+    /// Ticks between the points of a pack's trail (kept for the last night).
+    pub trail_interval_ticks: u64,
 }
 
 /// `[chase]`: the hop re-planning rule and its watchdog.

@@ -69,6 +69,10 @@ const RESTART_KEYS: &[&str] = &[
     "server.velocity_secret",
     "rcon.",
     "time.",
+    "map.enabled",
+    "map.address",
+    "map.port",
+    "map.max_connections",
 ];
 
 /// Whether changing `key` needs a restart.

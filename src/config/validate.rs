@@ -23,6 +23,7 @@ impl Config {
         for (key, value) in [
             ("server.address", &self.server.address),
             ("rcon.address", &self.rcon.address),
+            ("map.address", &self.map.address),
         ] {
             if value.parse::<std::net::IpAddr>().is_err() {
                 return Err(ConfigError(format!(

@@ -4,14 +4,16 @@
 use super::grid::SpatialGrid;
 use super::rules::merges;
 use super::sweep::Members;
-use super::{PackId, PackState, Packs};
+use super::{PackId, PackState, Packs, PacksMerged};
 
-/// Fuses packs whose centroids are close and whose headings agree, smaller into larger.
+/// Fuses packs whose centroids are close and whose headings agree, smaller into larger;
+/// returns the merges.
 pub(super) fn merge_packs(
     packs: &mut Packs,
     zombies: &mut Members,
     rules: &crate::config::PackConfig,
-) {
+) -> Vec<PacksMerged> {
+    let mut merged = Vec::new();
     let mut centroids = SpatialGrid::new(rules.merge_radius);
     for p in packs
         .packs
@@ -53,6 +55,11 @@ pub(super) fn merge_packs(
             (other, id)
         };
         let gone = packs.packs.remove(&gone).expect("found above");
+        merged.push(PacksMerged {
+            kept: keep,
+            gone: gone.id,
+            at: gone.centroid,
+        });
         for member in &gone.members {
             if let Ok((.., mut brain, _, _)) = zombies.get_mut(*member) {
                 brain.pack = Some(keep);
@@ -66,4 +73,5 @@ pub(super) fn merge_packs(
             .extend(gone.members);
         packs.stats.merged += 1;
     }
+    merged
 }

@@ -31,24 +31,34 @@ pub use state::{CostWindow, Pack, PackState, PackStats, Packs};
 
 pub type PackId = u64;
 
+/// Pack `gone` merged into pack `kept`, where `gone` stood.
+#[derive(Event, Debug, Clone, Copy, PartialEq)]
+pub struct PacksMerged {
+    pub kept: PackId,
+    pub gone: PackId,
+    pub at: DVec2,
+}
+
 pub struct PackPlugin;
 
 impl Plugin for PackPlugin {
     fn build(&self, app: &mut App) {
-        app.insert_resource(Packs::default()).add_systems(
-            Update,
-            (
-                state::start_clock,
-                membership::give_brains,
-                membership::member_decisions,
-                sweep::update_packs,
-                state::stop_clock,
-            )
-                .chain()
-                .in_set(crate::TickSet::Zombies)
-                .after(ZombieSet::Classify)
-                .before(ZombieSet::Move),
-        );
+        app.insert_resource(Packs::default())
+            .add_event::<PacksMerged>()
+            .add_systems(
+                Update,
+                (
+                    state::start_clock,
+                    membership::give_brains,
+                    membership::member_decisions,
+                    sweep::update_packs,
+                    state::stop_clock,
+                )
+                    .chain()
+                    .in_set(crate::TickSet::Zombies)
+                    .after(ZombieSet::Classify)
+                    .before(ZombieSet::Move),
+            );
     }
 }
 

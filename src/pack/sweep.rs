@@ -19,6 +19,7 @@ use super::merge::merge_packs;
 use super::migration::waypoint;
 use super::restore::restore;
 use super::rules::{centroid, dissolves, unseen_long_enough};
+use super::PacksMerged;
 use super::{flat, PackBrain, PackState, Packs};
 
 /// A restore this many sweeps or fewer after dematerialising counts as a flap.
@@ -52,6 +53,7 @@ pub(super) fn update_packs(
     ticking_chunks: Res<EntityTicking>,
     kinds: Res<ZombieKinds>,
     mut reloads: EventReader<ConfigChanged>,
+    mut merged: EventWriter<PacksMerged>,
     clock: Res<WorldClock>,
     weather: Res<Weather>,
     config: Res<Config>,
@@ -237,7 +239,7 @@ pub(super) fn update_packs(
         }
     }
     if now.is_multiple_of(rules.sweep_interval_ticks) {
-        merge_packs(packs, &mut zombies, rules);
+        merged.send_batch(merge_packs(packs, &mut zombies, rules));
     }
     if now.is_multiple_of(rules.sweep_interval_ticks * 60) && !packs.packs.is_empty() {
         info!("{}", packs.summary());

@@ -20,6 +20,7 @@ use valence::prelude::*;
 use super::anvil::{Loaded, Loader};
 use super::edit::Edits;
 use super::generate::Terrain;
+use super::surface::{surface, ChunkArrived, Surface};
 use super::Overworld;
 use crate::config::{Config, ConfigChanged};
 use crate::metrics::Histogram;
@@ -193,7 +194,7 @@ fn yield_to_the_tick() {
 #[derive(Resource)]
 pub(super) struct Generator {
     requests: flume::Sender<ChunkPos>,
-    done: flume::Receiver<(ChunkPos, UnloadedChunk)>,
+    done: flume::Receiver<(ChunkPos, UnloadedChunk, Surface)>,
     in_flight: HashSet<ChunkPos>,
 }
 
@@ -207,7 +208,9 @@ impl Generator {
                 yield_to_the_tick();
                 let terrain = Terrain::new(seed);
                 for pos in todo.iter() {
-                    if finished.send((pos, terrain.generate(pos))).is_err() {
+                    let chunk = terrain.generate(pos);
+                    let surface = surface(&chunk);
+                    if finished.send((pos, chunk, surface)).is_err() {
                         break;
                     }
                 }
@@ -276,6 +279,7 @@ fn insert_read_chunks(
     mut layers: Query<&mut ChunkLayer, With<Overworld>>,
     mut lifecycle: ResMut<ChunkLifecycle>,
     mut edits: ResMut<Edits>,
+    mut arrived: EventWriter<ChunkArrived>,
     server: Res<Server>,
 ) {
     let Ok(mut layer) = layers.get_single_mut() else {
@@ -283,10 +287,11 @@ fn insert_read_chunks(
     };
     for (pos, loaded) in loader.finished() {
         match loaded {
-            Loaded::Chunk(chunk) => {
+            Loaded::Chunk(chunk, surface) => {
                 if layer.chunk(pos).is_none() {
                     layer.insert_chunk(pos, chunk);
                     edits.loaded_from_disk(pos);
+                    arrived.send(ChunkArrived { pos, surface });
                 }
                 lifecycle.arrived(pos, server.current_tick());
             }
@@ -310,17 +315,19 @@ fn insert_generated_chunks(
     mut generator: ResMut<Generator>,
     mut layers: Query<&mut ChunkLayer, With<Overworld>>,
     mut lifecycle: ResMut<ChunkLifecycle>,
+    mut arrived: EventWriter<ChunkArrived>,
     server: Res<Server>,
 ) {
     let Ok(mut layer) = layers.get_single_mut() else {
         return;
     };
     let generator = &mut *generator;
-    for (pos, chunk) in generator.done.try_iter() {
+    for (pos, chunk, surface) in generator.done.try_iter() {
         generator.in_flight.remove(&pos);
         if layer.chunk(pos).is_none() {
             layer.insert_chunk(pos, chunk);
             lifecycle.generated += 1;
+            arrived.send(ChunkArrived { pos, surface });
         }
         lifecycle.arrived(pos, server.current_tick());
     }

@@ -8,6 +8,7 @@ pub mod door;
 mod edit;
 pub mod generate;
 mod noise;
+pub mod surface;
 pub mod voxels;
 
 use std::path::PathBuf;
@@ -35,6 +36,7 @@ impl Plugin for WorldPlugin {
             .init_resource::<Edits>()
             .add_plugins(chunks::ChunksPlugin { seed })
             .add_event::<BlocksChanged>()
+            .add_event::<surface::ChunkArrived>()
             .add_systems(Startup, create_overworld)
             .add_systems(
                 Update,

@@ -136,7 +136,11 @@ impl TestServer {
             .unwrap_or(extra.lines().count());
         let server_keys: Vec<&str> = extra.lines().take(tables_at).collect();
         let tables: Vec<&str> = extra.lines().skip(tables_at).collect();
-        let (server_keys, extra) = (server_keys.join("\n"), tables.join("\n"));
+        let (server_keys, mut extra) = (server_keys.join("\n"), tables.join("\n"));
+        if !extra.contains("[map]") {
+            // Tests run side by side: only the map's own test serves one.
+            extra.push_str("\n[map]\nenabled = false\n");
+        }
         let config = format!(
             "[server]\nport = 0\nonline_mode = false\nview_distance = 6\n{server_keys}\n\
              [spawning]\nenabled = false\n{extra}\n\

@@ -14,6 +14,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use valence::layer::chunk::UnloadedChunk;
 use valence::prelude::*;
 
+use super::surface::{surface, Surface};
+
 pub use chunk::{encode_biomes, encode_blocks, BiomeNames, ChunkEdit, SectionEdit, SECTIONS};
 use region::RegionFolder;
 pub use region::Written;
@@ -105,7 +107,7 @@ pub struct SaveOutcome {
 
 /// A chunk as the loader found it.
 pub enum Loaded {
-    Chunk(UnloadedChunk),
+    Chunk(UnloadedChunk, Surface),
     /// Not in the region folder (or not fully generated there): the generator makes it.
     Missing,
     /// Unreadable; its region file was copied to the path given (if it could be).
@@ -173,7 +175,10 @@ fn load(regions: &Regions, biomes: &BiomeNames, pos: ChunkPos) -> Loaded {
     // Decoding happens outside the lock so a save waits only for file reads.
     let read = regions.lock().read(pos);
     let error = match read.map(|nbt| nbt.map(|nbt| chunk::decode(&nbt, biomes))) {
-        Ok(Some(Ok(Some(chunk)))) => return Loaded::Chunk(chunk),
+        Ok(Some(Ok(Some(chunk)))) => {
+            let surface = surface(&chunk);
+            return Loaded::Chunk(chunk, surface);
+        }
         Ok(None) | Ok(Some(Ok(None))) => return Loaded::Missing,
         Ok(Some(Err(e))) | Err(e) => e,
     };
