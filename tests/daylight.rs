@@ -144,6 +144,28 @@ fn rain_puts_a_burning_zombie_out_and_after_the_rain_the_sun_burns_again() {
 }
 
 #[test]
+fn rain_does_not_reach_under_glass_where_the_sun_does() {
+    let mut h = harness();
+    let o = arena(&mut h);
+    h.run(&format!(
+        "fill {} {} {} {} {} {} glass",
+        o.x + 4,
+        o.y + 3,
+        o.z - 3,
+        o.x + 10,
+        o.y + 3,
+        o.z + 3
+    ));
+    assert!(h.run("weather rain").starts_with("weather="));
+    assert!(within(&mut h, 100, |h| sky(h).is_raining()), "it rains");
+    let under_glass = h.summon(BlockPos::new(o.x + 7, o.y, o.z));
+    assert!(
+        within(&mut h, 100, |h| on_fire(h, under_glass)),
+        "the sun through the glass lights it; the rain does not reach it"
+    );
+}
+
+#[test]
 fn a_thunderstorm_lets_zombies_stand_in_the_open_at_noon() {
     let mut h = harness();
     let o = arena(&mut h);

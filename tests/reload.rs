@@ -13,6 +13,9 @@ use horde::zombie::{Zombie, ZombieKinds};
 use support::headless::{harness_with, Harness};
 use valence::math::DVec2;
 use valence::prelude::*;
+use valence::protocol::packets::play::game_state_change_s2c::GameEventKind;
+use valence::protocol::packets::play::GameStateChangeS2c;
+use valence::protocol::Packet;
 
 fn quiet_config() -> Config {
     let mut config = Config::default();
@@ -180,6 +183,7 @@ fn turning_the_weather_off_clears_the_sky_and_stops_the_cycle() {
     assert!(h.run("weather").starts_with("weather=thunder "));
     let mut off = quiet_config();
     off.weather.enabled = false;
+    h.helper.collect_received();
     let answer = reload_with(&mut h, &off);
     assert!(answer.contains("weather.enabled"), "{answer}");
     for _ in 0..120 {
@@ -190,4 +194,14 @@ fn turning_the_weather_off_clears_the_sky_and_stops_the_cycle() {
         weather.starts_with("weather=clear raining=false thundering=false rain_level=0.00"),
         "{weather}"
     );
+    // The player is told: vanilla's "stop raining" (id 2, Valence's `BeginRaining`).
+    let told = h
+        .helper
+        .collect_received()
+        .0
+        .iter()
+        .filter(|f| f.id == GameStateChangeS2c::ID)
+        .filter_map(|f| f.decode::<GameStateChangeS2c>().ok())
+        .any(|p| p.kind == GameEventKind::BeginRaining);
+    assert!(told, "the client hears the rain stop");
 }

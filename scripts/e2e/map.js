@@ -50,10 +50,12 @@ async function pageMatchesPacks (rcon, page, what, accept = () => true) {
 
 function get (path, { method = 'GET', keep = false } = {}) {
   return new Promise((resolve, reject) => {
-    const req = http.request(`${MAP}${path}`, { method }, (res) => {
+    // A connection of its own each time (no keep-alive pool holding places).
+    const req = http.request(`${MAP}${path}`, { method, agent: false }, (res) => {
       if (keep) return resolve({ status: res.statusCode, res })
-      res.resume()
-      res.on('end', () => resolve({ status: res.statusCode }))
+      let body = ''
+      res.on('data', (chunk) => { body += chunk })
+      res.on('end', () => resolve({ status: res.statusCode, body }))
     })
     req.on('error', reject)
     req.end()
@@ -93,7 +95,7 @@ scenario(async () => {
 
     materialised = await pageMatchesPacks(rcon, page, 'the page shows every pack, materialised',
       (listed) => listed.every((p) => p.state === 'materialised'))
-    const api = await (await fetch(`${MAP}/api/state`)).json()
+    const api = JSON.parse((await get('/api/state')).body)
     for (const p of materialised) {
       const same = api.packs.find((a) => String(a.id) === p.id)
       check(same && same.state === p.state, `/api/state has pack ${p.id} as ${p.state}`)

@@ -142,7 +142,8 @@ impl Bound {
             Bound::new("daylight.wake_radius", c.daylight.wake_radius, 0, 64),
             Bound::new("weather.fade_per_tick", c.weather.fade_per_tick, 0.001, 1),
             Bound::new("map.port", c.map.port, 0, u16::MAX),
-            Bound::new("map.max_connections", c.map.max_connections, 1, 1024),
+            // A page holds two: its event stream and its requests.
+            Bound::new("map.max_connections", c.map.max_connections, 2, 1024),
             Bound::new(
                 "map.publish_interval_ticks",
                 c.map.publish_interval_ticks as f64,

@@ -295,7 +295,7 @@ pub struct MapConfig {
     pub address: String,
     /// TCP port; 0 picks a free port, logged at start.
     pub port: u16,
-    /// Browsers (live connections) served at once; more are answered 503.
+    /// Connections served at once (an open page holds two); more are answered 503.
     pub max_connections: u32,
     /// Ticks between the snapshots the page shows.
     pub publish_interval_ticks: u64,

@@ -52,7 +52,7 @@ pub enum Command {
     PhaseQuery,
     PhaseSet(u32),
     WeatherQuery,
-    /// A duration in seconds, as vanilla's command takes.
+    /// A duration in ticks.
     WeatherSet(crate::weather::Kind, Option<u32>),
     HuntStart(String),
     HuntStop,
@@ -136,8 +136,8 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("hunt stop", "end the running round"),
     ("weather", "the weather and its timers"),
     (
-        "weather <clear|rain|thunder> [seconds]",
-        "set the weather (for a drawn span without seconds)",
+        "weather <clear|rain|thunder> [duration]",
+        "set the weather: seconds, or 30s, 600t, 1d; a drawn span without",
     ),
     ("phase", "the world's escalation phase"),
     ("phase set <N>", "set the phase"),
@@ -156,6 +156,19 @@ fn usage(name: &str) -> String {
         .filter(|usage| usage.split(' ').next() == Some(name))
         .collect();
     format!("usage: {}", forms.join(" | "))
+}
+
+/// A `weather` duration in ticks: `N` or `Ns` seconds, `Nt` ticks, `Nd` days (vanilla's
+/// units, 20 ticks a second), from 1 tick to a million seconds.
+fn weather_duration(text: &str) -> Option<u32> {
+    let (number, per) = match text.char_indices().last()? {
+        (i, 't') => (&text[..i], 1),
+        (i, 's') => (&text[..i], 20),
+        (i, 'd') => (&text[..i], 24_000),
+        _ => (text, 20),
+    };
+    let ticks = number.parse::<u64>().ok()?.checked_mul(per)?;
+    (1..=20_000_000).contains(&ticks).then_some(ticks as u32)
 }
 
 /// Parses one console or RCON line (a leading `/` is accepted, as in game chat).
@@ -178,17 +191,11 @@ pub fn parse(line: &str) -> Result<Command, String> {
         ("weather", []) => Command::WeatherQuery,
         ("weather", [kind, rest @ ..]) if rest.len() <= 1 => {
             let kind = crate::weather::Kind::from_name(kind).ok_or_else(|| usage("weather"))?;
-            // Vanilla's bounds: 0 to 1,000,000 seconds.
-            let seconds = match rest.first() {
-                Some(s) => Some(
-                    s.parse::<u32>()
-                        .ok()
-                        .filter(|s| *s <= 1_000_000)
-                        .ok_or_else(|| usage("weather"))?,
-                ),
+            let ticks = match rest.first() {
+                Some(d) => Some(weather_duration(d).ok_or_else(|| usage("weather"))?),
                 None => None,
             };
-            Command::WeatherSet(kind, seconds)
+            Command::WeatherSet(kind, ticks)
         }
         ("time", ["query", ..]) => Command::TimeQuery,
         ("time", ["set", when]) => {
@@ -284,7 +291,15 @@ mod tests {
         assert_eq!(parse("weather"), Ok(Command::WeatherQuery));
         assert_eq!(
             parse("weather thunder 30"),
-            Ok(Command::WeatherSet(Kind::Thunder, Some(30)))
+            Ok(Command::WeatherSet(Kind::Thunder, Some(600)))
+        );
+        assert_eq!(
+            parse("weather rain 600t"),
+            Ok(Command::WeatherSet(Kind::Rain, Some(600)))
+        );
+        assert_eq!(
+            parse("weather rain 1d"),
+            Ok(Command::WeatherSet(Kind::Rain, Some(24_000)))
         );
         assert_eq!(
             parse("weather clear"),
@@ -293,7 +308,9 @@ mod tests {
         assert!(parse("weather snow")
             .unwrap_err()
             .starts_with("usage: weather"));
-        assert!(parse("weather rain -1").is_err() && parse("weather rain 1000001").is_err());
+        for bad in ["-1", "0", "0t", "1000001", "5x", "s"] {
+            assert!(parse(&format!("weather rain {bad}")).is_err(), "{bad}");
+        }
         assert_eq!(parse("time set 18000"), Ok(Command::TimeSet(18000)));
         assert_eq!(parse("time query daytime"), Ok(Command::TimeQuery));
         assert_eq!(

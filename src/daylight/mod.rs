@@ -169,7 +169,11 @@ fn sun_on_zombies(
             day,
             sees_sky,
             in_water: layer.liquid(BlockPos::from_pos(pos.0)),
-            raining: weather.rains_on(sees_sky, rains_at(chunks, &biomes, eye)),
+            raining: weather.sky.is_raining()
+                && weather.rains_on(
+                    sees_sky && open_above(layer, eye),
+                    rains_at(chunks, &biomes, eye),
+                ),
         };
         match sunlight(
             exposure,
@@ -231,7 +235,10 @@ fn burn(
             let eye = eye_block(pos.0);
             voxels.liquid(BlockPos::from_pos(pos.0))
                 || (weather.sky.is_raining()
-                    && weather.rains_on(sky.sees_sky(voxels, eye), rains_at(chunks, &biomes, eye)))
+                    && weather.rains_on(
+                        sky.sees_sky(voxels, eye) && open_above(voxels, eye),
+                        rains_at(chunks, &biomes, eye),
+                    ))
         };
         let lit = match burning {
             Some(mut fire) if fire.ticks_left > 0 && !doused(&mut sky) => {
@@ -303,6 +310,16 @@ fn day_sleep(
             errand.0 = find_shade(layer, &mut sky, pos.0, config.daylight.shade_radius);
         }
     }
+}
+
+/// Whether nothing above `pos` stops rain: vanilla's motion-blocking heightmap, so glass,
+/// fences and leaves keep it off though the sun shines through glass.
+fn open_above(world: &impl Voxels, pos: BlockPos) -> bool {
+    let top = crate::world::MIN_Y + crate::world::HEIGHT as i32;
+    (pos.y + 1..top).all(|y| {
+        let above = BlockPos::new(pos.x, y, pos.z);
+        !world.solid(above) && !world.liquid(above)
+    })
 }
 
 /// Whether the biome at `pos` gets rain (an unloaded spot counts as one that does).

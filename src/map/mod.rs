@@ -27,9 +27,10 @@ use tiles::TileUpdate;
 
 /// Merges kept on the map.
 const MERGES_SHOWN: usize = 64;
-/// An edit wider than this many columns redraws the tiles it touches no further (a `fill` of
-/// a whole area is rare and shows when its chunks come back).
-const EDIT_COLUMNS: i64 = 4096;
+/// An edit wider than this many columns is not redrawn on the map (each column is a scan of up
+/// to the world's height on the tick; a `fill` of a whole area is rare and shows when its
+/// chunks load again).
+const EDIT_COLUMNS: i64 = 1024;
 
 /// Serves the map at `address`; [`MapPlugin::start`] binds it.
 pub struct MapPlugin {

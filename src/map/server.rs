@@ -1,8 +1,10 @@
 //! The map's HTTP side, on its own thread and runtime: the page, `/api/state` (JSON),
 //! `/api/terrain` (tiles changed since a version) and `/events` (the state as server-sent
-//! events). Read-only, GET only; unknown paths are 404; past `max_connections` requests at once
-//! the answer is 503. The tick only ever swaps in a new snapshot and queues tile updates, so a
-//! slow or stalled browser costs it nothing.
+//! events). Read-only, GET only; unknown paths are 404. Each connection holds one of
+//! `max_connections` places for as long as it is open, and one past them is answered 503 and
+//! closed; a connection that does not send its request headers in time is dropped. The tick
+//! only ever swaps in a new snapshot and queues tile updates, so a slow or stalled browser costs
+//! it nothing, and what such browsers can hold is bounded by the places.
 
 use std::convert::Infallible;
 use std::net::{SocketAddr, TcpListener};
@@ -10,13 +12,16 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::Context;
-use axum::extract::{Query, Request, State as Extract};
+use axum::extract::{Query, State as Extract};
 use axum::http::{header, StatusCode};
-use axum::middleware::{self, Next};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use tokio::io::AsyncWriteExt;
 use tokio::sync::{watch, Semaphore};
 use tokio_stream::wrappers::WatchStream;
 use tokio_stream::StreamExt;
@@ -33,12 +38,14 @@ pub(super) struct Feed {
     pub tiles: flume::Sender<TileUpdate>,
 }
 
+/// How long a connection may take to send its request headers.
+const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+
 #[derive(Clone)]
 struct Shared {
     state: watch::Receiver<Arc<State>>,
     tiles: Arc<Mutex<Tiles>>,
     updates: flume::Receiver<TileUpdate>,
-    connections: Arc<Semaphore>,
 }
 
 impl Shared {
@@ -67,16 +74,14 @@ pub(super) fn start(
         state: state_rx,
         tiles: Arc::default(),
         updates: tiles_rx,
-        connections: Arc::new(Semaphore::new(max_connections as usize)),
     };
-    // An event stream takes its place itself, for as long as it lives.
     let app = Router::new()
         .route("/", get(page))
         .route("/api/state", get(state))
         .route("/api/terrain", get(terrain))
-        .layer(middleware::from_fn_with_state(shared.clone(), limit))
         .route("/events", get(events))
         .with_state(shared.clone());
+    let places = Arc::new(Semaphore::new(max_connections as usize));
     std::thread::Builder::new()
         .name("map".into())
         .spawn(move || {
@@ -96,12 +101,9 @@ pub(super) fn start(
                         drop(idle.tiles());
                     }
                 });
-                let served = match tokio::net::TcpListener::from_std(listener) {
-                    Ok(listener) => axum::serve(listener, app).await,
-                    Err(e) => Err(e),
-                };
-                if let Err(e) = served {
-                    warn!("the map stopped: {e}");
+                match tokio::net::TcpListener::from_std(listener) {
+                    Ok(listener) => serve(listener, app, places).await,
+                    Err(e) => warn!("the map stopped: {e}"),
                 }
             });
         })
@@ -115,16 +117,37 @@ pub(super) fn start(
     ))
 }
 
-/// At most `max_connections` requests at once, event streams included.
-async fn limit(Extract(shared): Extract<Shared>, request: Request, next: Next) -> Response {
-    match shared.connections.clone().try_acquire_owned() {
-        Ok(_permit) => next.run(request).await,
-        Err(_) => (
-            StatusCode::SERVICE_UNAVAILABLE,
-            "too many map connections\n",
-        )
-            .into_response(),
+/// Accepts connections for good, each on its own task while it holds a place.
+async fn serve(listener: tokio::net::TcpListener, app: Router, places: Arc<Semaphore>) {
+    loop {
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            // Out of descriptors, say: wait rather than spin.
+            Err(_) => {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        let place = places.clone().try_acquire_owned();
+        let service = TowerToHyperService::new(app.clone());
+        tokio::spawn(async move {
+            let Ok(_place) = place else {
+                return refuse(stream).await;
+            };
+            let _ = http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(HEADER_TIMEOUT)
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+        });
     }
+}
+
+/// A connection past the places: 503 and closed, without reading it.
+async fn refuse(mut stream: tokio::net::TcpStream) {
+    const BUSY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain\r\n\
+        content-length: 25\r\nconnection: close\r\n\r\ntoo many map connections\n";
+    let _ = tokio::time::timeout(Duration::from_secs(1), stream.write_all(BUSY)).await;
 }
 
 async fn page() -> impl IntoResponse {
@@ -149,18 +172,9 @@ async fn terrain(Extract(shared): Extract<Shared>, Query(q): Query<Since>) -> im
     Json(shared.tiles().since(q.since))
 }
 
-/// The state every time the tick publishes one; a stream holds a connection permit for as
-/// long as it lives.
+/// The state every time the tick publishes one.
 async fn events(Extract(shared): Extract<Shared>) -> Response {
-    let Ok(permit) = shared.connections.clone().try_acquire_owned() else {
-        return (
-            StatusCode::SERVICE_UNAVAILABLE,
-            "too many map connections\n",
-        )
-            .into_response();
-    };
-    let stream = WatchStream::new(shared.state.clone()).map(move |state| {
-        let _held = &permit;
+    let stream = WatchStream::new(shared.state.clone()).map(|state| {
         Ok::<_, Infallible>(
             Event::default()
                 .json_data(&*state)

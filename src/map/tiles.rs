@@ -89,7 +89,11 @@ pub struct TerrainView {
     pub tiles: Vec<TileView>,
 }
 
-/// Every tile seen so far, newest version last.
+/// Tiles kept at most (about 20 MB of JSON for a page that asks for all): past it the oldest
+/// tenth goes.
+const KEPT: usize = 65_536;
+
+/// The tiles of the chunks seen, each with the version it last changed at.
 #[derive(Debug, Default)]
 pub struct Tiles {
     tiles: HashMap<(i32, i32), ([u8; 256], u64)>,
@@ -99,6 +103,11 @@ pub struct Tiles {
 impl Tiles {
     pub fn apply(&mut self, update: TileUpdate) {
         self.version += 1;
+        if self.tiles.len() >= KEPT {
+            let mut versions: Vec<u64> = self.tiles.values().map(|(_, v)| *v).collect();
+            let cut = *versions.select_nth_unstable(KEPT / 10).1;
+            self.tiles.retain(|_, (_, v)| *v > cut);
+        }
         match update {
             TileUpdate::Chunk(pos, surface) => {
                 let mut colours = [0; 256];

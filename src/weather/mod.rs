@@ -24,13 +24,12 @@ pub struct WeatherPlugin;
 impl Plugin for WeatherPlugin {
     fn build(&self, app: &mut App) {
         // The weather itself is the world's: `build_base` puts it in from the save, or new.
-        app.add_systems(Update, clear_when_disabled.in_set(crate::TickSet::Config))
-            .add_systems(
-                Update,
-                (advance_weather, show_weather_to_joiners)
-                    .chain()
-                    .in_set(crate::TickSet::World),
-            );
+        app.add_systems(
+            Update,
+            (advance_weather, show_weather_to_joiners)
+                .chain()
+                .in_set(crate::TickSet::World),
+        );
     }
 }
 
@@ -61,7 +60,7 @@ impl Weather {
         self.sky.is_raining() && sees_sky && biome_rains
     }
 
-    /// `weather clear|rain|thunder [seconds]`.
+    /// `weather clear|rain|thunder [duration]`, the duration in ticks.
     pub fn set(&mut self, kind: Kind, ticks: Option<u32>, config: &crate::config::WeatherConfig) {
         self.sky.set(kind, ticks, &mut self.rng, config);
     }
@@ -135,20 +134,6 @@ pub fn biome_rains(biome: &Biome) -> bool {
     biome.has_precipitation && biome.temperature >= 0.15
 }
 
-/// With `weather.enabled` off the sky is cleared (at start and when a reload turns it off).
-fn clear_when_disabled(
-    mut weather: ResMut<Weather>,
-    mut changed: EventReader<ConfigChanged>,
-    config: Res<Config>,
-    mut started: Local<bool>,
-) {
-    let reloaded = changed.iter().any(|c| c.touches("weather.enabled"));
-    if (reloaded || !*started) && !config.weather.enabled {
-        weather.sky = Sky::default();
-    }
-    *started = true;
-}
-
 /// Game event ids of 1.20.1. Valence 0.2.0-alpha.1 names 1 and 2 the wrong way round: id 1
 /// (its `EndRaining`) is vanilla's "start raining".
 const START_RAINING: GameEventKind = GameEventKind::EndRaining;
@@ -159,14 +144,22 @@ fn event(kind: GameEventKind, value: f32) -> GameStateChangeS2c {
 }
 
 /// One tick of the cycle (when enabled) and of the fading levels; clients hear every change
-/// as vanilla tells them.
+/// as vanilla tells them. With `weather.enabled` off the sky is cleared, at start and when a
+/// reload turns it off.
 fn advance_weather(
     mut weather: ResMut<Weather>,
     mut layers: Query<&mut ChunkLayer, With<Overworld>>,
+    mut changed: EventReader<ConfigChanged>,
+    mut started: Local<bool>,
     config: Res<Config>,
 ) {
     let before = weather.sky;
     let w = &mut *weather;
+    let turned_off = changed.iter().any(|c| c.touches("weather.enabled"));
+    if !config.weather.enabled && (turned_off || !*started) {
+        w.sky = Sky::default();
+    }
+    *started = true;
     if config.weather.enabled {
         w.sky.cycle(&mut w.rng, &config.weather);
     }
@@ -220,12 +213,11 @@ pub fn query(world: &mut World) -> String {
     world.resource::<Weather>().report()
 }
 
-/// `weather clear|rain|thunder [seconds]`.
-pub fn command(world: &mut World, kind: Kind, seconds: Option<u32>) -> String {
+/// `weather clear|rain|thunder [duration]`, the duration in ticks.
+pub fn command(world: &mut World, kind: Kind, ticks: Option<u32>) -> String {
     let config = world.resource::<Config>().weather.clone();
-    let rate = world.resource::<Server>().tick_rate().get();
     let mut weather = world.resource_mut::<Weather>();
-    weather.set(kind, seconds.map(|s| s.saturating_mul(rate)), &config);
+    weather.set(kind, ticks, &config);
     info!("weather set to {kind:?}");
     weather.report()
 }
