@@ -3,6 +3,7 @@
 //! Each module is one concern with a `Plugin` wiring its systems; [`build_app`] puts them
 //! together into the server.
 
+pub mod access;
 pub mod building;
 pub mod config;
 pub mod console;
@@ -106,6 +107,21 @@ pub fn build_base(launch: Launch) -> anyhow::Result<App> {
     let mut weather = weather::Weather::new(config.server.seed);
     save::load_world(&world_dir, &mut clock, &mut phase, &mut weather)?;
 
+    // Vanilla keeps its lists beside its properties: here, beside config.toml.
+    let server_dir = config_path
+        .as_deref()
+        .and_then(|p| p.parent())
+        .map(|p| {
+            if p.as_os_str().is_empty() {
+                std::path::Path::new(".")
+            } else {
+                p
+            }
+        })
+        .unwrap_or(&world_dir)
+        .to_path_buf();
+    let access = access::Access::load(server_dir, config.server.whitelist)?;
+
     let mut app = App::new();
     let defaults = ServerSettings::default();
     app.insert_resource(ServerSettings {
@@ -131,6 +147,7 @@ pub fn build_base(launch: Launch) -> anyhow::Result<App> {
                 }
                 ConnectionModeSetting::Direct => ConnectionMode::Offline,
             },
+            callbacks: access.gate().into(),
             ..Default::default()
         });
         listening = Some(address);
@@ -163,11 +180,13 @@ pub fn build_base(launch: Launch) -> anyhow::Result<App> {
             world::WorldPlugin { dir: world_dir },
             time::TimePlugin,
             weather::WeatherPlugin,
+            access::AccessPlugin,
             player::PlayerPlugin,
             console::ConsolePlugin { stdin },
         ))
         .insert_resource(clock)
         .insert_resource(weather)
+        .insert_resource(access)
         .insert_resource(daylight::WorldPhase(phase));
 
     // Logging starts with the plugins: report the listen address only now.

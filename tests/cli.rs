@@ -125,3 +125,11 @@ fn a_busy_map_port_is_refused() {
     let out = run(&["--port", "0"], dir.path());
     assert_refused(&out, &[&port.to_string(), "cannot serve the map"]);
 }
+
+#[test]
+fn a_malformed_list_file_stops_the_server_rather_than_letting_everyone_in() {
+    let dir = with_config("[server]\nonline_mode = false\nwhitelist = true\n");
+    std::fs::write(dir.path().join("whitelist.json"), "[{\"name\": \"Alex\"").unwrap();
+    let out = run(&["--port", "0"], dir.path());
+    assert_refused(&out, &["whitelist.json", "not a valid list"]);
+}

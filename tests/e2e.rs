@@ -223,6 +223,31 @@ fn the_live_map_shows_every_pack_and_ghost_in_a_real_browser_and_asks_nobody_els
 }
 
 #[test]
+fn whitelist_bans_kicks_spawn_protection_and_refused_commands_as_vanilla() {
+    let server = TestServer::start("access", "spawn_protection = 16\n");
+    let result = server.scenario("access");
+    assert!(result.contains("\"ok\":true"), "{result}");
+    let lists = server.dir.path();
+    for file in [
+        "whitelist.json",
+        "banned-players.json",
+        "banned-ips.json",
+        "ops.json",
+    ] {
+        assert!(
+            lists.join(file).exists(),
+            "{file} is kept beside config.toml"
+        );
+    }
+    let config = std::fs::read_to_string(lists.join("config.toml")).unwrap();
+    assert!(
+        config.contains("whitelist = false"),
+        "whitelist off is kept: {config}"
+    );
+    server.stop();
+}
+
+#[test]
 fn a_client_sees_rain_begin_and_end_and_the_rain_is_back_after_a_restart() {
     let server = TestServer::start("weather", "");
     let changed = server.scenario("weather");
@@ -455,7 +480,7 @@ fn reload_applies_live_keys_refuses_bad_edits_and_defers_restart_keys() {
     let answer = server.command("reload");
     assert_eq!(
         answer,
-        "reloaded=true changed=chase.hop_radius,pack.max_size restart_required=server.max_players"
+        "reloaded=true changed=chase.hop_radius,pack.max_size restart_required=server.max_players lists_reloaded=true"
     );
     assert_eq!(server.command("config pack.max_size"), "pack.max_size=3");
     assert_eq!(

@@ -28,6 +28,8 @@ function connectBot (username, onCreate = () => {}) {
     bot.once('spawn', () => { clearTimeout(timer); log(`${username} spawned`); resolve(bot) })
     bot.once('kicked', (reason) => { clearTimeout(timer); reject(new Error(`kicked: ${reason}`)) })
     bot.once('error', (err) => { clearTimeout(timer); reject(err) })
+    // Closed before spawning without a word (settles nothing if already kicked).
+    bot.once('end', (why) => { clearTimeout(timer); reject(new Error(`ended before spawning: ${why}`)) })
   })
 }
 

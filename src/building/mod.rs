@@ -12,6 +12,7 @@
 mod data;
 mod rules;
 
+use bevy_ecs::query::Has;
 use valence::entity::entity::Flags;
 use valence::interact_block::InteractBlockEvent;
 use valence::inventory::HeldItem;
@@ -19,12 +20,16 @@ use valence::prelude::*;
 use valence::protocol::packets::play::BlockUpdateS2c;
 use valence::protocol::{Direction, Hand, VarInt, WritePacket};
 
+use crate::access::Operator;
+use crate::config::Config;
 use crate::player::Dead;
 use crate::world::door::{is_door, other_half};
-use crate::world::{BlocksChanged, Overworld, HEIGHT, MIN_Y};
+use crate::world::{BlocksChanged, Overworld, WorldSpawn, HEIGHT, MIN_Y};
 use crate::zombie::body::{BODY_HEIGHT, HALF_WIDTH};
 use crate::zombie::Zombie;
-use rules::{breakable, dig_done, dig_progress, drop, eyes, in_reach, placed_state};
+use rules::{
+    breakable, dig_done, dig_progress, drop, eyes, in_reach, placed_state, spawn_protected,
+};
 
 pub struct BuildingPlugin;
 
@@ -61,11 +66,14 @@ fn dig(
             &mut Inventory,
             &HeldItem,
             Option<&Digging>,
+            Has<Operator>,
         ),
         Without<Dead>,
     >,
     mut layers: Query<&mut ChunkLayer, With<Overworld>>,
     mut changed: EventWriter<BlocksChanged>,
+    spawn: Res<WorldSpawn>,
+    config: Res<Config>,
     server: Res<Server>,
 ) {
     let Ok(mut layer) = layers.get_single_mut() else {
@@ -73,12 +81,13 @@ fn dig(
     };
     let now = server.current_tick() as u64;
     for event in events.iter() {
-        let Ok((mut client, pos, mode, mut inventory, held, digging)) =
+        let Ok((mut client, pos, mode, mut inventory, held, digging, op)) =
             players.get_mut(event.client)
         else {
             continue;
         };
         let at = event.position;
+        let guarded = !op && guarded(at, &spawn, &config);
         let Some(state) = layer.block(at).map(|b| b.state) else {
             continue; // Not loaded: nothing to dig or to show.
         };
@@ -86,7 +95,8 @@ fn dig(
         let tool = inventory
             .slot(held.slot())
             .map_or(ItemKind::Air, |stack| stack.item);
-        let reach = in_reach(eyes(pos.0), at);
+        // Within spawn protection a dig is refused as one out of reach is.
+        let reach = in_reach(eyes(pos.0), at) && !guarded;
         let broken = match (event.state, *mode) {
             (DiggingState::Start, GameMode::Creative) => reach && !state.is_air(),
             (DiggingState::Start, GameMode::Survival) if reach && breakable(kind) => {
@@ -174,18 +184,21 @@ fn place(
             &mut Inventory,
             &HeldItem,
             Option<&Flags>,
+            Has<Operator>,
         ),
         Without<Dead>,
     >,
     bodies: Query<&Position, Or<(With<Client>, With<Zombie>)>>,
     mut layers: Query<&mut ChunkLayer, With<Overworld>>,
     mut changed: EventWriter<BlocksChanged>,
+    spawn: Res<WorldSpawn>,
+    config: Res<Config>,
 ) {
     let Ok(mut layer) = layers.get_single_mut() else {
         return;
     };
     for event in events.iter() {
-        let Ok((mut client, pos, look, mode, mut inventory, held, flags)) =
+        let Ok((mut client, pos, look, mode, mut inventory, held, flags, op)) =
             players.get_mut(event.client)
         else {
             continue;
@@ -193,7 +206,8 @@ fn place(
         let Some(clicked) = layer.block(event.position).map(|b| b.state) else {
             continue;
         };
-        let reach = in_reach(eyes(pos.0), event.position);
+        let reach = in_reach(eyes(pos.0), event.position)
+            && (op || !guarded(event.position, &spawn, &config));
         let sneaking = flags.is_some_and(|f| f.sneaking());
         let may_edit = matches!(mode, GameMode::Survival | GameMode::Creative);
 
@@ -272,6 +286,13 @@ fn place(
 }
 
 /// Whether a player's or a zombie's box overlaps block `at`.
+/// Under spawn protection (for players who are not operators).
+fn guarded(at: BlockPos, spawn: &WorldSpawn, config: &Config) -> bool {
+    spawn
+        .pos
+        .is_some_and(|s| spawn_protected(at, BlockPos::from_pos(s), config.server.spawn_protection))
+}
+
 fn occupied(at: BlockPos, bodies: &Query<&Position, Or<(With<Client>, With<Zombie>)>>) -> bool {
     let (lo, hi) = (
         DVec3::new(at.x as f64, at.y as f64, at.z as f64),

@@ -161,6 +161,14 @@ pub(super) fn placed_state(
     state
 }
 
+/// Vanilla's spawn protection: within `radius` blocks of the spawn, measured as the larger
+/// of the x and z distances, only operators change blocks; 0 protects nothing.
+pub(super) fn spawn_protected(at: BlockPos, spawn: BlockPos, radius: u32) -> bool {
+    let dx = (at.x as i64 - spawn.x as i64).abs();
+    let dz = (at.z as i64 - spawn.z as i64).abs();
+    radius > 0 && dx.max(dz) <= radius as i64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -250,5 +258,17 @@ mod tests {
         assert_eq!(door.get(PropName::Half), Some(PropValue::Lower));
         assert_eq!(door.get(PropName::Facing), Some(PropValue::North));
         assert!(crate::world::door::is_door(door));
+    }
+
+    #[test]
+    fn spawn_protection_is_a_square_of_the_radius() {
+        let spawn = BlockPos::new(0, 64, 0);
+        assert!(spawn_protected(BlockPos::new(16, 70, -16), spawn, 16));
+        assert!(!spawn_protected(BlockPos::new(17, 70, 0), spawn, 16));
+        assert!(!spawn_protected(spawn, spawn, 0), "0 protects nothing");
+        assert!(
+            spawn_protected(BlockPos::new(i32::MIN, 0, i32::MAX), spawn, u32::MAX),
+            "no overflow at the ends of the world"
+        );
     }
 }

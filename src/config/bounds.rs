@@ -48,6 +48,12 @@ impl Bound {
                 72_000,
             ),
             Bound::new(
+                "server.spawn_protection",
+                c.server.spawn_protection,
+                0,
+                29_999_984,
+            ),
+            Bound::new(
                 "time.day_length_ticks",
                 c.time.day_length_ticks as f64,
                 1200,

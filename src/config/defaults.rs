@@ -18,6 +18,9 @@ impl Default for ServerConfig {
             connection_mode: ConnectionModeSetting::Direct,
             velocity_secret: String::new(),
             spawn_invulnerable_ticks: 60,
+            whitelist: false,
+            enforce_whitelist: false,
+            spawn_protection: 16,
         }
     }
 }

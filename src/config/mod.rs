@@ -86,6 +86,14 @@ pub struct ServerConfig {
     /// Ticks a player cannot be hurt by mobs after joining and after respawning (vanilla's
     /// `spawnInvulnerableTime`, 60), so a spawn camped by zombies is no death loop.
     pub spawn_invulnerable_ticks: u64,
+    /// Only players on `whitelist.json` (and operators) may join (`whitelist on|off` sets it).
+    pub whitelist: bool,
+    /// Kick online players who are no longer on the whitelist, as vanilla's
+    /// `enforce-whitelist`.
+    pub enforce_whitelist: bool,
+    /// Players who are not operators cannot dig, place or open doors within this many blocks
+    /// of the world spawn (0: nowhere).
+    pub spawn_protection: u32,
 }
 
 /// How players reach this server.

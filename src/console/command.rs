@@ -39,7 +39,7 @@ pub enum Command {
     Give {
         player: String,
         item: String,
-        count: u8,
+        count: u32,
     },
     GameMode {
         mode: GameMode,
@@ -52,6 +52,29 @@ pub enum Command {
     PhaseQuery,
     PhaseSet(u32),
     WeatherQuery,
+    WhitelistSwitch(bool),
+    WhitelistAdd(String),
+    WhitelistRemove(String),
+    WhitelistList,
+    WhitelistReload,
+    Ban {
+        player: String,
+        reason: Option<String>,
+    },
+    BanIp {
+        target: String,
+        reason: Option<String>,
+    },
+    Pardon(String),
+    PardonIp(String),
+    /// `players`, `ips` or both.
+    Banlist(Option<String>),
+    Kick {
+        player: String,
+        reason: Option<String>,
+    },
+    Op(String),
+    Deop(String),
     /// A duration in ticks.
     WeatherSet(crate::weather::Kind, Option<u32>),
     HuntStart(String),
@@ -139,6 +162,27 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "weather <clear|rain|thunder> [duration]",
         "set the weather: seconds, or 30s, 600t, 1d; a drawn span without",
     ),
+    (
+        "whitelist <on|off>",
+        "only players on whitelist.json (and operators) may join",
+    ),
+    ("whitelist <add|remove> <player>", "add or remove a player"),
+    ("whitelist list", "who is on the whitelist"),
+    ("whitelist reload", "read whitelist.json again"),
+    ("ban <player> [reason]", "ban a player (kicked if online)"),
+    (
+        "ban-ip <address|player> [reason]",
+        "ban an address (its players kicked)",
+    ),
+    ("pardon <player>", "lift a ban"),
+    ("pardon-ip <address>", "lift an address ban"),
+    ("banlist [players|ips]", "the bans"),
+    ("kick <player> [reason]", "disconnect a player"),
+    (
+        "op <player>",
+        "make a player an operator (passes spawn protection)",
+    ),
+    ("deop <player>", "take operator away"),
     ("phase", "the world's escalation phase"),
     ("phase set <N>", "set the phase"),
     (
@@ -156,6 +200,11 @@ fn usage(name: &str) -> String {
         .filter(|usage| usage.split(' ').next() == Some(name))
         .collect();
     format!("usage: {}", forms.join(" | "))
+}
+
+/// A reason typed after a command's arguments, if any.
+fn joined(words: &[&str]) -> Option<String> {
+    (!words.is_empty()).then(|| words.join(" "))
 }
 
 /// A `weather` duration in ticks: `N` or `Ns` seconds, `Nt` ticks, `Nd` days (vanilla's
@@ -188,6 +237,30 @@ pub fn parse(line: &str) -> Result<Command, String> {
         ("chunks", []) => Command::Chunks,
         ("perf", ["start"]) => Command::PerfStart,
         ("perf", ["stop"]) => Command::PerfStop,
+        ("whitelist", ["on"]) => Command::WhitelistSwitch(true),
+        ("whitelist", ["off"]) => Command::WhitelistSwitch(false),
+        ("whitelist", ["add", player]) => Command::WhitelistAdd(player.to_string()),
+        ("whitelist", ["remove", player]) => Command::WhitelistRemove(player.to_string()),
+        ("whitelist", ["list"]) => Command::WhitelistList,
+        ("whitelist", ["reload"]) => Command::WhitelistReload,
+        ("ban", [player, reason @ ..]) => Command::Ban {
+            player: player.to_string(),
+            reason: joined(reason),
+        },
+        ("ban-ip", [target, reason @ ..]) => Command::BanIp {
+            target: target.to_string(),
+            reason: joined(reason),
+        },
+        ("pardon", [player]) => Command::Pardon(player.to_string()),
+        ("pardon-ip", [address]) => Command::PardonIp(address.to_string()),
+        ("banlist", []) => Command::Banlist(None),
+        ("banlist", [which @ ("players" | "ips")]) => Command::Banlist(Some(which.to_string())),
+        ("kick", [player, reason @ ..]) => Command::Kick {
+            player: player.to_string(),
+            reason: joined(reason),
+        },
+        ("op", [player]) => Command::Op(player.to_string()),
+        ("deop", [player]) => Command::Deop(player.to_string()),
         ("weather", []) => Command::WeatherQuery,
         ("weather", [kind, rest @ ..]) if rest.len() <= 1 => {
             let kind = crate::weather::Kind::from_name(kind).ok_or_else(|| usage("weather"))?;
@@ -210,11 +283,15 @@ pub fn parse(line: &str) -> Result<Command, String> {
         }
         ("damage", [player, amount]) => Command::Damage {
             player: player.to_string(),
-            amount: amount
-                .parse::<f32>()
-                .ok()
-                .filter(|a| a.is_finite() && *a >= 0.0)
-                .ok_or_else(|| usage("damage"))?,
+            amount: match amount.parse::<f32>() {
+                Ok(a) if a.is_finite() && a >= 0.0 => a,
+                Ok(a) if a.is_finite() => {
+                    return Err(format!(
+                        "error=\"Amount must not be less than 0.0, found {a}\""
+                    ))
+                }
+                _ => return Err(usage("damage")),
+            },
         },
         ("kill", [player]) => Command::Kill {
             player: player.to_string(),
@@ -259,9 +336,9 @@ pub fn parse(line: &str) -> Result<Command, String> {
             item: item.to_string(),
             count: match count.first() {
                 Some(n) => n
-                    .parse::<u8>()
+                    .parse::<u32>()
                     .ok()
-                    .filter(|n| (1..=64).contains(n))
+                    .filter(|n| *n >= 1)
                     .ok_or_else(|| usage("give"))?,
                 None => 1,
             },
@@ -347,7 +424,11 @@ mod tests {
             parse("time set dusk").unwrap_err(),
             "usage: time query | time set <day|noon|night|midnight|TICKS>"
         );
-        assert!(parse("damage Alex -1")
+        assert_eq!(
+            parse("damage Alex -1").unwrap_err(),
+            "error=\"Amount must not be less than 0.0, found -1\""
+        );
+        assert!(parse("damage Alex inf")
             .unwrap_err()
             .starts_with("usage: damage"));
         assert!(parse("stop now").unwrap_err().starts_with("usage: stop"));
@@ -390,9 +471,37 @@ mod tests {
     #[test]
     fn help_lists_every_command_and_each_misuse_gets_its_usage() {
         let verbs = [
-            "help", "stop", "save-all", "list", "tps", "chunks", "perf", "time", "tp", "damage",
-            "kill", "summon", "zombies", "gamemode", "packs", "reload", "config", "phase", "hunt",
-            "fill", "give", "weather",
+            "help",
+            "stop",
+            "save-all",
+            "list",
+            "tps",
+            "chunks",
+            "perf",
+            "time",
+            "tp",
+            "damage",
+            "kill",
+            "summon",
+            "zombies",
+            "gamemode",
+            "packs",
+            "reload",
+            "config",
+            "phase",
+            "hunt",
+            "fill",
+            "give",
+            "weather",
+            "whitelist",
+            "ban",
+            "ban-ip",
+            "pardon",
+            "pardon-ip",
+            "banlist",
+            "kick",
+            "op",
+            "deop",
         ];
         for verb in verbs {
             assert!(

@@ -13,6 +13,7 @@ use valence::prelude::*;
 use valence::protocol::packets::play::DisconnectS2c;
 use valence::protocol::WritePacket;
 
+use crate::access::commands as access;
 use crate::config::{self, Config};
 use crate::hunt::Hunts;
 use crate::metrics::{self, TickTimes};
@@ -153,11 +154,17 @@ pub fn execute(world: &mut World, command: Command) -> String {
         Command::Kill { player } => player::commands::hurt(world, &player, f32::INFINITY),
         Command::Summon { at, kind } => {
             let pos = from_spawn(world, at);
+            if !crate::world::in_spawnable_bounds(pos) {
+                return "error=\"Invalid position for summon\"".into();
+            }
             zombie::commands::summon(world, pos, kind.as_deref())
         }
         Command::Zombies => zombie::commands::report(world),
         Command::Fill { from, to, block } => {
             let (a, b) = (from_spawn(world, from), from_spawn(world, to));
+            if ![a, b].iter().all(|p| crate::world::in_world(*p)) {
+                return "error=\"That position is out of this world!\"".into();
+            }
             crate::world::fill(world, BlockPos::from_pos(a), BlockPos::from_pos(b), &block)
         }
         Command::Give {
@@ -167,10 +174,26 @@ pub fn execute(world: &mut World, command: Command) -> String {
         } => player::commands::give(world, &player, &item, count),
         Command::GameMode { mode, player } => player::commands::set_game_mode(world, &player, mode),
         Command::Packs => pack::report(world),
-        Command::Reload => config::reload(world),
+        Command::Reload => {
+            let config = config::reload(world);
+            format!("{config} {}", access::reload_lists(world))
+        }
         Command::ShowConfig(key) => config::show(world.resource::<Config>(), key.as_deref()),
         Command::PhaseQuery => daylight::phase_report(world),
         Command::WeatherQuery => crate::weather::query(world),
+        Command::WhitelistSwitch(on) => access::whitelist_switch(world, on),
+        Command::WhitelistAdd(player) => access::whitelist_add(world, &player),
+        Command::WhitelistRemove(player) => access::whitelist_remove(world, &player),
+        Command::WhitelistList => access::whitelist_list(world),
+        Command::WhitelistReload => access::whitelist_reload(world),
+        Command::Ban { player, reason } => access::ban(world, &player, reason.as_deref()),
+        Command::BanIp { target, reason } => access::ban_ip(world, &target, reason.as_deref()),
+        Command::Pardon(player) => access::pardon(world, &player),
+        Command::PardonIp(address) => access::pardon_ip(world, &address),
+        Command::Banlist(which) => access::banlist(world, which.as_deref()),
+        Command::Kick { player, reason } => access::kick(world, &player, reason.as_deref()),
+        Command::Op(player) => access::op(world, &player),
+        Command::Deop(player) => access::deop(world, &player),
         Command::WeatherSet(kind, seconds) => crate::weather::command(world, kind, seconds),
         Command::PhaseSet(n) => daylight::set_phase(world, n),
         Command::HuntStart(name) => hunt::start(world, &name),

@@ -33,6 +33,9 @@ pub fn teleport(world: &mut World, player: &str, to: impl Fn(DVec3) -> DVec3) ->
         return no_such_player(player);
     };
     let target = to(pos.0);
+    if !crate::world::in_spawnable_bounds(target) {
+        return "error=\"Invalid position for teleport\"".into();
+    }
     pos.0 = target;
     format!(
         "teleported={player} x={} y={} z={}",
@@ -57,28 +60,43 @@ pub fn hurt(world: &mut World, player: &str, amount: f32) -> String {
     )
 }
 
-/// `give`: puts items in the hotbar first, as vanilla fills it.
-pub fn give(world: &mut World, player: &str, item: &str, count: u8) -> String {
+/// `give`: full stacks into empty slots, the hotbar first, as vanilla fills them; at most a
+/// hundred stacks, as vanilla.
+pub fn give(world: &mut World, player: &str, item: &str, count: u32) -> String {
     let name = item.strip_prefix("minecraft:").unwrap_or(item);
-    let Some(kind) = ItemKind::from_str(name) else {
+    let Some(kind) = ItemKind::from_str(name).filter(|k| *k != ItemKind::Air) else {
         return format!("error=\"no item named {item}\"");
     };
+    let stack = kind.max_stack().max(1) as u32;
+    if count > stack * 100 {
+        return format!("error=\"Can't give more than {} of {name}\"", stack * 100);
+    }
     let Some(entity) = find(world, player) else {
         return no_such_player(player);
     };
     let Some(mut inventory) = world.get_mut::<Inventory>(entity) else {
         return no_such_player(player);
     };
-    let slot = inventory
-        .first_empty_slot_in(36..45)
-        .or_else(|| inventory.first_empty_slot_in(9..36));
-    match slot {
-        Some(slot) => {
-            inventory.set_slot(slot, ItemStack::new(kind, count, None));
-            format!("given={name} count={count} to={player} slot={slot}")
-        }
-        None => format!("error=\"{player}'s inventory is full\""),
+    let mut left = count;
+    while left > 0 {
+        let Some(slot) = inventory
+            .first_empty_slot_in(36..45)
+            .or_else(|| inventory.first_empty_slot_in(9..36))
+        else {
+            break;
+        };
+        let here = left.min(stack);
+        inventory.set_slot(slot, ItemStack::new(kind, here as u8, None));
+        left -= here;
     }
+    if left == count {
+        return format!("error=\"{player}'s inventory is full\"");
+    }
+    // What did not fit is lost, as vanilla drops it where horde has no item entities.
+    format!(
+        "given={name} count={} to={player} lost={left}",
+        count - left
+    )
 }
 
 /// `gamemode`.

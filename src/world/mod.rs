@@ -135,6 +135,23 @@ fn resolve_spawn(mut spawn: ResMut<WorldSpawn>, layers: Query<&ChunkLayer, With<
     spawn.pos = Some(DVec3::new(0.5, y, 0.5));
 }
 
+/// Vanilla's world border: 30,000,000 blocks from the centre on x and z.
+pub const BORDER: f64 = 30_000_000.0;
+
+/// Where vanilla lets a teleport or a summon go (`Level.isInSpawnableBounds`): inside the
+/// border, and within 20,000,000 blocks up or down.
+pub fn in_spawnable_bounds(pos: DVec3) -> bool {
+    pos.is_finite()
+        && (-BORDER..BORDER).contains(&pos.x)
+        && (-BORDER..BORDER).contains(&pos.z)
+        && (-20_000_000.0..20_000_000.0).contains(&pos.y)
+}
+
+/// A block inside the border and the world's height, where blocks can be set.
+pub fn in_world(pos: DVec3) -> bool {
+    in_spawnable_bounds(pos) && (MIN_Y as f64..(MIN_Y + HEIGHT as i32) as f64).contains(&pos.y)
+}
+
 /// The feet height of the highest spot in a column with dry solid ground and two free blocks.
 pub fn standable_top(layer: &ChunkLayer, x: i32, z: i32) -> Option<i32> {
     let top = MIN_Y + HEIGHT as i32 - 1;

@@ -16,10 +16,11 @@ pub(crate) struct Harness {
 }
 
 /// A harness with the default config, natural spawning off so that tests see only the zombies
-/// they summon.
+/// they summon, and no spawn protection (the player builds by the spawn).
 pub(crate) fn harness() -> Harness {
     let mut config = Config::default();
     config.spawning.enabled = false;
+    config.server.spawn_protection = 0;
     harness_with(config)
 }
 

@@ -137,12 +137,18 @@ impl TestServer {
         let server_keys: Vec<&str> = extra.lines().take(tables_at).collect();
         let tables: Vec<&str> = extra.lines().skip(tables_at).collect();
         let (server_keys, mut extra) = (server_keys.join("\n"), tables.join("\n"));
+        // Clients build by the spawn unless a test is about its protection.
+        let protection = if server_keys.contains("spawn_protection") {
+            ""
+        } else {
+            "spawn_protection = 0\n"
+        };
         if !extra.contains("[map]") {
             // Tests run side by side: only the map's own test serves one.
             extra.push_str("\n[map]\nenabled = false\n");
         }
         let config = format!(
-            "[server]\nport = 0\nonline_mode = false\nview_distance = 6\n{server_keys}\n\
+            "[server]\nport = 0\nonline_mode = false\nview_distance = 6\n{protection}{server_keys}\n\
              [spawning]\nenabled = false\n{extra}\n\
              [rcon]\nenabled = true\nport = {rcon_port}\npassword = \"{RCON_PASSWORD}\"\n"
         );

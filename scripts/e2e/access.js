@@ -1,0 +1,129 @@
+// Who may join and what they may do, with real clients: a client not on the whitelist is
+// refused with vanilla's message and let in once added; a banned client is kicked and refused
+// with the reason, an IP ban too, and both let in once pardoned; a kicked client sees the
+// reason; a player who is not an operator cannot break a block by the spawn but can 20 blocks
+// away, and can by the spawn once made an operator; commands refuse what vanilla refuses.
+'use strict'
+
+const { Vec3 } = require('vec3')
+const { connectBot, rconClient, until, untilAnswer, check, log, scenario } = require('./lib')
+
+// Connects and expects to be refused; returns the reason the client was given. A connection
+// closed before the client read any reason is tried again.
+async function refused (name) {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    try {
+      const bot = await connectBot(name)
+      bot.quit()
+    } catch (e) {
+      const why = String(e.message || e)
+      if (why.startsWith('kicked:')) return why
+      log(`${name}: no reason read (${why}); trying again`)
+      continue
+    }
+    throw new Error(`${name} was let in`)
+  }
+  throw new Error(`${name} was never told why it was refused`)
+}
+
+function kickedWith (bot) {
+  return new Promise((resolve) => bot.once('kicked', (reason) => resolve(String(reason))))
+}
+
+const name = (bot, at) => bot.blockAt(at)?.name
+
+scenario(async () => {
+  const rcon = await rconClient()
+  const say = async (line) => { const a = await rcon.send(line); log(`${line} -> ${a}`); return a }
+
+  // The whitelist.
+  check((await say('whitelist on')).startsWith('whitelist=true'), 'the whitelist is on')
+  const notListed = await refused('outsider')
+  check(notListed.includes('You are not white-listed on this server!'), `refused: ${notListed}`)
+  await say('whitelist add outsider')
+  let bot = await connectBot('outsider')
+  check(true, 'on the whitelist, outsider joins')
+
+  // Ban, with a reason: kicked, and refused with it.
+  let kicked = kickedWith(bot)
+  check((await say('ban outsider Griefing the spawn')).startsWith('banned=outsider'), 'banned')
+  let reason = await kicked
+  check(reason.includes('banned') && reason.includes('Griefing the spawn'), `kicked: ${reason}`)
+  reason = await refused('outsider')
+  check(reason.includes('You are banned from this server.') && reason.includes('Reason: Griefing the spawn'),
+    `refused: ${reason}`)
+  check((await say('banlist players')).includes('player=outsider'), 'the ban is listed')
+  await say('pardon outsider')
+
+  // An IP ban refuses every name from that address.
+  bot = await connectBot('outsider')
+  kicked = kickedWith(bot)
+  check((await say('ban-ip outsider')).includes('kicked=1'), 'the address is banned and its player kicked')
+  reason = await kicked
+  check(reason.includes('IP banned'), `kicked: ${reason}`)
+  await say('whitelist add someone')
+  reason = await refused('someone')
+  check(reason.includes('Your IP address is banned from this server.'), `refused: ${reason}`)
+  await say('pardon-ip 127.0.0.1')
+
+  // A kick with a reason.
+  bot = await connectBot('outsider')
+  kicked = kickedWith(bot)
+  await say('kick outsider Time for bed')
+  reason = await kicked
+  check(reason.includes('Time for bed'), `kicked: ${reason}`)
+  await say('whitelist off')
+
+  // Spawn protection: not an operator, outsider cannot break a block by the spawn.
+  bot = await connectBot('outsider')
+  await until(() => bot.entity.onGround, 'outsider stands')
+  await say('gamemode survival outsider')
+  const p = bot.entity.position.floored()
+  const byTheSpawn = p.offset(1, 0, 0)
+  await say(`fill ${byTheSpawn.x} ${byTheSpawn.y} ${byTheSpawn.z} ${byTheSpawn.x} ${byTheSpawn.y} ${byTheSpawn.z} dirt`)
+  await until(() => name(bot, byTheSpawn) === 'dirt', 'the dirt by the spawn is there')
+  await bot.dig(bot.blockAt(byTheSpawn)).catch(() => {})
+  await untilAnswer(async () => name(bot, byTheSpawn) === 'dirt' || undefined, 'the refused dig is sent back')
+  check(!bot.inventory.items().some((i) => i.name === 'dirt'), 'and nothing dropped')
+
+  // Twenty blocks away the same dig works.
+  const away = p.offset(20, 0, 0)
+  await say(`tp outsider ${away.x + 0.5} ${away.y} ${away.z - 0.5}`)
+  await say(`fill ${away.x} ${away.y - 1} ${away.z - 2} ${away.x} ${away.y - 1} ${away.z} stone`)
+  await say(`fill ${away.x} ${away.y} ${away.z} ${away.x} ${away.y} ${away.z} dirt`)
+  await until(() => bot.entity.position.distanceTo(new Vec3(away.x + 0.5, away.y, away.z - 0.5)) < 2, 'outsider is away from the spawn')
+  await until(() => name(bot, away) === 'dirt', 'the dirt away from the spawn is there')
+  await bot.dig(bot.blockAt(away))
+  await until(() => name(bot, away) === 'air', '20 blocks away the dig stands')
+
+  // An operator may build by the spawn.
+  check((await say('op outsider')).startsWith('opped=outsider'), 'outsider is an operator')
+  await say(`tp outsider ${p.x + 0.5} ${p.y} ${p.z + 0.5}`)
+  await until(() => bot.entity.position.distanceTo(p.offset(0.5, 0, 0.5)) < 2, 'outsider is back by the spawn')
+  await bot.dig(bot.blockAt(byTheSpawn))
+  await until(() => name(bot, byTheSpawn) === 'air', 'the operator digs by the spawn')
+  await say('deop outsider')
+
+  // Commands refuse what vanilla refuses.
+  const refusals = [
+    ['tp outsider 1e308 64 0', 'Invalid position for teleport'],
+    ['tp outsider 30000000 64 0', 'Invalid position for teleport'],
+    ['summon zombie 1e9 64 1e9', 'Invalid position for summon'],
+    ['fill 0 400 0 1 401 1 stone', 'out of this world'],
+    ['give outsider stone 6401', "Can't give more than 6400 of stone"],
+    ['give outsider diamond_sword 101', "Can't give more than 100 of diamond_sword"],
+    ['damage outsider -1', 'Amount must not be less than 0.0'],
+    ['damage outsider NaN', 'usage: damage'],
+    ['tp nobody 0 64 0', 'no player named nobody'],
+    ['kick nobody', 'no player named nobody']
+  ]
+  for (const [line, expected] of refusals) {
+    const answer = await say(line)
+    check(answer.includes(expected), `${line}: ${answer}`)
+  }
+  const lots = await say('give outsider stone 6400')
+  check(lots.includes('given=stone') && !lots.includes('lost=0'), `an inventory takes what fits: ${lots}`)
+  bot.quit()
+  await rcon.end()
+  return { refusals: refusals.length }
+})

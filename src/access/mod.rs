@@ -1,0 +1,174 @@
+//! Who may join and what they may do: vanilla's whitelist, bans, operators and kicks, kept in
+//! vanilla's files in the server folder, checked at login (after authentication or the proxy's
+//! forwarding, so the names and UUIDs are the real ones), and an [`Operator`] marker on online
+//! operators that spawn protection asks about.
+
+pub mod commands;
+pub mod lists;
+
+use std::path::PathBuf;
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use bevy_ecs::event::ManualEventReader;
+use time::OffsetDateTime;
+use valence::log::{info, warn};
+use valence::network::{
+    async_trait, CleanupFn, NetworkCallbacks, NewClientInfo, SharedNetworkState,
+};
+use valence::prelude::*;
+
+use crate::config::{Config, ConfigChanged};
+use lists::{AccessLists, ListFile};
+
+pub struct AccessPlugin;
+
+impl Plugin for AccessPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_systems(
+            Update,
+            (
+                follow_reloads.in_set(crate::TickSet::Config),
+                (mark_operators, disconnect_kicked).in_set(crate::TickSet::Players),
+            ),
+        );
+    }
+}
+
+/// A player told they are kicked at tick `at`; disconnected the tick after.
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Kicked {
+    pub at: i64,
+}
+
+/// Closes kicked players' connections once their message has been sent: dropping the client
+/// is a disconnect to the rest of the server (their data is saved as on leaving).
+fn disconnect_kicked(
+    mut commands: Commands,
+    kicked: Query<(Entity, &Kicked), With<Client>>,
+    server: Res<Server>,
+) {
+    for (entity, k) in &kicked {
+        if k.at < server.current_tick() {
+            commands.entity(entity).remove::<Client>();
+        }
+    }
+}
+
+/// An online operator: passes spawn protection.
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Operator;
+
+/// The lists in force, shared with the login check, and the folder their files are in.
+#[derive(Resource, Clone, Debug)]
+pub struct Access {
+    lists: Arc<RwLock<AccessLists>>,
+    dir: PathBuf,
+}
+
+impl Access {
+    /// Reads the lists in `dir` (the server folder); a malformed file stops the server.
+    pub fn load(dir: PathBuf, whitelist_on: bool) -> anyhow::Result<Self> {
+        let lists = AccessLists::load(&dir, whitelist_on)?;
+        Ok(Self {
+            lists: Arc::new(RwLock::new(lists)),
+            dir,
+        })
+    }
+
+    pub fn read(&self) -> RwLockReadGuard<'_, AccessLists> {
+        self.lists.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, AccessLists> {
+        self.lists.write().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Writes one list's file, reporting a failure in one line.
+    fn save(&self, file: ListFile) -> Result<(), String> {
+        self.read()
+            .save(&self.dir, file)
+            .map_err(|e| format!("{e:#}"))
+    }
+
+    /// The check run for every login.
+    pub fn gate(&self) -> Gate {
+        Gate {
+            access: self.clone(),
+        }
+    }
+}
+
+/// Valence's login callback: refuses who the lists refuse, with vanilla's message, and counts
+/// players against `max_players` as Valence's own does.
+pub struct Gate {
+    access: Access,
+}
+
+#[async_trait]
+impl NetworkCallbacks for Gate {
+    async fn login(
+        &self,
+        shared: &SharedNetworkState,
+        info: &NewClientInfo,
+    ) -> Result<CleanupFn, Text> {
+        let count = shared.player_count();
+        let online = count.load(std::sync::atomic::Ordering::SeqCst);
+        let now = OffsetDateTime::now_utc();
+        let verdict = self.access.write().admit(
+            &info.username,
+            info.uuid,
+            info.ip,
+            online,
+            shared.max_players(),
+            now,
+        );
+        if let Err(refusal) = verdict {
+            info!(
+                "{} ({}) was refused: {}",
+                info.username,
+                info.ip,
+                refusal.message().replace('\n', " ")
+            );
+            return Err(refusal.message().into_text());
+        }
+        let learned = self.access.write().learn_uuid(&info.username, info.uuid);
+        for file in learned {
+            if let Err(e) = self.access.save(file) {
+                warn!("{e}");
+            }
+        }
+        count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let shared = shared.clone();
+        Ok(Box::new(move || {
+            shared
+                .player_count()
+                .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+        }))
+    }
+}
+
+/// Operators who join are marked as such.
+fn mark_operators(
+    mut commands: Commands,
+    joined: Query<(Entity, &Username, &UniqueId), Added<Client>>,
+    access: Res<Access>,
+) {
+    let lists = access.read();
+    for (entity, name, id) in &joined {
+        if lists.is_op(&name.0, id.0) {
+            commands.entity(entity).insert(Operator);
+        }
+    }
+}
+
+/// A reload that changes `server.whitelist` or `server.enforce_whitelist` takes effect now.
+fn follow_reloads(world: &mut World, mut reader: Local<ManualEventReader<ConfigChanged>>) {
+    let touched = reader
+        .iter(world.resource::<Events<ConfigChanged>>())
+        .any(|c| c.touches("server.whitelist") || c.touches("server.enforce_whitelist"));
+    if touched {
+        let on = world.resource::<Config>().server.whitelist;
+        world.resource::<Access>().write().whitelist_on = on;
+        commands::enforce_whitelist(world);
+    }
+}
