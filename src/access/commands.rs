@@ -8,11 +8,9 @@ use time::OffsetDateTime;
 use valence::log::info;
 use valence::prelude::*;
 
-use super::lists::{
-    offline_uuid, parse_ip, AccessLists, BanInfo, IpBan, ListFile, Op, PlayerBan, Profile,
-};
+use super::lists::{parse_ip, AccessLists, BanInfo, IpBan, ListFile, Op, PlayerBan, Profile};
 use super::{Access, Kicked, Operator};
-use crate::config::{Config, ConfigPath, ConnectionModeSetting};
+use crate::config::{Config, ConfigPath};
 use valence::protocol::packets::play::DisconnectS2c;
 use valence::protocol::WritePacket;
 
@@ -28,21 +26,19 @@ fn online(world: &mut World, name: &str) -> Option<(Entity, String, Uuid, IpAddr
         .map(|(e, n, id, ip)| (e, n.0.clone(), id.0, ip.0))
 }
 
-/// The profile a command means by `name`: the online player's, or else, in offline mode, the
-/// UUID Valence will give them; behind a proxy or in online mode their UUID is learnt when they
-/// first join.
+/// The profile a command means by `name`: the online player's; for someone not online, the
+/// name alone (matched without regard to case), whose UUID is learnt when they next join or
+/// are refused.
 fn profile(world: &mut World, name: &str) -> Profile {
-    if let Some((_, name, uuid, _)) = online(world, name) {
-        return Profile {
+    match online(world, name) {
+        Some((_, name, uuid, _)) => Profile {
             uuid: Some(uuid),
             name,
-        };
-    }
-    let server = &world.resource::<Config>().server;
-    let offline = server.connection_mode == ConnectionModeSetting::Direct && !server.online_mode;
-    Profile {
-        uuid: offline.then(|| offline_uuid(name)),
-        name: name.into(),
+        },
+        None => Profile {
+            uuid: None,
+            name: name.into(),
+        },
     }
 }
 
@@ -90,13 +86,13 @@ pub fn enforce_whitelist(world: &mut World) -> usize {
 /// `whitelist on|off`: vanilla keeps the switch in its properties; horde in config.toml's
 /// `server.whitelist`, edited in place so the file keeps its comments.
 pub fn whitelist_switch(world: &mut World, on: bool) -> String {
-    world.resource_mut::<Config>().server.whitelist = on;
-    world.resource::<Access>().write().whitelist_on = on;
     if let Some(path) = world.resource::<ConfigPath>().0.clone() {
         if let Err(e) = persist_whitelist_switch(&path, on) {
-            return format!("whitelist={on} error={:?}", format!("{e:#}"));
+            return format!("error={:?}", format!("{e:#}"));
         }
     }
+    world.resource_mut::<Config>().server.whitelist = on;
+    world.resource::<Access>().write().whitelist_on = on;
     info!("whitelist turned {}", if on { "on" } else { "off" });
     let kicked = if on { enforce_whitelist(world) } else { 0 };
     format!("whitelist={on} kicked={kicked}")
@@ -105,10 +101,14 @@ pub fn whitelist_switch(world: &mut World, on: bool) -> String {
 fn persist_whitelist_switch(path: &std::path::Path, on: bool) -> anyhow::Result<()> {
     let text = std::fs::read_to_string(path)?;
     let mut doc: toml_edit::DocumentMut = text.parse()?;
-    if !doc.contains_table("server") {
+    // `[server]` may be written as a table or inline; only a missing one is added.
+    if doc.get("server").is_none() {
         doc["server"] = toml_edit::table();
     }
-    doc["server"]["whitelist"] = toml_edit::value(on);
+    let server = doc["server"]
+        .as_table_like_mut()
+        .ok_or_else(|| anyhow::anyhow!("server in {} is not a table", path.display()))?;
+    server.insert("whitelist", toml_edit::value(on));
     super::lists::write_atomically(path, doc.to_string().trim_end().as_bytes())
 }
 
@@ -163,15 +163,20 @@ pub fn whitelist_reload(world: &mut World) -> String {
     }
 }
 
-/// `reload` reads the other lists again too; a malformed one is kept as it was.
+/// `reload` reads the other lists again too: all of them or, if one is malformed, none.
 pub fn reload_lists(world: &mut World) -> String {
     let access = world.resource::<Access>().clone();
+    let mut fresh = AccessLists::default();
     for file in [ListFile::Ops, ListFile::BannedPlayers, ListFile::BannedIps] {
-        let mut fresh = access.read().clone();
         if let Err(e) = fresh.reload(&access.dir, file) {
             return format!("lists_reloaded=false error={:?}", format!("{e:#}"));
         }
-        *access.write() = fresh;
+    }
+    {
+        let mut lists = access.write();
+        lists.ops = fresh.ops;
+        lists.banned_players = fresh.banned_players;
+        lists.banned_ips = fresh.banned_ips;
     }
     resync_operators(world);
     "lists_reloaded=true".into()

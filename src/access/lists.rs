@@ -48,19 +48,41 @@ impl Profile {
 pub struct Op {
     #[serde(flatten)]
     pub profile: Profile,
+    #[serde(default = "op_level")]
     pub level: u8,
-    #[serde(rename = "bypassesPlayerLimit")]
+    #[serde(rename = "bypassesPlayerLimit", default)]
     pub bypasses_player_limit: bool,
 }
 
-/// When, by whom, until when and why, as both ban lists keep it.
+/// When, by whom, until when and why, as both ban lists keep it. A hand-made entry may leave
+/// any of them out, as vanilla allows.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
 pub struct BanInfo {
+    #[serde(default)]
     pub created: String,
+    #[serde(default = "server_source")]
     pub source: String,
     /// `forever` or a date.
+    #[serde(default = "forever")]
     pub expires: String,
+    #[serde(default = "banned_by_an_operator")]
     pub reason: String,
+}
+
+fn server_source() -> String {
+    "Server".into()
+}
+
+fn forever() -> String {
+    FOREVER.into()
+}
+
+fn banned_by_an_operator() -> String {
+    "Banned by an operator.".into()
+}
+
+fn op_level() -> u8 {
+    4
 }
 
 impl BanInfo {
@@ -69,7 +91,7 @@ impl BanInfo {
             created: format_date(now),
             source: source.into(),
             expires: FOREVER.into(),
-            reason: reason.unwrap_or("Banned by an operator.").into(),
+            reason: reason.map_or_else(banned_by_an_operator, String::from),
         }
     }
 
@@ -235,24 +257,25 @@ impl AccessLists {
     }
 
     /// May a player in: vanilla's order (banned, then the whitelist, which operators pass,
-    /// then a banned address, then a full server, which operators who may pass it pass).
-    /// Expired bans are dropped on the way.
+    /// then a banned address). Expired bans are dropped on the way, and a ban made by name
+    /// learns the UUID it refuses, so a new name does not escape it. On success, whether the
+    /// player may pass a full server (an operator whose entry says so): the caller takes the
+    /// place, the last check of vanilla's order.
     pub fn admit(
         &mut self,
         name: &str,
         uuid: Uuid,
         ip: IpAddr,
-        online: usize,
-        max_players: usize,
         now: OffsetDateTime,
-    ) -> Result<(), Refusal> {
+    ) -> Result<bool, Refusal> {
         self.banned_players.retain(|b| !b.info.expired(now));
         self.banned_ips.retain(|b| !b.info.expired(now));
         if let Some(ban) = self
             .banned_players
-            .iter()
+            .iter_mut()
             .find(|b| b.profile.matches(name, uuid))
         {
+            ban.profile.uuid.get_or_insert(uuid);
             return Err(Refusal::Banned(ban.info.explain()));
         }
         if self.whitelist_on && !self.is_whitelisted(name, uuid) && !self.is_op(name, uuid) {
@@ -261,14 +284,10 @@ impl AccessLists {
         if let Some(ban) = self.banned_ips.iter().find(|b| b.ip == ip) {
             return Err(Refusal::IpBanned(ban.info.explain()));
         }
-        let bypasses = self
+        Ok(self
             .ops
             .iter()
-            .any(|o| o.profile.matches(name, uuid) && o.bypasses_player_limit);
-        if online >= max_players && !bypasses {
-            return Err(Refusal::Full);
-        }
-        Ok(())
+            .any(|o| o.profile.matches(name, uuid) && o.bypasses_player_limit))
     }
 
     /// Gives entries added by name the UUID of the player who just joined under it; returns
@@ -320,18 +339,12 @@ impl AccessLists {
     }
 }
 
-/// The UUID Valence gives a player in offline mode: the first 16 bytes of SHA-256 of the name.
-pub fn offline_uuid(name: &str) -> Uuid {
-    use sha2::{Digest, Sha256};
-    let digest = Sha256::digest(name.as_bytes());
-    let mut bytes = [0; 16];
-    bytes.copy_from_slice(&digest[..16]);
-    Uuid::from_bytes(bytes)
-}
-
-/// Temp file, fsync, rename: a crash never leaves half a list.
+/// Temp file, fsync, rename: a crash never leaves half a file. The file keeps its
+/// permissions (config.toml holds passwords); one write at a time, as logins may save too.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     use std::io::Write;
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
     let tmp = PathBuf::from(tmp);
@@ -339,6 +352,9 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
         let mut file = std::fs::File::create(&tmp)?;
         file.write_all(bytes)?;
         file.write_all(b"\n")?;
+        if let Ok(old) = std::fs::metadata(path) {
+            file.set_permissions(old.permissions())?;
+        }
         file.sync_all()?;
         std::fs::rename(&tmp, path)
     };
@@ -430,15 +446,11 @@ mod tests {
         let ip: IpAddr = "10.0.0.7".parse().unwrap();
         let home: IpAddr = "127.0.0.1".parse().unwrap();
         let mut lists = AccessLists::default();
-        assert_eq!(lists.admit("Alex", alex, ip, 0, 20, now()), Ok(()));
-        assert_eq!(
-            lists.admit("Alex", alex, ip, 20, 20, now()),
-            Err(Refusal::Full)
-        );
+        assert_eq!(lists.admit("Alex", alex, ip, now()), Ok(false));
 
         lists.whitelist_on = true;
         assert_eq!(
-            lists.admit("Alex", alex, ip, 0, 20, now()),
+            lists.admit("Alex", alex, ip, now()),
             Err(Refusal::NotWhitelisted)
         );
         assert_eq!(
@@ -450,7 +462,7 @@ mod tests {
             uuid: None,
             name: "alex".into(),
         });
-        assert_eq!(lists.admit("Alex", alex, home, 0, 20, now()), Ok(()));
+        assert_eq!(lists.admit("Alex", alex, home, now()), Ok(false));
         assert_eq!(lists.learn_uuid("Alex", alex), vec![ListFile::Whitelist]);
         assert_eq!(lists.whitelist[0].uuid, Some(alex));
 
@@ -459,34 +471,36 @@ mod tests {
             info: BanInfo::new("Server", None, now()),
         });
         assert_eq!(
-            lists
-                .admit("Alex", alex, ip, 0, 20, now())
-                .unwrap_err()
-                .message(),
+            lists.admit("Alex", alex, ip, now()).unwrap_err().message(),
             "Your IP address is banned from this server.\nReason: Banned by an operator."
         );
+        // Banned by name: the refusal learns the UUID, so another name does not escape it.
         let mut ban = BanInfo::new("Server", Some("griefing"), now());
         ban.expires = "2026-12-01 12:00:00 +0000".into();
         lists.banned_players.push(PlayerBan {
             profile: Profile {
-                uuid: Some(alex),
-                name: "Alex".into(),
+                uuid: None,
+                name: "alex".into(),
             },
             info: ban,
         });
         assert_eq!(
-            lists.admit("Alex", alex, home, 0, 20, now()).unwrap_err().message(),
+            lists.admit("Alex", alex, home, now()).unwrap_err().message(),
             "You are banned from this server.\nReason: griefing\nYour ban will be removed on 2026-12-01 12:00:00 +0000"
         );
+        assert!(matches!(
+            lists.admit("Renamed", alex, home, now()),
+            Err(Refusal::Banned(_))
+        ));
         // The day after, the ban is over and gone.
         let later = OffsetDateTime::parse("2026-12-02 00:00:00 +0000", DATE).unwrap();
-        assert_eq!(lists.admit("Alex", alex, home, 0, 20, later), Ok(()));
+        assert_eq!(lists.admit("Alex", alex, home, later), Ok(false));
         assert!(lists.banned_players.is_empty());
     }
 
     #[test]
-    fn operators_pass_the_whitelist_and_a_full_server_when_allowed() {
-        let id = offline_uuid("Steve");
+    fn operators_pass_the_whitelist_and_may_pass_a_full_server() {
+        let id = Uuid::from_u128(7);
         let home: IpAddr = "127.0.0.1".parse().unwrap();
         let mut lists = AccessLists {
             whitelist_on: true,
@@ -500,7 +514,24 @@ mod tests {
             level: 4,
             bypasses_player_limit: true,
         });
-        assert_eq!(lists.admit("Steve", id, home, 50, 20, now()), Ok(()));
-        assert_ne!(offline_uuid("Steve"), offline_uuid("Alex"));
+        assert_eq!(lists.admit("Steve", id, home, now()), Ok(true));
+    }
+
+    #[test]
+    fn hand_made_entries_may_leave_out_what_vanilla_fills_in() {
+        let dir = temp_dir("lenient");
+        std::fs::write(dir.join("banned-players.json"), r#"[{"name": "Alex"}]"#).unwrap();
+        std::fs::write(dir.join("ops.json"), r#"[{"name": "Steve"}]"#).unwrap();
+        let lists = AccessLists::load(&dir, false).unwrap();
+        assert_eq!(lists.banned_players[0].info.expires, "forever");
+        assert_eq!(
+            lists.banned_players[0].info.reason,
+            "Banned by an operator."
+        );
+        assert_eq!(
+            (lists.ops[0].level, lists.ops[0].bypasses_player_limit),
+            (4, false)
+        );
+        std::fs::remove_dir_all(dir).unwrap();
     }
 }

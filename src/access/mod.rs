@@ -112,17 +112,29 @@ impl NetworkCallbacks for Gate {
         info: &NewClientInfo,
     ) -> Result<CleanupFn, Text> {
         let count = shared.player_count();
-        let online = count.load(std::sync::atomic::Ordering::SeqCst);
         let now = OffsetDateTime::now_utc();
-        let verdict = self.access.write().admit(
-            &info.username,
-            info.uuid,
-            info.ip,
-            online,
-            shared.max_players(),
-            now,
-        );
+        let verdict = self
+            .access
+            .write()
+            .admit(&info.username, info.uuid, info.ip, now);
+        // The place is taken in one step, so two logins at once cannot both take the last.
+        let verdict = verdict.and_then(|bypasses| {
+            let max = shared.max_players();
+            count
+                .fetch_update(
+                    std::sync::atomic::Ordering::SeqCst,
+                    std::sync::atomic::Ordering::SeqCst,
+                    |n| (n < max || bypasses).then_some(n + 1),
+                )
+                .map_err(|_| lists::Refusal::Full)
+        });
         if let Err(refusal) = verdict {
+            if let lists::Refusal::Banned(_) = refusal {
+                // The ban may have learnt the UUID it matched by name.
+                if let Err(e) = self.access.save(ListFile::BannedPlayers) {
+                    warn!("{e}");
+                }
+            }
             info!(
                 "{} ({}) was refused: {}",
                 info.username,
@@ -137,7 +149,6 @@ impl NetworkCallbacks for Gate {
                 warn!("{e}");
             }
         }
-        count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let shared = shared.clone();
         Ok(Box::new(move || {
             shared
