@@ -13,7 +13,7 @@ use super::grid::SpatialGrid;
 use super::rules::{
     centroid, considers_packs, forms_pack, pack_to_join, Candidate, Counters, Step,
 };
-use super::{flat, PackId, PackState, Packs};
+use super::{flat, PackId, Packs};
 
 /// A zombie's pack state: which pack, and its activation counters.
 #[derive(Component, Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -107,11 +107,7 @@ pub(super) fn member_decisions(
         }
     }
     grids.packs.clear();
-    for p in packs
-        .packs
-        .values()
-        .filter(|p| p.state == PackState::Materialised)
-    {
+    for p in packs.materialised() {
         let candidate = Candidate {
             id: p.id,
             centroid: p.centroid,

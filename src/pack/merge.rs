@@ -15,14 +15,10 @@ pub(super) fn merge_packs(
 ) -> Vec<PacksMerged> {
     let mut merged = Vec::new();
     let mut centroids = SpatialGrid::new(rules.merge_radius);
-    for p in packs
-        .packs
-        .values()
-        .filter(|p| p.state == PackState::Materialised)
-    {
+    for p in packs.materialised() {
         centroids.insert(p.id, p.centroid);
     }
-    let ids: Vec<PackId> = packs.packs.keys().copied().collect();
+    let ids: Vec<PackId> = packs.materialised().map(|p| p.id).collect();
     let mut near = Vec::new();
     for id in ids {
         let Some(a) = packs
@@ -54,7 +50,7 @@ pub(super) fn merge_packs(
         } else {
             (other, id)
         };
-        let gone = packs.packs.remove(&gone).expect("found above");
+        let gone = packs.remove(gone).expect("found above");
         merged.push(PacksMerged {
             kept: keep,
             gone: gone.id,

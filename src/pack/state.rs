@@ -1,7 +1,7 @@
 //! The packs themselves: each pack's state and migration step, the table of all packs with
 //! their counters, and what the pack systems cost.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use valence::math::DVec2;
 use valence::prelude::*;
@@ -187,7 +187,9 @@ pub struct PackStats {
     pub flaps: u64,
 }
 
-/// Every pack, by id.
+/// Every pack, by id. Packs are added and removed only through [`Packs`]' methods, which keep
+/// two indexes: the sweep slot of each pack, so that a tick finds the packs due without walking
+/// every ghost in the world, and which packs are materialised, for what looks only at those.
 #[derive(Resource, Debug, Default)]
 pub struct Packs {
     pub packs: BTreeMap<PackId, Pack>,
@@ -195,6 +197,9 @@ pub struct Packs {
     pub stats: PackStats,
     /// What the pack systems cost per tick, over the last minute.
     pub cost: CostWindow,
+    /// Pack ids by `id % slots.len()` (the sweep interval).
+    slots: Vec<Vec<PackId>>,
+    materialised: BTreeSet<PackId>,
 }
 
 /// Milliseconds per tick of the pack systems over a sliding window.
@@ -240,6 +245,54 @@ pub(super) fn stop_clock(mut packs: ResMut<Packs>) {
 }
 
 impl Packs {
+    fn index(&mut self, id: PackId) {
+        if !self.slots.is_empty() {
+            let slot = (id % self.slots.len() as u64) as usize;
+            self.slots[slot].push(id);
+        }
+        self.note_state(id);
+    }
+
+    /// Keeps the materialised index in step after a pack's state may have changed.
+    pub(super) fn note_state(&mut self, id: PackId) {
+        match self.packs.get(&id).map(|p| p.state) {
+            Some(PackState::Materialised) => {
+                self.materialised.insert(id);
+            }
+            _ => {
+                self.materialised.remove(&id);
+            }
+        }
+    }
+
+    pub(super) fn remove(&mut self, id: PackId) -> Option<Pack> {
+        let pack = self.packs.remove(&id)?;
+        if !self.slots.is_empty() {
+            let slot = (id % self.slots.len() as u64) as usize;
+            self.slots[slot].retain(|p| *p != id);
+        }
+        self.materialised.remove(&id);
+        Some(pack)
+    }
+
+    /// The packs due at tick `now` when each is updated once per `interval` ticks: those with
+    /// `(id + now) % interval == 0`.
+    pub(super) fn due(&mut self, now: u64, interval: u64) -> Vec<PackId> {
+        if self.slots.len() as u64 != interval {
+            // First use, or the interval was reloaded.
+            self.slots = vec![Vec::new(); interval as usize];
+            for &id in self.packs.keys() {
+                self.slots[(id % interval) as usize].push(id);
+            }
+        }
+        self.slots[((interval - now % interval) % interval) as usize].clone()
+    }
+
+    /// The materialised packs.
+    pub fn materialised(&self) -> impl Iterator<Item = &Pack> {
+        self.materialised.iter().filter_map(|id| self.packs.get(id))
+    }
+
     pub fn ghost_members(&self) -> usize {
         self.packs
             .values()
@@ -298,6 +351,7 @@ impl Packs {
         pack.restore_failures = restore_failures;
         self.next_id = self.next_id.max(id);
         self.packs.insert(id, pack);
+        self.index(id);
     }
 
     /// Adds a ghost pack at `at` with these members (a saved pack, or a benchmark's).
@@ -313,6 +367,7 @@ impl Packs {
         let id = self.create(at, y, world_seed, rules);
         let pack = self.packs.get_mut(&id).expect("just created");
         pack.set_ghosts(ghosts, kinds);
+        self.note_state(id);
         id
     }
 
@@ -327,6 +382,7 @@ impl Packs {
         let id = self.next_id;
         let seed = crate::random::mix(world_seed as u64 ^ crate::random::mix(id));
         self.packs.insert(id, Pack::new(id, at, y, seed, rules));
+        self.index(id);
         id
     }
 }

@@ -88,12 +88,13 @@ pub(super) fn update_packs(
     let packs = &mut *packs;
     let mut dissolved = Vec::new();
 
-    for pack in packs.packs.values_mut() {
-        // Each pack is updated once per sweep interval, packs spread over its ticks so that
-        // the cost is even rather than a spike every interval.
-        if !(pack.id + now).is_multiple_of(rules.sweep_interval_ticks) {
+    // Each pack is updated once per sweep interval, packs spread over its ticks so that the
+    // cost is even rather than a spike every interval.
+    let due = packs.due(now, rules.sweep_interval_ticks);
+    for &id in &due {
+        let Some(pack) = packs.packs.get_mut(&id) else {
             continue;
-        }
+        };
         match pack.state {
             PackState::Materialised => {
                 pack.members.retain(|m| zombies.get(*m).is_ok());
@@ -223,8 +224,11 @@ pub(super) fn update_packs(
         }
     }
 
+    for id in due {
+        packs.note_state(id);
+    }
     for id in dissolved {
-        if let Some(pack) = packs.packs.remove(&id) {
+        if let Some(pack) = packs.remove(id) {
             if pack.state == PackState::Materialised {
                 packs.stats.dissolved += 1;
             }
