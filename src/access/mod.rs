@@ -16,6 +16,8 @@ use valence::network::{
     async_trait, CleanupFn, NetworkCallbacks, NewClientInfo, SharedNetworkState,
 };
 use valence::prelude::*;
+use valence::protocol::packets::play::DisconnectS2c;
+use valence::protocol::WritePacket;
 
 use crate::config::{Config, ConfigChanged};
 use lists::{AccessLists, ListFile};
@@ -158,15 +160,35 @@ impl NetworkCallbacks for Gate {
     }
 }
 
-/// Operators who join are marked as such.
+/// Operators who join are marked as such; a player banned while their login was under way
+/// (between the check and the join) is turned away now.
 fn mark_operators(
     mut commands: Commands,
-    joined: Query<(Entity, &Username, &UniqueId), Added<Client>>,
+    mut joined: Query<(Entity, &mut Client, &Username, &UniqueId, &Ip), Added<Client>>,
     access: Res<Access>,
+    server: Res<Server>,
 ) {
     let lists = access.read();
-    for (entity, name, id) in &joined {
-        if lists.is_op(&name.0, id.0) {
+    for (entity, mut client, name, id, ip) in &mut joined {
+        let banned = if lists
+            .banned_players
+            .iter()
+            .any(|b| b.profile.matches(&name.0, id.0))
+        {
+            Some("You are banned from this server.")
+        } else if lists.banned_ips.iter().any(|b| b.ip == ip.0) {
+            Some("You have been IP banned from this server.")
+        } else {
+            None
+        };
+        if let Some(message) = banned {
+            client.write_packet(&DisconnectS2c {
+                reason: message.into_cow_text(),
+            });
+            commands.entity(entity).insert(Kicked {
+                at: server.current_tick(),
+            });
+        } else if lists.is_op(&name.0, id.0) {
             commands.entity(entity).insert(Operator);
         }
     }

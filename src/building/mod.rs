@@ -20,7 +20,7 @@ use valence::prelude::*;
 use valence::protocol::packets::play::BlockUpdateS2c;
 use valence::protocol::{Direction, Hand, VarInt, WritePacket};
 
-use crate::access::Operator;
+use crate::access::{Kicked, Operator};
 use crate::config::Config;
 use crate::player::Dead;
 use crate::world::door::{is_door, other_half};
@@ -68,7 +68,7 @@ fn dig(
             Option<&Digging>,
             Has<Operator>,
         ),
-        Without<Dead>,
+        (Without<Dead>, Without<Kicked>),
     >,
     mut layers: Query<&mut ChunkLayer, With<Overworld>>,
     mut changed: EventWriter<BlocksChanged>,
@@ -186,7 +186,7 @@ fn place(
             Option<&Flags>,
             Has<Operator>,
         ),
-        Without<Dead>,
+        (Without<Dead>, Without<Kicked>),
     >,
     bodies: Query<&Position, Or<(With<Client>, With<Zombie>)>>,
     mut layers: Query<&mut ChunkLayer, With<Overworld>>,
