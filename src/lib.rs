@@ -8,6 +8,7 @@ pub mod building;
 pub mod config;
 pub mod console;
 pub mod daylight;
+pub mod files;
 pub mod headless;
 pub mod hunt;
 pub mod map;

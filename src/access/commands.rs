@@ -109,7 +109,7 @@ fn persist_whitelist_switch(path: &std::path::Path, on: bool) -> anyhow::Result<
         .as_table_like_mut()
         .ok_or_else(|| anyhow::anyhow!("server in {} is not a table", path.display()))?;
     server.insert("whitelist", toml_edit::value(on));
-    super::lists::write_atomically(path, doc.to_string().trim_end().as_bytes())
+    crate::files::replace(path, doc.to_string().as_bytes())
 }
 
 pub fn whitelist_add(world: &mut World, name: &str) -> String {

@@ -3,7 +3,7 @@
 //! and the login rule that reads them, with vanilla's messages.
 
 use std::net::IpAddr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{bail, Context};
 use serde::{Deserialize, Serialize};
@@ -245,7 +245,7 @@ impl AccessLists {
 
     /// Writes one list: temp file, fsync, rename.
     pub fn save(&self, dir: &Path, file: ListFile) -> anyhow::Result<()> {
-        write_atomically(&dir.join(file.name()), self.json(file).as_bytes())
+        crate::files::replace(&dir.join(file.name()), (self.json(file) + "\n").as_bytes())
     }
 
     pub fn is_op(&self, name: &str, uuid: Uuid) -> bool {
@@ -339,28 +339,6 @@ impl AccessLists {
     }
 }
 
-/// Temp file, fsync, rename: a crash never leaves half a file. The file keeps its
-/// permissions (config.toml holds passwords); one write at a time, as logins may save too.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    use std::io::Write;
-    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    let write = || -> std::io::Result<()> {
-        let mut file = std::fs::File::create(&tmp)?;
-        file.write_all(bytes)?;
-        file.write_all(b"\n")?;
-        if let Ok(old) = std::fs::metadata(path) {
-            file.set_permissions(old.permissions())?;
-        }
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)
-    };
-    write().with_context(|| format!("writing {}", path.display()))
-}
-
 /// An address to ban, from `ban-ip`'s argument.
 pub fn parse_ip(text: &str) -> anyhow::Result<IpAddr> {
     match text.parse() {
@@ -377,7 +355,7 @@ mod tests {
         OffsetDateTime::parse("2026-11-30 12:00:00 +0000", DATE).unwrap()
     }
 
-    fn temp_dir(name: &str) -> PathBuf {
+    fn temp_dir(name: &str) -> std::path::PathBuf {
         let dir = std::env::temp_dir().join(format!("horde-access-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();

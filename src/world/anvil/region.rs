@@ -159,7 +159,7 @@ impl RegionFolder {
         written.bytes = bytes.len() as u64;
         // Whatever happens next, the cached handle may read a replaced file.
         self.open.remove(&region);
-        replace_file(&path, &bytes)?;
+        crate::files::replace(&path, &bytes)?;
         Ok(written)
     }
 
@@ -263,27 +263,6 @@ fn aside_paths(path: &Path) -> (Option<PathBuf>, PathBuf) {
         .find(|&n| !named(n).exists())
         .expect("some name is free");
     ((free > 1).then(|| named(free - 1)), named(free))
-}
-
-/// Temp file, fsync, rename over `path`, fsync the folder.
-fn replace_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let dir = path.parent().context("a region file has a folder")?;
-    fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
-    tmp_name.push(".tmp");
-    let tmp = path.with_file_name(tmp_name);
-    let write = || -> std::io::Result<()> {
-        use std::io::Write;
-        let mut file = File::create(&tmp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        fs::rename(&tmp, path)?;
-        File::open(dir)?.sync_all()
-    };
-    write().map_err(|e| {
-        let _ = fs::remove_file(&tmp);
-        anyhow::Error::new(e).context(format!("writing {}", path.display()))
-    })
 }
 
 #[cfg(test)]
