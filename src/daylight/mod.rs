@@ -169,11 +169,7 @@ fn sun_on_zombies(
             day,
             sees_sky,
             in_water: layer.liquid(BlockPos::from_pos(pos.0)),
-            raining: weather.sky.is_raining()
-                && weather.rains_on(
-                    sees_sky && open_above(layer, eye),
-                    rains_at(chunks, &biomes, eye),
-                ),
+            raining: rained_on(&weather, &mut sky, layer, chunks, &biomes, eye),
         };
         match sunlight(
             exposure,
@@ -234,11 +230,7 @@ fn burn(
         let doused = |sky: &mut SkyMap| {
             let eye = eye_block(pos.0);
             voxels.liquid(BlockPos::from_pos(pos.0))
-                || (weather.sky.is_raining()
-                    && weather.rains_on(
-                        sky.sees_sky(voxels, eye) && open_above(voxels, eye),
-                        rains_at(chunks, &biomes, eye),
-                    ))
+                || rained_on(&weather, sky, voxels, chunks, &biomes, eye)
         };
         let lit = match burning {
             Some(mut fire) if fire.ticks_left > 0 && !doused(&mut sky) => {
@@ -310,6 +302,22 @@ fn day_sleep(
             errand.0 = find_shade(layer, &mut sky, pos.0, config.daylight.shade_radius);
         }
     }
+}
+
+/// Whether rain falls on the block `eye`: it rains, the sky is open above (the sun's blockers,
+/// then what stops rain), in a biome where it rains. The column scans run only while it rains.
+fn rained_on(
+    weather: &Weather,
+    sky: &mut SkyMap,
+    voxels: &LayerVoxels,
+    chunks: &ChunkLayer,
+    biomes: &BiomeRegistry,
+    eye: BlockPos,
+) -> bool {
+    weather.sky.is_raining()
+        && sky.sees_sky(voxels, eye)
+        && open_above(voxels, eye)
+        && rains_at(chunks, biomes, eye)
 }
 
 /// Whether nothing above `pos` stops rain: vanilla's motion-blocking heightmap, so glass,

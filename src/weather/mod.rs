@@ -1,6 +1,6 @@
 //! Weather: vanilla's cycle of clear spells, rain and thunderstorms, shown to every client and
 //! saved with the world clock. What it does to zombies is asked of it: rain under open sky puts
-//! fires out ([`Weather::rains_on`]), and a thunderstorm darkens the day so that the sun burns
+//! fires out (with [`biome_rains`]), and a thunderstorm darkens the day so that the sun burns
 //! nobody and zombies spawn and travel as by night ([`Weather::sun_is_up`]).
 
 pub mod rules;
@@ -52,12 +52,6 @@ impl Weather {
     /// Whether the sun acts now: day by the clock, and no storm dark enough to hide it.
     pub fn sun_is_up(&self, clock: &WorldClock) -> bool {
         clock.is_day() && self.sky.lets_sun_through(clock.vanilla_time())
-    }
-
-    /// Whether rain falls on a spot that sees the sky, in a biome where it rains (not in a
-    /// desert, where it does not, nor where it snows).
-    pub fn rains_on(&self, sees_sky: bool, biome_rains: bool) -> bool {
-        self.sky.is_raining() && sees_sky && biome_rains
     }
 
     /// `weather clear|rain|thunder [duration]`, the duration in ticks.
