@@ -64,16 +64,6 @@ fn field(h: &mut Harness) -> BlockPos {
     o
 }
 
-fn block(h: &mut Harness, at: BlockPos) -> BlockState {
-    h.app
-        .world
-        .query_filtered::<&ChunkLayer, With<Overworld>>()
-        .single(&h.app.world)
-        .block(at)
-        .unwrap()
-        .state
-}
-
 fn dig(h: &mut Harness, at: BlockPos, state: DiggingState) {
     let client = h.client;
     h.app.world.send_event(DiggingEvent {
@@ -116,11 +106,7 @@ fn survival_digging_takes_vanillas_time_and_gives_the_drop() {
     }
     h.helper.clear_received();
     dig(&mut h, grass, DiggingState::Stop);
-    assert_eq!(
-        block(&mut h, grass),
-        BlockState::GRASS_BLOCK,
-        "too soon: refused"
-    );
+    assert_eq!(h.block(grass), BlockState::GRASS_BLOCK, "too soon: refused");
     assert!(resent(&mut h, grass), "and the true block sent back");
     assert_eq!(count(&h, ItemKind::Dirt), 0);
 
@@ -129,7 +115,7 @@ fn survival_digging_takes_vanillas_time_and_gives_the_drop() {
         h.app.update();
     }
     dig(&mut h, grass, DiggingState::Stop);
-    assert!(block(&mut h, grass).is_air(), "dug");
+    assert!(h.block(grass).is_air(), "dug");
     assert_eq!(count(&h, ItemKind::Dirt), 1, "a grass block drops dirt");
 }
 
@@ -140,7 +126,7 @@ fn out_of_reach_and_unbreakable_blocks_are_refused_and_resent() {
     let bedrock = BlockPos::new(o.x - 2, o.y - 1, o.z);
     h.helper.clear_received();
     dig(&mut h, bedrock, DiggingState::Start);
-    assert_eq!(block(&mut h, bedrock), BlockState::BEDROCK);
+    assert_eq!(h.block(bedrock), BlockState::BEDROCK);
     assert!(resent(&mut h, bedrock));
     let far = BlockPos::new(o.x + 8, o.y - 1, o.z + 8);
     dig(&mut h, far, DiggingState::Start);
@@ -148,7 +134,7 @@ fn out_of_reach_and_unbreakable_blocks_are_refused_and_resent() {
         h.app.update();
     }
     dig(&mut h, far, DiggingState::Stop);
-    assert_eq!(block(&mut h, far), BlockState::STONE, "11 blocks away");
+    assert_eq!(h.block(far), BlockState::STONE, "11 blocks away");
     assert!(resent(&mut h, far));
 }
 
@@ -159,7 +145,7 @@ fn creative_breaks_at_once_and_keeps_nothing() {
     h.run("gamemode creative tester");
     let stone = BlockPos::new(o.x + 1, o.y - 1, o.z);
     dig(&mut h, stone, DiggingState::Start);
-    assert!(block(&mut h, stone).is_air());
+    assert!(h.block(stone).is_air());
     assert_eq!(count(&h, ItemKind::Cobblestone), 0);
 }
 
@@ -191,7 +177,7 @@ fn placing_spends_an_item_turns_logs_and_never_fills_a_player() {
     hold(&mut h, ItemKind::OakLog, 3);
     let floor = BlockPos::new(o.x + 1, o.y - 1, o.z);
     place(&mut h, floor, Direction::Up, 1.0);
-    let log = block(&mut h, BlockPos::new(o.x + 1, o.y, o.z));
+    let log = h.block(BlockPos::new(o.x + 1, o.y, o.z));
     assert_eq!(log.to_kind(), BlockKind::OakLog);
     assert_eq!(
         log.get(PropName::Axis),
@@ -206,12 +192,12 @@ fn placing_spends_an_item_turns_logs_and_never_fills_a_player() {
         Direction::East,
         0.5,
     );
-    let side = block(&mut h, BlockPos::new(o.x + 2, o.y, o.z));
+    let side = h.block(BlockPos::new(o.x + 2, o.y, o.z));
     assert_eq!(side.get(PropName::Axis), Some(PropValue::X));
     // Into the block the player stands in: refused, resent, nothing spent.
     h.helper.clear_received();
     place(&mut h, BlockPos::new(o.x, o.y - 1, o.z), Direction::Up, 1.0);
-    assert!(block(&mut h, o).is_air());
+    assert!(h.block(o).is_air());
     assert!(resent(&mut h, o));
     assert_eq!(count(&h, ItemKind::OakLog), 1);
 }
@@ -227,26 +213,17 @@ fn doors_take_two_blocks_open_together_and_go_together() {
         BlockPos::new(o.x + 2, o.y, o.z + 2),
         BlockPos::new(o.x + 2, o.y + 1, o.z + 2),
     );
-    assert_eq!(
-        block(&mut h, lower).get(PropName::Half),
-        Some(PropValue::Lower)
-    );
-    assert_eq!(
-        block(&mut h, upper).get(PropName::Half),
-        Some(PropValue::Upper)
-    );
+    assert_eq!(h.block(lower).get(PropName::Half), Some(PropValue::Lower));
+    assert_eq!(h.block(upper).get(PropName::Half), Some(PropValue::Upper));
     place(&mut h, upper, Direction::North, 0.5);
     for at in [lower, upper] {
-        assert_eq!(block(&mut h, at).get(PropName::Open), Some(PropValue::True));
+        assert_eq!(h.block(at).get(PropName::Open), Some(PropValue::True));
     }
     place(&mut h, lower, Direction::North, 0.5);
-    assert_eq!(
-        block(&mut h, upper).get(PropName::Open),
-        Some(PropValue::False)
-    );
+    assert_eq!(h.block(upper).get(PropName::Open), Some(PropValue::False));
     h.run("gamemode creative tester");
     dig(&mut h, upper, DiggingState::Start);
-    assert!(block(&mut h, lower).is_air() && block(&mut h, upper).is_air());
+    assert!(h.block(lower).is_air() && h.block(upper).is_air());
 }
 
 #[test]
@@ -285,7 +262,7 @@ fn a_roof_shades_the_sky_map_at_once() {
         0.5,
     );
     assert_eq!(
-        block(&mut h, BlockPos::new(o.x + 3, o.y + 4, o.z + 3)),
+        h.block(BlockPos::new(o.x + 3, o.y + 4, o.z + 3)),
         BlockState::STONE
     );
     assert!(!sees(&mut h), "the new roof shades it");
@@ -340,7 +317,7 @@ fn a_chasing_zombie_breaks_a_wooden_door_in_twelve_seconds_showing_the_cracks() 
     let mut broke_at = None;
     for tick in 0..600 {
         h.app.update();
-        if block(&mut h, door).is_air() {
+        if h.block(door).is_air() {
             broke_at = Some(tick);
             break;
         }
@@ -351,7 +328,7 @@ fn a_chasing_zombie_breaks_a_wooden_door_in_twelve_seconds_showing_the_cracks() 
         "not before vanilla's 240 ticks: {broke_at}"
     );
     assert!(
-        block(&mut h, door.get_in_direction(Direction::Up)).is_air(),
+        h.block(door.get_in_direction(Direction::Up)).is_air(),
         "both halves"
     );
     let cracks = h
@@ -389,5 +366,5 @@ fn without_break_doors_the_door_holds() {
     for _ in 0..400 {
         h.app.update();
     }
-    assert_eq!(block(&mut h, door).to_kind(), BlockKind::OakDoor);
+    assert_eq!(h.block(door).to_kind(), BlockKind::OakDoor);
 }

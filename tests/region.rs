@@ -6,18 +6,7 @@ mod support;
 
 use fastanvil::Region;
 use horde::world::{ChunkLifecycle, Overworld, SPAWN_CHUNK_RADIUS};
-use support::headless::Harness;
 use valence::prelude::*;
-
-fn block(h: &mut Harness, at: BlockPos) -> BlockState {
-    h.app
-        .world
-        .query_filtered::<&ChunkLayer, With<Overworld>>()
-        .single(&h.app.world)
-        .block(at)
-        .unwrap()
-        .state
-}
 
 fn loaded(app: &mut App, pos: ChunkPos) -> bool {
     app.world
@@ -74,7 +63,7 @@ fn a_changed_chunk_stays_loaded_until_saved_and_is_read_back_from_the_region_fil
     // Back again: the chunk comes from the region file, glowstone and all.
     h.app.world.get_mut::<Position>(h.client).unwrap().0 = s;
     horde::headless::run_until_loaded(&mut h.app);
-    assert_eq!(block(&mut h, at), BlockState::GLOWSTONE);
+    assert_eq!(h.block(at), BlockState::GLOWSTONE);
     assert_eq!(
         h.app
             .world

@@ -77,6 +77,17 @@ impl Harness {
             .unwrap()
     }
 
+    /// The block at `at` in the overworld (loaded).
+    pub(crate) fn block(&mut self, at: BlockPos) -> BlockState {
+        self.app
+            .world
+            .query_filtered::<&ChunkLayer, With<horde::world::Overworld>>()
+            .single(&self.app.world)
+            .block(at)
+            .unwrap()
+            .state
+    }
+
     pub(crate) fn spawn_point(&self) -> DVec3 {
         self.app.world.resource::<WorldSpawn>().pos.unwrap()
     }

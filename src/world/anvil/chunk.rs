@@ -509,6 +509,19 @@ mod tests {
         }
     }
 
+    /// Section 4 of chunk 0 0 changed.
+    fn section_four(chunk: &UnloadedChunk, names: &BiomeNames) -> ChunkEdit {
+        ChunkEdit {
+            pos: ChunkPos::new(0, 0),
+            sections: vec![SectionEdit {
+                index: 4,
+                block_states: encode_blocks(chunk, 4),
+                biomes: encode_biomes(chunk, 4, names),
+            }],
+            whole: false,
+        }
+    }
+
     fn sample() -> UnloadedChunk {
         let mut chunk = UnloadedChunk::with_height(HEIGHT);
         chunk.fill_block_state_section(0, BlockState::BEDROCK);
@@ -582,15 +595,7 @@ mod tests {
 
         // The chest is dug; section 4 changes, the bedrock section does not.
         chunk.set_block_state(5, 71, 5, BlockState::AIR);
-        let edit = ChunkEdit {
-            pos: ChunkPos::new(0, 0),
-            sections: vec![SectionEdit {
-                index: 4,
-                block_states: encode_blocks(&chunk, 4),
-                biomes: encode_biomes(&chunk, 4, &names),
-            }],
-            whole: false,
-        };
+        let edit = section_four(&chunk, &names);
         let patched = written(Some(original), &edit).unwrap();
         assert_eq!(patched.get("CustomKey"), Some(&Value::Int(7)));
         assert!(patched.get("Heightmaps").is_none());
@@ -625,15 +630,7 @@ mod tests {
         if let Some(Value::List(List::Compound(sections))) = original.get_mut("sections") {
             sections.retain(|s| s.get("Y") != Some(&Value::Byte((4 + BOTTOM_SECTION) as i8)));
         }
-        let edit = ChunkEdit {
-            pos: ChunkPos::new(0, 0),
-            sections: vec![SectionEdit {
-                index: 4,
-                block_states: encode_blocks(&chunk, 4),
-                biomes: encode_biomes(&chunk, 4, &names),
-            }],
-            whole: false,
-        };
+        let edit = section_four(&chunk, &names);
         let patched = written(Some(original), &edit).unwrap();
         let back = decode(&patched, &names).unwrap().unwrap();
         assert_eq!(back.block_state(5, 71, 5), BlockState::CHEST);
