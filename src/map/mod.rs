@@ -166,7 +166,7 @@ fn publish(
                 .values()
                 .map(|pack| PackView::of(pack, trails.0.of(pack.id)))
                 .collect();
-            views.sort_by_key(|v| v.id);
+            views.sort_by_key(|v| v.pack.id);
             views
         })
         .unwrap_or_default();

@@ -6,7 +6,7 @@ use std::collections::{HashMap, VecDeque};
 use serde::Serialize;
 
 use crate::config::PackConfig;
-use crate::pack::{Pack, PackId, PackState};
+use crate::pack::{Pack, PackId, PackSummary};
 
 #[derive(Serialize, Debug, Clone, Default)]
 pub struct State {
@@ -39,45 +39,41 @@ pub struct Player {
     pub z: f64,
 }
 
-#[derive(Serialize, Debug, Clone)]
+/// A pack on the map: what its `packs` line says, and its trail. The line itself is written
+/// when the state is serialised, on the map's thread, not on the tick.
+#[derive(Debug, Clone)]
 pub struct PackView {
-    pub id: PackId,
-    pub state: &'static str,
-    pub members: usize,
-    pub ghosts: usize,
-    pub x: f64,
-    pub z: f64,
-    /// Degrees, as `packs` prints it: 0 towards +x, 90 towards +z.
-    pub heading: f64,
-    pub dest_x: f64,
-    pub dest_z: f64,
+    pub pack: PackSummary,
     /// Centroids over the last night, oldest first.
     pub trail: Vec<[f64; 2]>,
-    /// The pack's `packs` line.
-    pub line: String,
 }
 
 impl PackView {
     pub fn of(pack: &Pack, trail: Option<&VecDeque<[f64; 2]>>) -> Self {
-        let (state, members, ghosts) = match pack.state {
-            PackState::Materialised => ("materialised", pack.members.len(), 0),
-            PackState::Ghost => ("ghost", 0, pack.ghosts.len()),
-        };
         Self {
-            id: pack.id,
-            state,
-            members,
-            ghosts,
-            x: pack.centroid.x,
-            z: pack.centroid.y,
-            heading: pack.heading.y.atan2(pack.heading.x).to_degrees(),
-            dest_x: pack.dest.x,
-            dest_z: pack.dest.y,
+            pack: pack.summary(),
             trail: trail
                 .map(|t| t.iter().copied().collect())
                 .unwrap_or_default(),
-            line: pack.report(),
         }
+    }
+}
+
+impl Serialize for PackView {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Json<'a> {
+            #[serde(flatten)]
+            pack: &'a PackSummary,
+            trail: &'a [[f64; 2]],
+            line: String,
+        }
+        Json {
+            pack: &self.pack,
+            trail: &self.trail,
+            line: self.pack.to_string(),
+        }
+        .serialize(serializer)
     }
 }
 

@@ -27,7 +27,7 @@ use crate::world::ChunkLifecycle;
 use crate::zombie::chase::ZombieSet;
 
 pub use membership::PackBrain;
-pub use state::{CostWindow, Pack, PackState, PackStats, Packs};
+pub use state::{CostWindow, Pack, PackState, PackStats, PackSummary, Packs};
 
 pub type PackId = u64;
 

@@ -153,22 +153,68 @@ impl Pack {
         }
     }
 
-    /// `packs` line (logfmt).
-    pub fn report(&self) -> String {
+    /// What the `packs` line says of this pack, as plain data.
+    pub fn summary(&self) -> PackSummary {
         let (state, members, ghosts) = match self.state {
             PackState::Materialised => ("materialised", self.members.len(), 0),
             PackState::Ghost => ("ghost", 0, self.ghosts.len()),
         };
-        format!(
-            "id={} members={members} ghosts={ghosts} state={state} x={:.1} z={:.1} heading={:.0} dest_x={:.1} dest_z={:.1} leg={} dwell={}",
+        PackSummary {
+            id: self.id,
+            members,
+            ghosts,
+            state,
+            x: self.centroid.x,
+            z: self.centroid.y,
+            heading: self.heading.y.atan2(self.heading.x).to_degrees(),
+            dest_x: self.dest.x,
+            dest_z: self.dest.y,
+            leg: self.leg,
+            dwell: self.dwell_until.is_some(),
+        }
+    }
+
+    /// `packs` line (logfmt).
+    pub fn report(&self) -> String {
+        self.summary().to_string()
+    }
+}
+
+/// One pack as `packs` prints it; copied cheaply, formatted where it is shown.
+#[derive(serde::Serialize, Debug, Clone, Copy, PartialEq)]
+pub struct PackSummary {
+    pub id: PackId,
+    pub members: usize,
+    pub ghosts: usize,
+    pub state: &'static str,
+    pub x: f64,
+    pub z: f64,
+    /// Degrees: 0 towards +x, 90 towards +z.
+    pub heading: f64,
+    pub dest_x: f64,
+    pub dest_z: f64,
+    /// Legs walked so far.
+    pub leg: u32,
+    /// Resting after arriving.
+    pub dwell: bool,
+}
+
+impl std::fmt::Display for PackSummary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "id={} members={} ghosts={} state={} x={:.1} z={:.1} heading={:.0} dest_x={:.1} dest_z={:.1} leg={} dwell={}",
             self.id,
-            self.centroid.x,
-            self.centroid.y,
-            self.heading.y.atan2(self.heading.x).to_degrees(),
-            self.dest.x,
-            self.dest.y,
+            self.members,
+            self.ghosts,
+            self.state,
+            self.x,
+            self.z,
+            self.heading,
+            self.dest_x,
+            self.dest_z,
             self.leg,
-            self.dwell_until.is_some()
+            self.dwell
         )
     }
 }
