@@ -132,10 +132,20 @@ pub fn build_base(launch: Launch) -> anyhow::Result<App> {
     });
     let mut plugins = DefaultPlugins.build();
     let mut listening = None;
+    let mut door = None;
     if network {
-        let address = bind_address(&config)?;
+        let (address, listener) = bind_address(&config)?;
+        // Behind Velocity horde keeps the public port for its own door (see access::proxy) and
+        // Valence listens on loopback behind it.
+        let game_address = if config.server.connection_mode == ConnectionModeSetting::Velocity {
+            let inner = bind_address_at(SocketAddr::from(([127, 0, 0, 1], 0)))?.0;
+            door = Some((listener, inner, config.server.velocity_secret.clone()));
+            inner
+        } else {
+            address
+        };
         app.insert_resource(NetworkSettings {
-            address,
+            address: game_address,
             max_players: config.server.max_players as usize,
             connection_mode: match config.server.connection_mode {
                 ConnectionModeSetting::Velocity => ConnectionMode::Velocity {
@@ -207,6 +217,9 @@ pub fn build_base(launch: Launch) -> anyhow::Result<App> {
         console::rcon::start(address, rcon.password, inbox)
             .with_context(|| format!("cannot listen for RCON on {address}"))?;
     }
+    if let Some((listener, inner, secret)) = door {
+        access::proxy::start(listener, inner, secret)?;
+    }
     let map = app.world.resource::<Config>().map.clone();
     if network && map.enabled {
         let address = SocketAddr::new(map.address.parse()?, map.port);
@@ -217,16 +230,20 @@ pub fn build_base(launch: Launch) -> anyhow::Result<App> {
     Ok(app)
 }
 
-/// The Minecraft listen address; port 0 is resolved here to a free port so it can be logged.
-fn bind_address(config: &Config) -> anyhow::Result<SocketAddr> {
+/// The Minecraft listen address, bound; port 0 is resolved here to a free port so it can be
+/// logged.
+fn bind_address(config: &Config) -> anyhow::Result<(SocketAddr, TcpListener)> {
     let ip = config.server.address.parse()?;
-    let mut address = SocketAddr::new(ip, config.server.port);
-    // Valence binds on its own thread and reports no failure: probe the port first so a busy
-    // port is a clear error at start.
-    let probe = TcpListener::bind(address)
+    bind_address_at(SocketAddr::new(ip, config.server.port))
+}
+
+/// Valence binds on its own thread and reports no failure: binding here first makes a busy
+/// port a clear error at start. Valence binds again once this listener is dropped.
+fn bind_address_at(mut address: SocketAddr) -> anyhow::Result<(SocketAddr, TcpListener)> {
+    let listener = TcpListener::bind(address)
         .with_context(|| format!("cannot listen on {address} (is another server running?)"))?;
-    address.set_port(probe.local_addr()?.port());
-    Ok(address)
+    address.set_port(listener.local_addr()?.port());
+    Ok((address, listener))
 }
 
 fn check_world_dir(dir: &std::path::Path) -> anyhow::Result<()> {

@@ -38,12 +38,18 @@ fn rcon_refuses_a_wrong_password_and_runs_commands() {
 
 #[test]
 fn behind_velocity_only_the_proxy_with_the_secret_gets_players_in() {
-    let server = TestServer::start(
+    let mut server = TestServer::start(
         "velocity",
         "connection_mode = \"velocity\"\nvelocity_secret = \"shared-s3cret\"\n",
     );
     let result = server.scenario_with("velocity", &[("HORDE_VELOCITY_SECRET", "shared-s3cret")]);
     assert!(result.contains("\"ok\":true"), "{result}");
+    // The operator learns which side is wrong.
+    server.wait_line(
+        Stream::Stderr,
+        "signed with another secret than server.velocity_secret",
+    );
+    server.wait_line(Stream::Stderr, "connected straight to this server");
     server.stop();
 }
 

@@ -1,6 +1,6 @@
 // Behind Velocity (server.connection_mode = "velocity"): a client playing the proxy's part with
 // the right secret joins under the forwarded UUID; a wrong secret and a direct client without
-// forwarding are refused before they join.
+// forwarding are refused before they join, each told why.
 'use strict'
 
 const { LeanClient } = require('../load/lean-client')
@@ -30,9 +30,11 @@ scenario(async () => {
   const forged = await attempt('Forged', { secret: secret + 'x', uuid, address: '203.0.113.8' })
   log(`wrong secret: ${forged.why}`)
   check(!forged.joined, 'a wrong secret is refused')
+  check(forged.why.includes('Unable to verify player details'), 'with the proxy\'s usual message')
   const direct = await attempt('Direct', null)
   log(`direct: ${direct.why}`)
   check(!direct.joined, 'a client that bypasses the proxy is refused')
+  check(direct.why.includes('join through the network'), 'and told to join through the proxy')
   proxied.client.end()
   return {}
 })

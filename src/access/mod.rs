@@ -5,6 +5,7 @@
 
 pub mod commands;
 pub mod lists;
+pub mod proxy;
 
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};

@@ -1,0 +1,308 @@
+//! Behind Velocity, horde's own listener stands in front of Valence's. Valence 0.2 drops a
+//! connection that does not answer Velocity's forwarding query without a word, so a player who
+//! connects straight to a backend sees only "connection lost". This door reads the login up to
+//! that answer: a missing answer gets a message saying to join through the proxy, and a wrong
+//! signature is named in the log. Everything else (pings, the proxy's logins and their play)
+//! passes to Valence on a loopback port byte for byte, and Valence checks the forwarding again.
+
+use std::borrow::Cow;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use valence::log::{info, warn};
+use valence::protocol::packets::handshaking::handshake_c2s::HandshakeNextState;
+use valence::protocol::packets::handshaking::HandshakeC2s;
+use valence::protocol::packets::login::{
+    LoginDisconnectS2c, LoginQueryRequestS2c, LoginQueryResponseC2s,
+};
+use valence::protocol::{Decode, Packet, PacketEncoder, VarInt, MAX_PACKET_SIZE};
+use valence::text::IntoText;
+
+/// What a player who skips the proxy is told.
+pub const JOIN_THROUGH_PROXY: &str =
+    "This server is behind a proxy: join through the network's address, not this server's.";
+/// What a proxy with the wrong secret is told (the log says why).
+const UNVERIFIED: &str = "Unable to verify player details.";
+/// A login must reach the forwarding answer this fast (Valence allows 5 s for the same).
+const LOGIN_TIMEOUT: Duration = Duration::from_secs(5);
+/// Legacy (pre-1.7) server list pings start with this byte instead of a frame length.
+const LEGACY_PING: u8 = 0xFE;
+
+/// Serves `listener` on a thread of its own, passing connections to Valence at `backend`.
+pub fn start(
+    listener: std::net::TcpListener,
+    backend: SocketAddr,
+    secret: String,
+) -> anyhow::Result<()> {
+    listener.set_nonblocking(true)?;
+    let secret: Arc<str> = secret.into();
+    std::thread::Builder::new()
+        .name("proxy door".into())
+        .spawn(move || {
+            let runtime = match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(runtime) => runtime,
+                Err(e) => return warn!("the Minecraft listener stopped: {e}"),
+            };
+            runtime.block_on(async move {
+                let listener = match tokio::net::TcpListener::from_std(listener) {
+                    Ok(listener) => listener,
+                    Err(e) => return warn!("the Minecraft listener stopped: {e}"),
+                };
+                loop {
+                    let Ok((stream, peer)) = listener.accept().await else {
+                        // Out of descriptors, say: wait rather than spin.
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                        continue;
+                    };
+                    tokio::spawn(serve(stream, peer, backend, secret.clone()));
+                }
+            });
+        })
+        .context("cannot start the Minecraft listener's thread")?;
+    Ok(())
+}
+
+async fn serve(mut client: TcpStream, peer: SocketAddr, backend: SocketAddr, secret: Arc<str>) {
+    let _ = client.set_nodelay(true);
+    let mut server = match TcpStream::connect(backend).await {
+        Ok(server) => server,
+        Err(e) => return warn!("cannot reach the game's listener at {backend}: {e}"),
+    };
+    let _ = server.set_nodelay(true);
+    let mut from_client = Vec::new();
+    let mut from_server = Vec::new();
+    let login = login(
+        &mut client,
+        &mut server,
+        &mut from_client,
+        &mut from_server,
+        peer,
+        &secret,
+    );
+    match tokio::time::timeout(LOGIN_TIMEOUT, login).await {
+        Ok(Ok(Verdict::Pass)) => {
+            // Bytes read past the last whole frame belong to the next one.
+            if server.write_all(&from_client).await.is_err()
+                || client.write_all(&from_server).await.is_err()
+            {
+                return;
+            }
+            let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+        }
+        Ok(Ok(Verdict::Refused)) | Ok(Err(_)) | Err(_) => {}
+    }
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum Verdict {
+    /// Hand the connection to Valence.
+    Pass,
+    /// Told why and closed.
+    Refused,
+}
+
+/// Walks a login to Velocity's forwarding answer, forwarding each frame, and judges the answer.
+async fn login(
+    client: &mut TcpStream,
+    server: &mut TcpStream,
+    from_client: &mut Vec<u8>,
+    from_server: &mut Vec<u8>,
+    peer: SocketAddr,
+    secret: &str,
+) -> anyhow::Result<Verdict> {
+    if client.read_buf(from_client).await? == 0 {
+        bail!("closed before the handshake");
+    }
+    if from_client[0] == LEGACY_PING {
+        return Ok(Verdict::Pass);
+    }
+    let handshake = next_frame(client, from_client).await?;
+    server.write_all(&handshake.raw).await?;
+    let is_login = handshake
+        .decode::<HandshakeC2s>()
+        .is_ok_and(|h| h.next_state == HandshakeNextState::Login);
+    if !is_login {
+        return Ok(Verdict::Pass);
+    }
+    let login_start = next_frame(client, from_client).await?;
+    server.write_all(&login_start.raw).await?;
+
+    let query = next_frame(server, from_server).await?;
+    client.write_all(&query.raw).await?;
+    if query.id != LoginQueryRequestS2c::ID {
+        // Refused before forwarding (a client of another version, say): Valence said why.
+        return Ok(Verdict::Pass);
+    }
+    let answer = next_frame(client, from_client).await?;
+    let verdict = match answer.decode::<LoginQueryResponseC2s>() {
+        Ok(response) => judge(response.data.map(|d| d.0), secret.as_bytes()),
+        Err(_) => Judgement::NoForwarding,
+    };
+    match verdict {
+        Judgement::Signed => {
+            server.write_all(&answer.raw).await?;
+            Ok(Verdict::Pass)
+        }
+        Judgement::NoForwarding => {
+            info!(
+                "refused {peer}: connected straight to this server; players join through the proxy"
+            );
+            refuse(client, JOIN_THROUGH_PROXY).await;
+            Ok(Verdict::Refused)
+        }
+        Judgement::WrongSecret => {
+            warn!(
+                "refused {peer}: its Velocity forwarding is signed with another secret than \
+                 server.velocity_secret (check the proxy's forwarding secret)"
+            );
+            refuse(client, UNVERIFIED).await;
+            Ok(Verdict::Refused)
+        }
+    }
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum Judgement {
+    /// Velocity's answer, signed with our secret.
+    Signed,
+    /// No answer: a client that is not a proxy.
+    NoForwarding,
+    /// An answer signed with another secret (or not signed at all).
+    WrongSecret,
+}
+
+/// Velocity signs its answer with HMAC-SHA256 over the rest, keyed by the forwarding secret.
+fn judge(data: Option<&[u8]>, secret: &[u8]) -> Judgement {
+    let Some(data) = data else {
+        return Judgement::NoForwarding;
+    };
+    if data.len() < 32 {
+        return Judgement::WrongSecret;
+    }
+    let (signature, signed) = data.split_at(32);
+    let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(secret) else {
+        return Judgement::WrongSecret;
+    };
+    mac.update(signed);
+    match mac.verify_slice(signature) {
+        Ok(()) => Judgement::Signed,
+        Err(_) => Judgement::WrongSecret,
+    }
+}
+
+/// Sends a login disconnect; the connection closes when the caller drops it.
+async fn refuse(client: &mut TcpStream, reason: &'static str) {
+    let mut encoder = PacketEncoder::new();
+    let packet = LoginDisconnectS2c {
+        reason: Cow::Owned(reason.into_text()),
+    };
+    if encoder.append_packet(&packet).is_ok() {
+        let _ = client.write_all(&encoder.take()).await;
+        let _ = client.shutdown().await;
+    }
+}
+
+/// One uncompressed frame as it came over the wire, with its packet id and body.
+struct Frame {
+    raw: Vec<u8>,
+    id: i32,
+    body_at: usize,
+}
+
+impl Frame {
+    fn decode<'a, P: Packet + Decode<'a>>(&'a self) -> anyhow::Result<P> {
+        if self.id != P::ID {
+            bail!("expected packet {}, got {}", P::ID, self.id);
+        }
+        let mut body = &self.raw[self.body_at..];
+        let packet = P::decode(&mut body)?;
+        if !body.is_empty() {
+            bail!("{} bytes after packet {}", body.len(), P::NAME);
+        }
+        Ok(packet)
+    }
+}
+
+/// Reads until `buffer` starts with a whole frame and takes it off the front. Frames before
+/// compression is set are a VarInt length, then a VarInt id and the body.
+async fn next_frame(stream: &mut TcpStream, buffer: &mut Vec<u8>) -> anyhow::Result<Frame> {
+    loop {
+        if let Some(frame) = split_frame(buffer)? {
+            return Ok(frame);
+        }
+        if stream.read_buf(buffer).await? == 0 {
+            bail!("closed mid-login");
+        }
+    }
+}
+
+fn split_frame(buffer: &mut Vec<u8>) -> anyhow::Result<Option<Frame>> {
+    let mut r = &buffer[..];
+    let length = match VarInt::decode_partial(&mut r) {
+        Ok(length) => length,
+        Err(valence::protocol::var_int::VarIntDecodeError::Incomplete) => return Ok(None),
+        Err(e) => bail!("bad frame length: {e}"),
+    };
+    let header = buffer.len() - r.len();
+    let length = usize::try_from(length).context("negative frame length")?;
+    if length == 0 || length > MAX_PACKET_SIZE as usize {
+        bail!("frame length {length} out of range");
+    }
+    if r.len() < length {
+        return Ok(None);
+    }
+    let raw: Vec<u8> = buffer.drain(..header + length).collect();
+    let mut body = &raw[header..];
+    let id = VarInt::decode(&mut body).context("bad packet id")?.0;
+    let body_at = raw.len() - body.len();
+    Ok(Some(Frame { raw, id, body_at }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn signed(secret: &[u8], payload: &[u8]) -> Vec<u8> {
+        let mut mac = Hmac::<Sha256>::new_from_slice(secret).unwrap();
+        mac.update(payload);
+        let mut data = mac.finalize().into_bytes().to_vec();
+        data.extend_from_slice(payload);
+        data
+    }
+
+    #[test]
+    fn only_an_answer_signed_with_the_secret_passes() {
+        let data = signed(b"s3cret", b"\x01forwarded player");
+        assert_eq!(judge(Some(&data), b"s3cret"), Judgement::Signed);
+        assert_eq!(judge(Some(&data), b"other"), Judgement::WrongSecret);
+        assert_eq!(judge(Some(&data[..20]), b"s3cret"), Judgement::WrongSecret);
+        assert_eq!(judge(None, b"s3cret"), Judgement::NoForwarding);
+    }
+
+    #[test]
+    fn frames_are_split_whole_and_kept_byte_for_byte() {
+        // Two frames (id 0 with body [7, 8], id 2 with no body) and the start of a third.
+        let mut buffer = vec![3, 0, 7, 8, 1, 2, 5, 0];
+        let first = split_frame(&mut buffer).unwrap().unwrap();
+        assert_eq!((first.raw.as_slice(), first.id), (&[3, 0, 7, 8][..], 0));
+        assert_eq!(&first.raw[first.body_at..], &[7, 8]);
+        let second = split_frame(&mut buffer).unwrap().unwrap();
+        assert_eq!((second.raw.as_slice(), second.id), (&[1, 2][..], 2));
+        assert!(split_frame(&mut buffer).unwrap().is_none(), "incomplete");
+        assert_eq!(buffer, [5, 0], "the partial frame is kept");
+        assert!(split_frame(&mut vec![0]).is_err(), "empty frame");
+        assert!(
+            split_frame(&mut vec![0xff, 0xff, 0xff, 0xff, 0x7f]).is_err(),
+            "too long"
+        );
+    }
+}
