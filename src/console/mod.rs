@@ -127,8 +127,8 @@ pub fn execute(world: &mut World, command: Command) -> String {
             Ok(saved) => {
                 info!("saved the world ({saved})");
                 format!(
-                    "saved=true chunks={} region_bytes={}",
-                    saved.chunks, saved.region_bytes
+                    "saved=true packs={} loose={} players={} chunks={} region_bytes={}",
+                    saved.packs, saved.loose, saved.players, saved.chunks, saved.region_bytes
                 )
             }
             Err(e) => {
