@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite: installs the pinned test clients (mineflayer, rcon-client, the
 # playwright-core browser driver) from the npm registry exactly as locked in
-# scripts/package-lock.json, and Debian's chromium for the map's browser test when it is
-# missing, then runs every Rust test, unit, headless and end-to-end, in the release profile
-# the server is built with.
+# scripts/package-lock.json, Debian's chromium for the map's browser test and the pinned
+# infrarust proxy for the scale-out test when they are missing, then runs every Rust test,
+# unit, headless and end-to-end, in the release profile the server is built with.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,4 +19,6 @@ if ! command -v chromium >/dev/null; then
   $sudo_or_root apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_or_root apt-get install -y -qq chromium >/dev/null
 fi
+HORDE_INFRARUST=$(scripts/install-infrarust.sh)
+export HORDE_INFRARUST
 cargo test --release "$@"

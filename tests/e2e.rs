@@ -2,6 +2,7 @@
 
 mod support;
 
+use support::proxy::Proxy;
 use support::{Stream, TestServer};
 
 /// Reads `key=value` from a logfmt line.
@@ -51,6 +52,36 @@ fn behind_velocity_only_the_proxy_with_the_secret_gets_players_in() {
     );
     server.wait_line(Stream::Stderr, "connected straight to this server");
     server.stop();
+}
+
+#[test]
+fn two_backends_behind_a_real_proxy_each_get_their_players_and_keep_their_own_world() {
+    const BACKEND: &str = "connection_mode = \"velocity\"\nvelocity_secret = \"network-s3cret\"\n";
+    let mut a = TestServer::start("proxied-a", BACKEND);
+    let b = TestServer::start("proxied-b", BACKEND);
+    let proxy = Proxy::start("infrarust", &[a.port, b.port], "network-s3cret");
+    let wrong = Proxy::start("infrarust-wrong", &[a.port], "another-secret");
+    let result = a.scenario_with(
+        "proxy",
+        &[
+            ("HORDE_PROXY_PORT", &proxy.port.to_string()),
+            ("HORDE_WRONG_PROXY_PORT", &wrong.port.to_string()),
+            ("HORDE_B_PORT", &b.port.to_string()),
+            ("HORDE_B_RCON_PORT", &b.rcon_port.to_string()),
+        ],
+    );
+    assert!(
+        result.contains("\"ok\":true"),
+        "{result}\n--- proxy\n{}",
+        proxy.transcript()
+    );
+    a.wait_line(Stream::Stderr, "connected straight to this server");
+    a.wait_line(
+        Stream::Stderr,
+        "signed with another secret than server.velocity_secret",
+    );
+    a.stop();
+    b.stop();
 }
 
 #[test]

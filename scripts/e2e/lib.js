@@ -20,9 +20,10 @@ function log (...args) {
 
 // Resolves with the bot once it has spawned (after the first health update). `onCreate`
 // sees the bot before any packet arrives, for listeners that must not miss the join packets.
-function connectBot (username, onCreate = () => {}) {
+// `to` is the port to join (the server's unless given: a proxy's, say).
+function connectBot (username, onCreate = () => {}, to = port) {
   return new Promise((resolve, reject) => {
-    const bot = mineflayer.createBot({ host, port, username, version: '1.20.1', auth: 'offline' })
+    const bot = mineflayer.createBot({ host, port: to, username, version: '1.20.1', auth: 'offline' })
     onCreate(bot)
     const timer = setTimeout(() => reject(new Error(`${username} did not spawn`)), WAIT_MS)
     bot.once('spawn', () => { clearTimeout(timer); log(`${username} spawned`); resolve(bot) })

@@ -3,6 +3,7 @@
 #![allow(dead_code)] // Each test binary uses its own subset.
 
 pub(crate) mod headless;
+pub(crate) mod proxy;
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
