@@ -12,8 +12,8 @@ infrarust=$(scripts/install-infrarust.sh)
 cargo build --release --quiet
 
 work=$(mktemp -d)
-pids=()
-trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$work"' EXIT
+# Each process leaves its pid in $work/*/pid (start_horde runs in a subshell).
+trap 'kill $(cat "$work"/*/pid 2>/dev/null) 2>/dev/null || true; sleep 1; rm -rf "$work"' EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 # Starts horde in $work/$1 with the shipped config edited by the sed arguments after it;
@@ -28,7 +28,7 @@ start_horde() {
   target/release/horde --config "$dir/config.toml" --world "$dir/world" \
     < /dev/null > "$dir/out" 2> "$dir/log" &
   local pid=$!
-  pids+=("$pid")
+  echo "$pid" > "$dir/pid"
   until grep -q "spawn point" "$dir/log"; do
     kill -0 "$pid" 2>/dev/null || { cat "$dir/log" >&2; exit 1; }
     sleep 0.2
@@ -61,9 +61,9 @@ addresses = ["127.0.0.1:$backend_port"]
 proxy_mode = "offline"
 forwarding_mode = "velocity"
 TOML
-(cd "$work/proxy" && NO_COLOR=1 "$infrarust" --config "$work/proxy/infrarust.toml" \
+(cd "$work/proxy" && NO_COLOR=1 exec "$infrarust" --config "$work/proxy/infrarust.toml" \
   < /dev/null > "$work/proxy/log" 2>&1) &
-pids+=($!)
+echo $! > "$work/proxy/pid"
 until grep -q "accepting connections" "$work/proxy/log"; do sleep 0.2; done
 
 echo "infrarust 2.0.0-beta.4 in front of horde $(git rev-parse --short HEAD), $rounds joins per route"

@@ -19,7 +19,10 @@ function join (port, username) {
     const bot = mineflayer.createBot({ host: '127.0.0.1', port, username, version: '1.20.1', auth: 'offline' })
     bot.once('error', reject)
     bot.once('kicked', (why) => reject(new Error(`kicked: ${why}`)))
+    const lost = () => reject(new Error(`${username} was disconnected before spawning`))
+    bot.once('end', lost)
     bot.once('spawn', () => {
+      bot.removeListener('end', lost)
       const ms = Number(process.hrtime.bigint() - started) / 1e6
       const atSpawn = bot._client.socket.bytesRead
       setTimeout(() => {
