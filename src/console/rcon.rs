@@ -18,6 +18,13 @@ const RESPONSE: i32 = 0;
 const MAX_FRAME: usize = 4110;
 /// Largest body per response frame, as vanilla.
 const MAX_BODY: usize = 4096;
+/// A connection must log in this soon: a port scanner or a silent client does not keep a
+/// thread for long. Real clients send the login at once.
+const LOGIN_WITHIN: Duration = Duration::from_secs(5);
+/// Once a frame has begun, the rest must follow this soon.
+const FRAME_WITHIN: Duration = Duration::from_secs(5);
+/// A logged-in console may sit idle this long between commands.
+const IDLE: Duration = Duration::from_secs(600);
 
 /// One RCON frame.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,6 +48,14 @@ impl Frame {
 
     /// Reads one frame; `Ok(None)` at a clean end of stream.
     pub fn read(from: &mut impl Read) -> io::Result<Option<Frame>> {
+        match Self::read_length(from)? {
+            Some(len) => Self::read_rest(from, len).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// A frame's length, checked; `Ok(None)` at a clean end of stream.
+    fn read_length(from: &mut impl Read) -> io::Result<Option<usize>> {
         let mut len = [0; 4];
         match from.read_exact(&mut len) {
             Ok(()) => {}
@@ -54,17 +69,22 @@ impl Frame {
                 format!("frame length {len} outside 10..={MAX_FRAME}"),
             ));
         }
-        let mut rest = vec![0; len as usize];
+        Ok(Some(len as usize))
+    }
+
+    /// The rest of a frame of `len` bytes.
+    fn read_rest(from: &mut impl Read, len: usize) -> io::Result<Frame> {
+        let mut rest = vec![0; len];
         from.read_exact(&mut rest)?;
         let id = i32::from_le_bytes(rest[0..4].try_into().expect("4 bytes"));
         let kind = i32::from_le_bytes(rest[4..8].try_into().expect("4 bytes"));
         let body = &rest[8..];
         let body = body.split(|&b| b == 0).next().unwrap_or_default();
-        Ok(Some(Frame {
+        Ok(Frame {
             id,
             kind,
             body: String::from_utf8_lossy(body).into_owned(),
-        }))
+        })
     }
 }
 
@@ -106,10 +126,12 @@ pub fn start(
                     .name("rcon-client".into())
                     .spawn(move || {
                         let peer = stream.peer_addr().ok();
-                        if let Err(e) = serve(stream, &password, &inbox) {
-                            if let Some(peer) = peer {
-                                warn!("rcon connection from {peer} closed: {e}");
+                        match (serve(stream, &password, &inbox), peer) {
+                            (Err(e), Some(peer)) if timed_out(&e) => {
+                                info!("rcon connection from {peer} closed: it went quiet mid-login or mid-frame")
                             }
+                            (Err(e), Some(peer)) => warn!("rcon connection from {peer} closed: {e}"),
+                            _ => {}
                         }
                     });
             }
@@ -119,10 +141,17 @@ pub fn start(
 }
 
 fn serve(mut stream: TcpStream, password: &str, inbox: &flume::Sender<Request>) -> io::Result<()> {
-    stream.set_read_timeout(Some(Duration::from_secs(600)))?;
     let peer = stream.peer_addr()?;
+    // Answers are small: a client that stops reading them is let go.
+    stream.set_write_timeout(Some(FRAME_WITHIN))?;
     let mut authenticated = false;
-    while let Some(frame) = Frame::read(&mut stream)? {
+    loop {
+        stream.set_read_timeout(Some(if authenticated { IDLE } else { LOGIN_WITHIN }))?;
+        let Some(len) = Frame::read_length(&mut stream)? else {
+            return Ok(());
+        };
+        stream.set_read_timeout(Some(FRAME_WITHIN))?;
+        let frame = Frame::read_rest(&mut stream, len)?;
         let replies = match frame.kind {
             LOGIN if frame.body == password => {
                 authenticated = true;
@@ -157,7 +186,13 @@ fn serve(mut stream: TcpStream, password: &str, inbox: &flume::Sender<Request>) 
             stream.write_all(&reply.encode())?;
         }
     }
-    Ok(())
+}
+
+fn timed_out(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+    )
 }
 
 fn auth_failure() -> Frame {
