@@ -123,19 +123,21 @@ pub fn execute(world: &mut World, command: Command) -> String {
                 Err(e) => format!("saved=false error={:?} stopping=true", format!("{e:#}")),
             }
         }
-        Command::SaveAll => match crate::save::save_now(world) {
-            Ok(saved) => {
-                info!("saved the world ({saved})");
-                format!(
-                    "saved=true packs={} loose={} players={} chunks={} region_bytes={}",
-                    saved.packs, saved.loose, saved.players, saved.chunks, saved.region_bytes
+        Command::SaveAll => {
+            match crate::save::save_now(world) {
+                Ok(saved) => {
+                    info!("saved the world ({saved})");
+                    format!(
+                    "saved=true packs={} members={} loose={} players={} chunks={} region_bytes={}",
+                    saved.packs, saved.members, saved.loose, saved.players, saved.chunks, saved.region_bytes
                 )
+                }
+                Err(e) => {
+                    error!("save-all failed: {e:#}");
+                    format!("saved=false error={:?}", format!("{e:#}"))
+                }
             }
-            Err(e) => {
-                error!("save-all failed: {e:#}");
-                format!("saved=false error={:?}", format!("{e:#}"))
-            }
-        },
+        }
         Command::List => player::commands::list(world),
         Command::Tps => world.resource::<TickTimes>().report(),
         Command::Chunks => world.resource::<ChunkLifecycle>().report(),

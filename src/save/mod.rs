@@ -343,6 +343,8 @@ pub fn load_world(
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Saved {
     pub packs: usize,
+    /// Zombies in those packs, materialised or not.
+    pub members: usize,
     pub loose: usize,
     pub players: usize,
     /// Changed chunks written to `region/`, and the size of the region files rewritten.
@@ -354,8 +356,8 @@ impl std::fmt::Display for Saved {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} packs, {} loose zombies, {} players, {} changed chunks",
-            self.packs, self.loose, self.players, self.chunks
+            "{} packs ({} members), {} loose zombies, {} players, {} changed chunks",
+            self.packs, self.members, self.loose, self.players, self.chunks
         )
     }
 }
@@ -396,6 +398,7 @@ impl Snapshot {
             Some(e) => Err(e),
             None => Ok(Saved {
                 packs: self.zombies.packs.len(),
+                members: self.zombies.packs.iter().map(|p| p.members.len()).sum(),
                 loose: self.zombies.loose.len(),
                 players: self.players.len(),
                 chunks: terrain.written.chunks,
