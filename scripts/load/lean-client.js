@@ -251,4 +251,26 @@ class LeanClient extends EventEmitter {
   }
 }
 
-module.exports = { LeanClient }
+// Resolves with a client of the server on loopback `port` once it has spawned.
+function connectLeanOnce (port, username) {
+  return new Promise((resolve, reject) => {
+    const client = new LeanClient({ host: '127.0.0.1', port, username })
+    const timer = setTimeout(() => reject(new Error(`${username} did not spawn`)), 120000)
+    client.once('spawn', () => { clearTimeout(timer); resolve(client) })
+    client.once('error', (err) => { clearTimeout(timer); reject(err) })
+  })
+}
+
+// The server logs its address before its network thread listens: retry a refused connection.
+async function connectLean (port, username) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await connectLeanOnce(port, username)
+    } catch (err) {
+      if (err.code !== 'ECONNREFUSED' || attempt >= 50) throw err
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+  }
+}
+
+module.exports = { LeanClient, connectLean }

@@ -13,9 +13,8 @@ const fs = require('fs')
 const os = require('os')
 const path = require('path')
 const { spawn } = require('child_process')
-const { LeanClient } = require('./lean-client')
-
-const ROOT = path.resolve(__dirname, '../..')
+const { connectLean } = require('./lean-client')
+const { Server, logfmt, track, ROOT } = require('./server')
 const HOST = '127.0.0.1'
 const SCENARIOS = [
   { name: '10-bots-1k', bots: 10, zombies: 1000, travellers: 0.2 },
@@ -58,127 +57,6 @@ function parseArgs () {
     throw new Error('usage: run.js --out DIR [--only NAME] [--seconds N] [--profile] [--map off|idle|browser] [--no-floor]')
   }
   return args
-}
-
-// logfmt `a=1 b=x` into an object, numbers as numbers.
-function logfmt (line) {
-  const out = {}
-  for (const m of line.matchAll(/(\w+)=("[^"]*"|\S*)/g)) {
-    const v = m[2].replace(/^"|"$/g, '')
-    out[m[1]] = v !== '' && !isNaN(Number(v)) ? Number(v) : v
-  }
-  return out
-}
-
-// Every process started here, killed if the harness fails half-way.
-const children = new Set()
-process.on('exit', () => { for (const child of children) child.kill('SIGKILL') })
-
-function track (child) {
-  children.add(child)
-  child.on('exit', () => children.delete(child))
-  return child
-}
-
-// One server process (horde or the floor) driven through its console on stdin/stdout.
-class Server {
-  constructor (command, args, label) {
-    this.label = label
-    this.child = track(spawn(command, args, { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] }))
-    this.lines = []
-    this.waiters = []
-    this.stderr = ''
-    let out = ''
-    this.child.stdout.on('data', (d) => {
-      out += d
-      let nl
-      while ((nl = out.indexOf('\n')) >= 0) {
-        this.lines.push(out.slice(0, nl))
-        out = out.slice(nl + 1)
-        this.wake()
-      }
-    })
-    this.child.stderr.on('data', (d) => {
-      // eslint-disable-next-line no-control-regex
-      this.stderr += String(d).replace(/\x1b\[[0-9;]*m/g, '')
-      this.wake()
-    })
-    this.exited = new Promise((resolve) => this.child.on('exit', (code, signal) => {
-      this.done = true
-      this.wake()
-      resolve({ code, signal })
-    }))
-    this.queue = Promise.resolve()
-  }
-
-  wake () {
-    for (const w of this.waiters.splice(0)) w()
-  }
-
-  async until (what, test, ms = 180000) {
-    const deadline = Date.now() + ms
-    for (;;) {
-      const found = test()
-      if (found) return found
-      if (this.done) throw new Error(`${this.label} exited while waiting for ${what}:\n${this.stderr.slice(-3000)}`)
-      if (Date.now() > deadline) throw new Error(`${this.label}: timed out waiting for ${what}`)
-      await new Promise((resolve) => {
-        this.waiters.push(resolve)
-        setTimeout(resolve, 500)
-      })
-    }
-  }
-
-  async port () {
-    const m = await this.until('the listen address', () =>
-      this.stderr.match(/listening for Minecraft 1\.20\.1 clients on [\d.]+:(\d+)/))
-    return Number(m[1])
-  }
-
-  mapUrl () {
-    const m = this.stderr.match(/map at (http:\/\/[\d.]+:\d+)\//)
-    return m && m[1]
-  }
-
-  // Sends a console line; resolves with the answer's lines up to the first that starts with
-  // `last` (the answer's final line).
-  command (line, last) {
-    const run = async () => {
-      this.lines = []
-      this.child.stdin.write(line + '\n')
-      const answer = await this.until(`the answer to ${line}`, () => {
-        const i = this.lines.findIndex((l) => l.startsWith(last))
-        return i >= 0 && this.lines.slice(0, i + 1)
-      })
-      return answer
-    }
-    const result = this.queue.then(run)
-    this.queue = result.catch(() => {})
-    return result
-  }
-
-  async last (line, prefix) {
-    const answer = await this.command(line, prefix)
-    return logfmt(answer[answer.length - 1])
-  }
-
-  rss () {
-    try {
-      const status = fs.readFileSync(`/proc/${this.child.pid}/status`, 'utf8')
-      return Number(status.match(/VmRSS:\s+(\d+)/)[1]) / 1024
-    } catch {
-      return null
-    }
-  }
-
-  // Horde saves and exits on `stop`; the floor has nothing to save and is sent SIGTERM.
-  async stop (floor) {
-    if (floor) this.child.kill('SIGTERM')
-    else this.child.stdin.write('stop\n')
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), 60000)
-    await this.exited
-    clearTimeout(timer)
-  }
 }
 
 function writeConfig (dir, scenario, spawning, map) {
@@ -263,27 +141,6 @@ class Walker {
         : this.random() * 2 * Math.PI
     }
     return [pos[0] + Math.cos(this.heading) * this.speed, pos[1], pos[2] + Math.sin(this.heading) * this.speed]
-  }
-}
-
-function connectLeanOnce (port, username) {
-  return new Promise((resolve, reject) => {
-    const client = new LeanClient({ host: HOST, port, username })
-    const timer = setTimeout(() => reject(new Error(`${username} did not spawn`)), 120000)
-    client.once('spawn', () => { clearTimeout(timer); resolve(client) })
-    client.once('error', (err) => { clearTimeout(timer); reject(err) })
-  })
-}
-
-// The server logs its address before its network thread listens: retry a refused connection.
-async function connectLean (port, username) {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await connectLeanOnce(port, username)
-    } catch (err) {
-      if (err.code !== 'ECONNREFUSED' || attempt >= 50) throw err
-      await sleep(200)
-    }
   }
 }
 

@@ -1,0 +1,132 @@
+// One server process (horde or the floor) driven through its console, shared by the load and
+// soak harnesses, and the child processes they start, killed if a harness fails half-way.
+'use strict'
+
+const fs = require('fs')
+const path = require('path')
+const { spawn } = require('child_process')
+
+const ROOT = path.resolve(__dirname, '../..')
+
+// logfmt `a=1 b=x` into an object, numbers as numbers.
+function logfmt (line) {
+  const out = {}
+  for (const m of line.matchAll(/(\w+)=("[^"]*"|\S*)/g)) {
+    const v = m[2].replace(/^"|"$/g, '')
+    out[m[1]] = v !== '' && !isNaN(Number(v)) ? Number(v) : v
+  }
+  return out
+}
+
+// Every process started here, killed if the harness fails half-way.
+const children = new Set()
+process.on('exit', () => { for (const child of children) child.kill('SIGKILL') })
+
+function track (child) {
+  children.add(child)
+  child.on('exit', () => children.delete(child))
+  return child
+}
+
+// One server process (horde or the floor) driven through its console on stdin/stdout.
+class Server {
+  constructor (command, args, label, options = {}) {
+    this.label = label
+    this.child = track(spawn(command, args, { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'], ...options }))
+    this.lines = []
+    this.waiters = []
+    this.stderr = ''
+    let out = ''
+    this.child.stdout.on('data', (d) => {
+      out += d
+      let nl
+      while ((nl = out.indexOf('\n')) >= 0) {
+        this.lines.push(out.slice(0, nl))
+        out = out.slice(nl + 1)
+        this.wake()
+      }
+    })
+    this.child.stderr.on('data', (d) => {
+      // eslint-disable-next-line no-control-regex
+      this.stderr += String(d).replace(/\x1b\[[0-9;]*m/g, '')
+      this.wake()
+    })
+    this.exited = new Promise((resolve) => this.child.on('exit', (code, signal) => {
+      this.done = true
+      this.wake()
+      resolve({ code, signal })
+    }))
+    this.queue = Promise.resolve()
+  }
+
+  wake () {
+    for (const w of this.waiters.splice(0)) w()
+  }
+
+  async until (what, test, ms = 180000) {
+    const deadline = Date.now() + ms
+    for (;;) {
+      const found = test()
+      if (found) return found
+      if (this.done) throw new Error(`${this.label} exited while waiting for ${what}:\n${this.stderr.slice(-3000)}`)
+      if (Date.now() > deadline) throw new Error(`${this.label}: timed out waiting for ${what}`)
+      await new Promise((resolve) => {
+        this.waiters.push(resolve)
+        setTimeout(resolve, 500)
+      })
+    }
+  }
+
+  async port () {
+    const m = await this.until('the listen address', () =>
+      this.stderr.match(/listening for Minecraft 1\.20\.1 clients on [\d.]+:(\d+)/))
+    return Number(m[1])
+  }
+
+  mapUrl () {
+    const m = this.stderr.match(/map at (http:\/\/[\d.]+:\d+)\//)
+    return m && m[1]
+  }
+
+  // Sends a console line; resolves with the answer's lines up to the first that starts with
+  // `last` (the answer's final line).
+  command (line, last) {
+    const run = async () => {
+      this.lines = []
+      this.child.stdin.write(line + '\n')
+      const answer = await this.until(`the answer to ${line}`, () => {
+        const i = this.lines.findIndex((l) => l.startsWith(last))
+        return i >= 0 && this.lines.slice(0, i + 1)
+      })
+      return answer
+    }
+    const result = this.queue.then(run)
+    this.queue = result.catch(() => {})
+    return result
+  }
+
+  async last (line, prefix) {
+    const answer = await this.command(line, prefix)
+    return logfmt(answer[answer.length - 1])
+  }
+
+  rss () {
+    try {
+      const status = fs.readFileSync(`/proc/${this.child.pid}/status`, 'utf8')
+      return Number(status.match(/VmRSS:\s+(\d+)/)[1]) / 1024
+    } catch {
+      return null
+    }
+  }
+
+  // Horde saves and exits on `stop`; the floor has nothing to save and is sent SIGTERM.
+  async stop (floor) {
+    if (floor) this.child.kill('SIGTERM')
+    else this.child.stdin.write('stop\n')
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 60000)
+    await this.exited
+    clearTimeout(timer)
+  }
+}
+
+module.exports = { Server, logfmt, track, ROOT }
