@@ -21,7 +21,7 @@ use valence::protocol::packets::handshaking::HandshakeC2s;
 use valence::protocol::packets::login::{
     LoginDisconnectS2c, LoginQueryRequestS2c, LoginQueryResponseC2s,
 };
-use valence::protocol::{Decode, Packet, PacketEncoder, VarInt, MAX_PACKET_SIZE};
+use valence::protocol::{Decode, Packet, PacketEncoder, VarInt};
 use valence::text::IntoText;
 
 /// What a player who skips the proxy is told.
@@ -31,6 +31,14 @@ pub const JOIN_THROUGH_PROXY: &str =
 const UNVERIFIED: &str = "Unable to verify player details.";
 /// A login must reach the forwarding answer this fast (Valence allows 5 s for the same).
 const LOGIN_TIMEOUT: Duration = Duration::from_secs(5);
+/// A server list ping is over in well under this.
+const PING_TIMEOUT: Duration = Duration::from_secs(30);
+/// A side that takes nothing we write for this long is gone (vanilla's read timeout).
+const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
+/// Connections still logging in at once, as Valence allows.
+const MAX_LOGINS: usize = 1024;
+/// Frames before the forwarding answer are small: a handshake, a name, the player's profile.
+const MAX_LOGIN_FRAME: usize = 32 * 1024;
 /// Legacy (pre-1.7) server list pings start with this byte instead of a frame length.
 const LEGACY_PING: u8 = 0xFE;
 
@@ -42,6 +50,7 @@ pub fn start(
 ) -> anyhow::Result<()> {
     listener.set_nonblocking(true)?;
     let secret: Arc<str> = secret.into();
+    let logins = Arc::new(tokio::sync::Semaphore::new(MAX_LOGINS));
     std::thread::Builder::new()
         .name("proxy door".into())
         .spawn(move || {
@@ -63,7 +72,10 @@ pub fn start(
                         tokio::time::sleep(Duration::from_millis(100)).await;
                         continue;
                     };
-                    tokio::spawn(serve(stream, peer, backend, secret.clone()));
+                    // Beyond the cap a connection is closed at once, as Valence does.
+                    if let Ok(place) = logins.clone().try_acquire_owned() {
+                        tokio::spawn(serve(stream, peer, backend, secret.clone(), place));
+                    }
                 }
             });
         })
@@ -71,41 +83,107 @@ pub fn start(
     Ok(())
 }
 
-async fn serve(mut client: TcpStream, peer: SocketAddr, backend: SocketAddr, secret: Arc<str>) {
+async fn serve(
+    mut client: TcpStream,
+    peer: SocketAddr,
+    backend: SocketAddr,
+    secret: Arc<str>,
+    place: tokio::sync::OwnedSemaphorePermit,
+) {
     let _ = client.set_nodelay(true);
-    let mut server = match TcpStream::connect(backend).await {
-        Ok(server) => server,
-        Err(e) => return warn!("cannot reach the game's listener at {backend}: {e}"),
-    };
-    let _ = server.set_nodelay(true);
     let mut from_client = Vec::new();
     let mut from_server = Vec::new();
-    let login = login(
-        &mut client,
-        &mut server,
-        &mut from_client,
-        &mut from_server,
-        peer,
-        &secret,
-    );
-    match tokio::time::timeout(LOGIN_TIMEOUT, login).await {
-        Ok(Ok(Verdict::Pass)) => {
-            // Bytes read past the last whole frame belong to the next one.
-            if server.write_all(&from_client).await.is_err()
-                || client.write_all(&from_server).await.is_err()
-            {
-                return;
-            }
-            let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+    let admitted = async {
+        let mut server = connect(backend).await?;
+        let verdict = login(
+            &mut client,
+            &mut server,
+            &mut from_client,
+            &mut from_server,
+            peer,
+            &secret,
+        )
+        .await?;
+        anyhow::Ok((server, verdict))
+    };
+    let (mut server, verdict) = match tokio::time::timeout(LOGIN_TIMEOUT, admitted).await {
+        Ok(Ok((server, verdict))) => (server, verdict),
+        Ok(Err(_)) | Err(_) => return,
+    };
+    drop(place);
+    // Bytes read past the last whole frame belong to the next one.
+    let pipe = async {
+        server.write_all(&from_client).await?;
+        client.write_all(&from_server).await?;
+        pipe(&mut client, &mut server).await;
+        std::io::Result::Ok(())
+    };
+    match verdict {
+        Verdict::Play => {
+            let _ = pipe.await;
         }
-        Ok(Ok(Verdict::Refused)) | Ok(Err(_)) | Err(_) => {}
+        Verdict::Ping => {
+            let _ = tokio::time::timeout(PING_TIMEOUT, pipe).await;
+        }
+        Verdict::Refused => {}
+    }
+}
+
+/// Valence's listener, which starts a moment after this one: tried for a second.
+async fn connect(backend: SocketAddr) -> std::io::Result<TcpStream> {
+    let mut tries = 0;
+    loop {
+        match TcpStream::connect(backend).await {
+            Ok(server) => {
+                let _ = server.set_nodelay(true);
+                return Ok(server);
+            }
+            Err(e) if tries < 10 => {
+                tries += 1;
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                if tries == 10 {
+                    warn!("cannot reach the game's listener at {backend}: {e}");
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Copies both ways until either side closes or stops taking what it is sent; then both are
+/// closed, so a client that never reads cannot hold a connection once the game let it go.
+async fn pipe(client: &mut TcpStream, server: &mut TcpStream) {
+    let (mut client_in, mut client_out) = client.split();
+    let (mut server_in, mut server_out) = server.split();
+    tokio::select! {
+        _ = forward(&mut client_in, &mut server_out) => {}
+        _ = forward(&mut server_in, &mut client_out) => {}
+    }
+}
+
+async fn forward(
+    from: &mut (impl tokio::io::AsyncRead + Unpin),
+    to: &mut (impl tokio::io::AsyncWrite + Unpin),
+) {
+    let mut buffer = vec![0; 16 * 1024];
+    loop {
+        let n = match from.read(&mut buffer).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => n,
+        };
+        match tokio::time::timeout(WRITE_TIMEOUT, to.write_all(&buffer[..n])).await {
+            Ok(Ok(())) => {}
+            Ok(Err(_)) | Err(_) => return,
+        }
     }
 }
 
 #[derive(Debug, PartialEq, Eq)]
 enum Verdict {
-    /// Hand the connection to Valence.
-    Pass,
+    /// A login the proxy signed: Valence takes it from here.
+    Play,
+    /// A server list ping (or a login Valence itself refused): Valence answers it.
+    Ping,
     /// Told why and closed.
     Refused,
 }
@@ -122,8 +200,8 @@ async fn login(
     if client.read_buf(from_client).await? == 0 {
         bail!("closed before the handshake");
     }
-    if from_client[0] == LEGACY_PING {
-        return Ok(Verdict::Pass);
+    if is_legacy_ping(from_client) {
+        return Ok(Verdict::Ping);
     }
     let handshake = next_frame(client, from_client).await?;
     server.write_all(&handshake.raw).await?;
@@ -131,7 +209,7 @@ async fn login(
         .decode::<HandshakeC2s>()
         .is_ok_and(|h| h.next_state == HandshakeNextState::Login);
     if !is_login {
-        return Ok(Verdict::Pass);
+        return Ok(Verdict::Ping);
     }
     let login_start = next_frame(client, from_client).await?;
     server.write_all(&login_start.raw).await?;
@@ -140,7 +218,7 @@ async fn login(
     client.write_all(&query.raw).await?;
     if query.id != LoginQueryRequestS2c::ID {
         // Refused before forwarding (a client of another version, say): Valence said why.
-        return Ok(Verdict::Pass);
+        return Ok(Verdict::Ping);
     }
     let answer = next_frame(client, from_client).await?;
     let verdict = match answer.decode::<LoginQueryResponseC2s>() {
@@ -150,11 +228,12 @@ async fn login(
     match verdict {
         Judgement::Signed => {
             server.write_all(&answer.raw).await?;
-            Ok(Verdict::Pass)
+            Ok(Verdict::Play)
         }
         Judgement::NoForwarding => {
             info!(
-                "refused {peer}: connected straight to this server; players join through the proxy"
+                "refused {peer}: connected straight to this server (or through a proxy without \
+                 Velocity's modern forwarding); players join through the proxy"
             );
             refuse(client, JOIN_THROUGH_PROXY).await;
             Ok(Verdict::Refused)
@@ -232,6 +311,12 @@ impl Frame {
     }
 }
 
+/// A pre-1.7 ping: 0xFE, then 0x01 (1.4 and later) and 0xFA (1.6). A modern handshake of 254
+/// bytes also starts 0xFE 0x01, but its packet id 0 follows.
+fn is_legacy_ping(buffer: &[u8]) -> bool {
+    buffer[0] == LEGACY_PING && buffer.get(2) != Some(&0)
+}
+
 /// Reads until `buffer` starts with a whole frame and takes it off the front. Frames before
 /// compression is set are a VarInt length, then a VarInt id and the body.
 async fn next_frame(stream: &mut TcpStream, buffer: &mut Vec<u8>) -> anyhow::Result<Frame> {
@@ -254,7 +339,7 @@ fn split_frame(buffer: &mut Vec<u8>) -> anyhow::Result<Option<Frame>> {
     };
     let header = buffer.len() - r.len();
     let length = usize::try_from(length).context("negative frame length")?;
-    if length == 0 || length > MAX_PACKET_SIZE as usize {
+    if length == 0 || length > MAX_LOGIN_FRAME {
         bail!("frame length {length} out of range");
     }
     if r.len() < length {
@@ -304,5 +389,15 @@ mod tests {
             split_frame(&mut vec![0xff, 0xff, 0xff, 0xff, 0x7f]).is_err(),
             "too long"
         );
+        assert!(split_frame(&mut vec![0x80, 0x80, 0x04]).is_err(), "too long to log in");
+    }
+
+    #[test]
+    fn legacy_pings_are_told_from_a_long_handshake() {
+        assert!(is_legacy_ping(&[0xfe]));
+        assert!(is_legacy_ping(&[0xfe, 0x01]));
+        assert!(is_legacy_ping(&[0xfe, 0x01, 0xfa, 0x00]));
+        assert!(!is_legacy_ping(&[0xfe, 0x01, 0x00, 0xf7, 0x05]));
+        assert!(!is_legacy_ping(&[0x10, 0x00]));
     }
 }
