@@ -4,7 +4,9 @@
 
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::time::Duration;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use valence::log::{info, warn};
 
@@ -18,13 +20,15 @@ const RESPONSE: i32 = 0;
 const MAX_FRAME: usize = 4110;
 /// Largest body per response frame, as vanilla.
 const MAX_BODY: usize = 4096;
-/// A connection must log in this soon: a port scanner or a silent client does not keep a
-/// thread for long. Real clients send the login at once.
+/// A connection must log in this soon after connecting: a port scanner or a silent client
+/// does not keep a thread for long. Real clients send the login at once.
 const LOGIN_WITHIN: Duration = Duration::from_secs(5);
 /// Once a frame has begun, the rest must follow this soon.
 const FRAME_WITHIN: Duration = Duration::from_secs(5);
 /// A logged-in console may sit idle this long between commands.
 const IDLE: Duration = Duration::from_secs(600);
+/// Consoles connected at once; more are closed on arrival (each holds a thread).
+const MAX_CONNECTIONS: usize = 64;
 
 /// One RCON frame.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,17 +124,31 @@ pub fn start(
     std::thread::Builder::new()
         .name("rcon".into())
         .spawn(move || {
-            for stream in listener.incoming().flatten() {
+            let connected = Arc::new(AtomicUsize::new(0));
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else {
+                    // Out of descriptors, say: wait rather than spin.
+                    std::thread::sleep(Duration::from_millis(100));
+                    continue;
+                };
+                let place = connected.clone();
+                if place.fetch_add(1, Ordering::AcqRel) >= MAX_CONNECTIONS {
+                    place.fetch_sub(1, Ordering::AcqRel);
+                    continue;
+                }
                 let (password, inbox) = (password.clone(), inbox.clone());
                 let _ = std::thread::Builder::new()
                     .name("rcon-client".into())
                     .spawn(move || {
+                        let _place = Place(place);
                         let peer = stream.peer_addr().ok();
                         match (serve(stream, &password, &inbox), peer) {
                             (Err(e), Some(peer)) if timed_out(&e) => {
-                                info!("rcon connection from {peer} closed: it went quiet mid-login or mid-frame")
+                                info!("rcon connection from {peer} closed: it timed out")
                             }
-                            (Err(e), Some(peer)) => warn!("rcon connection from {peer} closed: {e}"),
+                            (Err(e), Some(peer)) => {
+                                warn!("rcon connection from {peer} closed: {e}")
+                            }
                             _ => {}
                         }
                     });
@@ -144,14 +162,21 @@ fn serve(mut stream: TcpStream, password: &str, inbox: &flume::Sender<Request>) 
     let peer = stream.peer_addr()?;
     // Answers are small: a client that stops reading them is let go.
     stream.set_write_timeout(Some(FRAME_WITHIN))?;
+    let login_by = Instant::now() + LOGIN_WITHIN;
     let mut authenticated = false;
     loop {
-        stream.set_read_timeout(Some(if authenticated { IDLE } else { LOGIN_WITHIN }))?;
-        let Some(len) = Frame::read_length(&mut stream)? else {
+        let wait = if authenticated {
+            Instant::now() + IDLE
+        } else {
+            login_by
+        };
+        let Some(len) = Frame::read_length(&mut Deadline::new(&stream, wait))? else {
             return Ok(());
         };
-        stream.set_read_timeout(Some(FRAME_WITHIN))?;
-        let frame = Frame::read_rest(&mut stream, len)?;
+        let frame = Frame::read_rest(
+            &mut Deadline::new(&stream, Instant::now() + FRAME_WITHIN),
+            len,
+        )?;
         let replies = match frame.kind {
             LOGIN if frame.body == password => {
                 authenticated = true;
@@ -185,6 +210,39 @@ fn serve(mut stream: TcpStream, password: &str, inbox: &flume::Sender<Request>) 
         for reply in replies {
             stream.write_all(&reply.encode())?;
         }
+    }
+}
+
+/// Frees a connection's place when its thread ends.
+struct Place(Arc<AtomicUsize>);
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Reads that must all be done by `until`, however the bytes trickle in.
+struct Deadline<'a> {
+    stream: &'a TcpStream,
+    until: Instant,
+}
+
+impl<'a> Deadline<'a> {
+    fn new(stream: &'a TcpStream, until: Instant) -> Self {
+        Self { stream, until }
+    }
+}
+
+impl Read for Deadline<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let left = self.until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(io::ErrorKind::TimedOut.into());
+        }
+        self.stream.set_read_timeout(Some(left))?;
+        let mut stream = self.stream;
+        stream.read(buf)
     }
 }
 
