@@ -39,6 +39,7 @@ start_horde() {
 direct_port=$(start_horde direct)
 backend_port=$(start_horde backend -e 's/^connection_mode = "direct"/connection_mode = "velocity"/' \
   -e 's/^velocity_secret = ""/velocity_secret = "bench-s3cret"/')
+grep -q "behind Velocity" "$work/backend/log" || { echo "the backend is not in velocity mode" >&2; exit 1; }
 
 proxy_port=$(free_port)
 mkdir -p "$work/proxy/servers"
@@ -64,7 +65,10 @@ TOML
 (cd "$work/proxy" && NO_COLOR=1 exec "$infrarust" --config "$work/proxy/infrarust.toml" \
   < /dev/null > "$work/proxy/log" 2>&1) &
 echo $! > "$work/proxy/pid"
-until grep -q "accepting connections" "$work/proxy/log"; do sleep 0.2; done
+until grep -q "accepting connections" "$work/proxy/log"; do
+  kill -0 "$(cat "$work/proxy/pid")" 2>/dev/null || { cat "$work/proxy/log" >&2; exit 1; }
+  sleep 0.2
+done
 
 echo "infrarust 2.0.0-beta.4 in front of horde $(git rev-parse --short HEAD), $rounds joins per route"
 (cd scripts && HORDE_DIRECT_PORT=$direct_port HORDE_PROXY_PORT=$proxy_port ROUNDS=$rounds \

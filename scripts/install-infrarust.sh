@@ -5,6 +5,10 @@
 set -euo pipefail
 version=2.0.0-beta.4
 root="${XDG_CACHE_HOME:-$HOME/.cache}/horde/infrarust-$version"
+mkdir -p "$(dirname "$root")"
+# Two suites starting at once build it once.
+exec 9> "$root.lock"
+flock 9
 if [ ! -x "$root/bin/infrarust" ]; then
   echo "installing infrarust $version for the proxy tests (once; about 8 minutes)" >&2
   cargo install infrarust --version "=$version" --locked --no-default-features \

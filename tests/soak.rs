@@ -6,6 +6,7 @@
 mod support;
 
 use std::process::Command;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use support::{patience, TempDir};
@@ -13,7 +14,7 @@ use support::{patience, TempDir};
 #[test]
 fn a_short_soak_loses_nothing_and_closes_every_garbage_connection() {
     let out = TempDir::new("soak");
-    let output = Command::new("node")
+    let mut node = Command::new("node")
         .args([
             "scripts/soak/run.js",
             "--minutes",
@@ -33,13 +34,27 @@ fn a_short_soak_loses_nothing_and_closes_every_garbage_connection() {
         .arg(out.path())
         .env("HORDE_BIN", env!("CARGO_BIN_EXE_horde"))
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
+        .stdout(std::fs::File::create(out.path().join("table.md")).unwrap())
+        .stderr(std::fs::File::create(out.path().join("soak.log")).unwrap())
+        .spawn()
         .expect("node runs");
-    let table = String::from_utf8_lossy(&output.stdout);
+    // Every wait inside the soak is bounded; this bounds the whole in case one is not.
+    let deadline = Instant::now() + patience() * 10;
+    let status = loop {
+        if let Some(status) = node.try_wait().unwrap() {
+            break Some(status);
+        }
+        if Instant::now() > deadline {
+            let _ = node.kill();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let table = std::fs::read_to_string(out.path().join("table.md")).unwrap_or_default();
     assert!(
-        output.status.success(),
-        "the soak failed:\n{table}\n{}",
-        String::from_utf8_lossy(&output.stderr)
+        status.is_some_and(|s| s.success()),
+        "the soak failed ({status:?}):\n{table}\n{}",
+        std::fs::read_to_string(out.path().join("soak.log")).unwrap_or_default()
     );
     let summary: Value =
         serde_json::from_str(&std::fs::read_to_string(out.path().join("soak.json")).unwrap())

@@ -34,6 +34,15 @@ function log (...args) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
+// `promise`, or an error after `ms`: no step of a client may hold the soak up for good.
+function bounded (promise, ms, what) {
+  let timer
+  const expired = new Promise((resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} took over ${ms / 1000} s`)), ms)
+  })
+  return Promise.race([promise, expired]).finally(() => clearTimeout(timer))
+}
+
 function parseArgs () {
   const args = { out: null, minutes: 30, clients: 48, bots: 2, closeWithin: 10, tickGoalMs: 35, faultEvery: 15 }
   const argv = process.argv.slice(2)
@@ -121,7 +130,7 @@ enabled = false
 
 // One life of the server, from start to stop or SIGKILL, with its tick recording.
 async function startLife (home, configPath, world, lives) {
-  const env = { ...process.env, SLOW_FSYNC_FLAG: home.flag }
+  const env = { ...process.env, SLOW_FSYNC_FLAG: home.flag, SLOW_FSYNC_THREAD: 'autosave' }
   if (home.shim) env.LD_PRELOAD = home.shim
   const server = new Server(HORDE, ['--config', configPath, '--world', world], `life ${lives.length + 1}`, { env })
   const life = { server, started: Date.now(), rss: [], faults: [], perfFile: null }
@@ -144,6 +153,10 @@ async function fault (life, name, body) {
   } finally {
     window.to = Date.now()
   }
+}
+
+function autosaves (life) {
+  return (life.server.stderr.match(/autosaved the world/g) || []).length
 }
 
 // The last "saved the world (...)" or "autosaved the world (...)" line: what the world save on
@@ -191,18 +204,19 @@ function serverHolds (clientPort) {
   return false
 }
 
-// Garbage to a port: resolves with the seconds until the server closed the connection.
-function garbage (port, bytes, { silent = false, half = false } = {}) {
+// Garbage to a port: resolves with the seconds from connecting until the server closed the
+// connection (Infinity if it never connected or was never closed).
+function garbage (port, bytes, { silent = false } = {}) {
   return new Promise((resolve) => {
-    const started = Date.now()
+    let connected = null
     const socket = net.connect({ host: '127.0.0.1', port }, () => {
+      connected = Date.now()
       if (!silent) socket.write(bytes)
-      if (half) socket.end()
     })
     socket.on('data', () => {})
     socket.on('error', () => {})
-    socket.on('close', () => resolve((Date.now() - started) / 1000))
-    socket.setTimeout(120000, () => { socket.destroy(); resolve(Infinity) })
+    socket.on('close', () => resolve(connected === null ? Infinity : (Date.now() - connected) / 1000))
+    socket.setTimeout(120000, () => socket.destroy())
   })
 }
 
@@ -269,10 +283,10 @@ class Crowd {
       const bot = mineflayer.createBot({ host: '127.0.0.1', port: this.port, username: name, version: '1.20.1', auth: 'offline' })
       bot.on('error', () => {})
       bot.on('kicked', () => {})
-      await new Promise((resolve, reject) => {
+      await bounded(new Promise((resolve, reject) => {
         bot.once('spawn', resolve)
         bot.once('end', () => reject(new Error('ended before spawning')))
-      })
+      }), 60000, `${name}'s join`).catch((err) => { bot.end(); throw err })
       bot.on('end', () => { if (this.bots.get(name) === bot) this.bots.delete(name) })
       this.bots.set(name, bot)
       this.joins++
@@ -306,16 +320,17 @@ class Crowd {
       try {
         const below = bot.entity.position.offset(1, -1, 0).floored()
         const block = bot.blockAt(below)
-        if (block && block.name !== 'air' && bot.canDigBlock(block)) await bot.dig(block, true)
+        if (block && block.name !== 'air' && bot.canDigBlock(block)) await bounded(bot.dig(block, true), 10000, 'a dig')
         await console(`give ${name} dirt 1`)
         const item = bot.inventory.items().find((i) => i.name === 'dirt')
         const under = bot.blockAt(below.offset(0, -1, 0))
         if (item && under && under.name !== 'air') {
-          await bot.equip(item, 'hand')
-          await bot.placeBlock(under, below.minus(under.position))
+          await bounded(bot.equip(item, 'hand'), 10000, 'taking dirt in hand')
+          await bounded(bot.placeBlock(under, below.minus(under.position)), 10000, 'placing dirt')
         }
       } catch {
         // The world moved under it (a death, a restart): the next round tries again.
+        try { bot.stopDigging() } catch {}
       }
     }
   }
@@ -365,16 +380,23 @@ async function main () {
   const args = parseArgs()
   fs.mkdirSync(args.out, { recursive: true })
   const home = makeHome()
-  const world = path.join(home.disk, 'world')
-  fs.cpSync(path.join(ROOT, 'worlds/default'), world, { recursive: true })
-  const rconPort = await freePort()
-  const configPath = path.join(home.dir, 'config.toml')
-  fs.writeFileSync(configPath, configText(args, rconPort, 20))
   const lives = []
   const crowd = new Crowd(args)
+  const cleanUp = () => {
+    crowd.closeAll()
+    for (const l of lives) if (!l.server.done) l.server.child.kill('SIGKILL')
+    if (home.mounted) try { execFileSync('umount', ['-l', home.disk]) } catch {}
+    fs.rmSync(home.dir, { recursive: true, force: true })
+  }
+  for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => { cleanUp(); process.exit(1) })
+  const world = path.join(home.disk, 'world')
+  const configPath = path.join(home.dir, 'config.toml')
   const closeTimes = {}
   let life
   try {
+    fs.cpSync(path.join(ROOT, 'worlds/default'), world, { recursive: true })
+    const rconPort = await freePort()
+    fs.writeFileSync(configPath, configText(args, rconPort, 20))
     life = await startLife(home, configPath, world, lives)
     crowd.port = life.port
     let console = (line) => life.server.command(line, '')
@@ -410,7 +432,7 @@ async function main () {
         const oversized = Buffer.concat([varint(3 * 1024 * 1024), Buffer.alloc(1024, 7)])
         const cases = {
           'random bytes': garbage(port, require('crypto').randomBytes(4096)),
-          'truncated handshake': garbage(port, handshake(port).subarray(0, 6), { half: false }),
+          'truncated handshake': garbage(port, handshake(port).subarray(0, 6)),
           'oversized packet': garbage(port, oversized),
           'silent after handshake': garbage(port, handshake(port)),
           'nothing at all': garbage(port, Buffer.alloc(0), { silent: true }),
@@ -450,7 +472,15 @@ async function main () {
         // connection is watched instead.
         const client = new LeanClient({ host: '127.0.0.1', port: life.port, username: 'deaf' })
         client.on('error', () => {})
-        await new Promise((resolve) => { client.once('spawn', resolve); client.once('end', resolve) })
+        const spawned = await new Promise((resolve) => {
+          client.once('spawn', () => resolve(true))
+          client.once('end', () => resolve(false))
+          setTimeout(() => resolve(false), 60000)
+        })
+        if (!spawned) {
+          client.end()
+          return record('a client that never reads joins first', false, 'it never spawned')
+        }
         client.socket.pause()
         const started = Date.now()
         const local = client.socket.localPort
@@ -480,24 +510,28 @@ async function main () {
           line.slice(0, 160))
       },
       async function slowDisk () {
-        if (!home.shim) return record('a slow disk does not stall the tick', true, 'skipped: no C compiler for the fsync shim')
+        if (!home.shim) return record('an autosave completes on a slow disk', true, 'skipped: no C compiler for the fsync shim')
         fs.rmSync(`${home.flag}.entered`, { force: true })
         fs.writeFileSync(home.flag, '200')
-        const saves = (life.server.stderr.match(/autosaved the world/g) || []).length
-        await life.server.until('an autosave on the slow disk', () => (life.server.stderr.match(/autosaved the world/g) || []).length > saves)
+        const saves = autosaves(life)
+        await life.server.until('an autosave on the slow disk', () => autosaves(life) > saves + 1)
+        const stalled = fs.existsSync(`${home.flag}.entered`)
         fs.rmSync(home.flag, { force: true })
         life.slowWindow = life.faults[life.faults.length - 1]
-        record('an autosave completes on a slow disk', true)
+        record('an autosave completes on a slow disk', stalled, stalled ? '200 ms per fsync' : 'no fsync was slowed')
       },
       async function killMidAutosave () {
         if (!home.shim) return record('SIGKILL in the middle of an autosave', true, 'skipped: no C compiler to hold an autosave open')
+        // Armed just after an autosave ends, so the next one is the one caught.
+        await finishLife(life)
+        const saves = autosaves(life)
+        await life.server.until('an autosave', () => autosaves(life) > saves)
         fs.rmSync(`${home.flag}.entered`, { force: true })
         fs.writeFileSync(home.flag, '3000')
         await life.server.until('an autosave under way', () => fs.existsSync(`${home.flag}.entered`))
         const saved = lastSave(life.server.stderr)
         const ids = packIds(world)
         const players = playerFiles(world)
-        await finishLife(life)
         life.server.child.kill('SIGKILL')
         await life.server.exited
         fs.rmSync(home.flag, { force: true })
@@ -569,10 +603,7 @@ async function main () {
     await finishLife(life)
     await life.server.stop()
   } finally {
-    crowd.closeAll()
-    for (const l of lives) if (!l.server.done) l.server.child.kill('SIGKILL')
-    if (home.mounted) try { execFileSync('umount', ['-l', home.disk]) } catch {}
-    fs.rmSync(home.dir, { recursive: true, force: true })
+    cleanUp()
   }
 
   // Across every life.

@@ -1,15 +1,24 @@
 // The soak's slow disk: preloaded into the server (LD_PRELOAD), it makes every fsync and
-// fdatasync wait while the file named by SLOW_FSYNC_FLAG exists, for the milliseconds written
-// in it, after touching "<flag>.entered" so the harness knows a save is under way.
+// fdatasync on the thread named SLOW_FSYNC_THREAD (the autosave's) wait while the file named by
+// SLOW_FSYNC_FLAG exists, for the milliseconds written in it, after touching "<flag>.entered"
+// so the harness knows the autosave is under way.
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 static void stall(void) {
   const char *flag = getenv("SLOW_FSYNC_FLAG");
+  const char *thread = getenv("SLOW_FSYNC_THREAD");
   if (!flag) return;
+  if (thread) {
+    char name[17] = { 0 };
+    prctl(PR_GET_NAME, name, 0, 0, 0);
+    if (strcmp(name, thread) != 0) return;
+  }
   FILE *f = fopen(flag, "r");
   if (!f) return;
   long ms = 0;
