@@ -55,6 +55,18 @@ fn the_load_harness_measures_horde_and_the_floor() {
             tick["max"].as_f64().unwrap(),
         );
         assert!(0.0 < p50 && p50 <= p99 && p99 <= max, "{name}: {tick}");
+        let phases = run["phases"].as_array().unwrap();
+        assert_eq!(phases.len(), 3, "{name}: home, away, back: {phases:?}");
+        let in_phases: u64 = phases.iter().map(|p| p["ticks"].as_u64().unwrap()).sum();
+        assert_eq!(
+            in_phases,
+            tick["ticks"].as_u64().unwrap(),
+            "{name}: every tick in one phase: {phases:?}"
+        );
+        assert!(
+            phases.iter().all(|p| p["ticks"].as_u64().unwrap() > 0),
+            "{name}: a phase without ticks: {phases:?}"
+        );
         let client = &run["client"];
         assert!(client["kBps"].as_f64().unwrap() > 0.0, "{name}: {client}");
         assert!(

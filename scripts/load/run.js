@@ -299,6 +299,9 @@ async function runOnce (scenario, floor, args, outDir) {
   await server.stop(floor)
   const csv = perfStop.file && fs.readFileSync(perfStop.file, 'utf8')
   fs.rmSync(dir, { recursive: true, force: true })
+  const phases = csv
+    ? byPhase(csv, [['all home', 0], ['travellers away', leaveAt], ['after the return', returnAt]])
+    : []
 
   const result = {
     scenario: scenario.name,
@@ -307,6 +310,7 @@ async function runOnce (scenario, floor, args, outDir) {
     zombies: scenario.zombies,
     seconds,
     tick: { mean: perfStop.mean_ms, p50: perfStop.p50_ms, p99: perfStop.p99_ms, max: perfStop.max_ms, ticks: perfStop.ticks, overruns: perfStop.overruns },
+    phases,
     client: {
       kBps: mean(perClient.map((c) => c.kBps)),
       maxKBps: Math.max(...perClient.map((c) => c.kBps)),
@@ -329,6 +333,26 @@ async function runOnce (scenario, floor, args, outDir) {
   fs.writeFileSync(path.join(outDir, `${scenario.name}${floor ? '-floor' : ''}.json`), JSON.stringify(result, null, 1))
   log(`${label}: tick mean ${result.tick.mean} ms p99 ${result.tick.p99} ms; zombie traffic ${result.client.zombieKBps.toFixed(1)} kB/s per client`)
   return result
+}
+
+// Tick figures per phase of the run, from the recording's `second,tick_ms` rows: `starts` are
+// [name, second] pairs, each phase running to the next one's start.
+function byPhase (csv, starts) {
+  const rows = csv.trim().split('\n').slice(1).map((l) => l.split(',').map(Number))
+  return starts.map(([name, from], i) => {
+    const to = i + 1 < starts.length ? starts[i + 1][1] : Infinity
+    const ms = rows.filter(([second]) => second >= from && second < to).map(([, t]) => t).sort((a, b) => a - b)
+    const at = (p) => (ms.length ? ms[Math.min(ms.length - 1, Math.floor(p * ms.length))] : null)
+    return {
+      name,
+      from,
+      ticks: ms.length,
+      mean: ms.length ? ms.reduce((a, b) => a + b, 0) / ms.length : null,
+      p99: at(0.99),
+      max: ms.length ? ms[ms.length - 1] : null,
+      overruns: ms.filter((t) => t > 50).length
+    }
+  })
 }
 
 // Headless Debian chromium on the live map page, as an operator keeps it open.
@@ -376,7 +400,17 @@ function table (results) {
     const ratio = (a, b) => (a && b ? (a / b).toFixed(2) : '-')
     ratios.push(`| ${r.scenario} | ${ratio(r.tick.mean, f.tick.mean)} | ${ratio(r.tick.p99, f.tick.p99)} | ${ratio(r.client.bytesPerZombieInView, f.client.bytesPerZombieInView)} |`)
   }
-  return rows.concat(ratios).join('\n')
+  const phases = ['', '| scenario | phase | horde tick mean / p99 / max ms | overruns | floor mean / p99 ms | mean ÷ floor |', '|---|---|---|---|---|---|']
+  const f1 = (v) => (v === null || v === undefined ? '-' : v.toFixed(1))
+  for (const r of results.filter((r) => !r.floor)) {
+    const f = results.find((x) => x.floor && x.scenario === r.scenario)
+    for (const [i, p] of (r.phases || []).entries()) {
+      const fp = f && f.phases && f.phases[i]
+      const ratio = fp && p.mean && fp.mean ? (p.mean / fp.mean).toFixed(2) : '-'
+      phases.push(`| ${r.scenario} | ${p.name} | ${f1(p.mean)} / ${f1(p.p99)} / ${f1(p.max)} | ${p.overruns} | ${fp ? `${f1(fp.mean)} / ${f1(fp.p99)}` : '-'} | ${ratio} |`)
+    }
+  }
+  return rows.concat(ratios, phases).join('\n')
 }
 
 async function main () {
