@@ -8,11 +8,21 @@ const { spawn } = require('child_process')
 
 const ROOT = path.resolve(__dirname, '../..')
 
+function unquote (quoted) {
+  try {
+    return JSON.parse(quoted)
+  } catch {
+    // A Rust escape JSON lacks (\u{..}): the text as it stands.
+    return quoted.slice(1, -1)
+  }
+}
+
 // logfmt `a=1 b=x` into an object, numbers as numbers.
 function logfmt (line) {
   const out = {}
-  for (const m of line.matchAll(/(\w+)=("[^"]*"|\S*)/g)) {
-    const v = m[2].replace(/^"|"$/g, '')
+  // Quoted values are Rust's Debug strings: escapes inside are kept whole.
+  for (const m of line.matchAll(/(\w+)=("(?:[^"\\]|\\.)*"|\S*)/g)) {
+    const v = m[2].startsWith('"') ? unquote(m[2]) : m[2]
     out[m[1]] = v !== '' && !isNaN(Number(v)) ? Number(v) : v
   }
   return out
