@@ -17,6 +17,7 @@ pub mod pack;
 pub mod player;
 pub mod random;
 pub mod save;
+pub mod service;
 pub mod spawning;
 pub mod time;
 pub mod weather;

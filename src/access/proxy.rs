@@ -48,39 +48,26 @@ pub fn start(
     backend: SocketAddr,
     secret: String,
 ) -> anyhow::Result<()> {
-    listener.set_nonblocking(true)?;
     let secret: Arc<str> = secret.into();
     let logins = Arc::new(tokio::sync::Semaphore::new(MAX_LOGINS));
-    std::thread::Builder::new()
-        .name("proxy door".into())
-        .spawn(move || {
-            let runtime = match tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-            {
-                Ok(runtime) => runtime,
-                Err(e) => return warn!("the Minecraft listener stopped: {e}"),
-            };
-            runtime.block_on(async move {
-                let listener = match tokio::net::TcpListener::from_std(listener) {
-                    Ok(listener) => listener,
-                    Err(e) => return warn!("the Minecraft listener stopped: {e}"),
+    crate::service::spawn(
+        "proxy door",
+        "the Minecraft listener",
+        listener,
+        move |listener| async move {
+            loop {
+                let Ok((stream, peer)) = listener.accept().await else {
+                    // Out of descriptors, say: wait rather than spin.
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
                 };
-                loop {
-                    let Ok((stream, peer)) = listener.accept().await else {
-                        // Out of descriptors, say: wait rather than spin.
-                        tokio::time::sleep(Duration::from_millis(100)).await;
-                        continue;
-                    };
-                    // Beyond the cap a connection is closed at once, as Valence does.
-                    if let Ok(place) = logins.clone().try_acquire_owned() {
-                        tokio::spawn(serve(stream, peer, backend, secret.clone(), place));
-                    }
+                // Beyond the cap a connection is closed at once, as Valence does.
+                if let Ok(place) = logins.clone().try_acquire_owned() {
+                    tokio::spawn(serve(stream, peer, backend, secret.clone(), place));
                 }
-            });
-        })
-        .context("cannot start the Minecraft listener's thread")?;
-    Ok(())
+            }
+        },
+    )
 }
 
 async fn serve(
@@ -389,7 +376,10 @@ mod tests {
             split_frame(&mut vec![0xff, 0xff, 0xff, 0xff, 0x7f]).is_err(),
             "too long"
         );
-        assert!(split_frame(&mut vec![0x80, 0x80, 0x04]).is_err(), "too long to log in");
+        assert!(
+            split_frame(&mut vec![0x80, 0x80, 0x04]).is_err(),
+            "too long to log in"
+        );
     }
 
     #[test]

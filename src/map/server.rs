@@ -25,7 +25,6 @@ use tokio::io::AsyncWriteExt;
 use tokio::sync::{watch, Semaphore};
 use tokio_stream::wrappers::WatchStream;
 use tokio_stream::StreamExt;
-use valence::log::warn;
 
 use super::snapshot::State;
 use super::tiles::{TileUpdate, Tiles};
@@ -66,7 +65,6 @@ pub(super) fn start(
 ) -> anyhow::Result<(Feed, SocketAddr)> {
     let listener = TcpListener::bind(address)
         .with_context(|| format!("cannot serve the map on {address} (is the port taken?)"))?;
-    listener.set_nonblocking(true)?;
     let bound = listener.local_addr()?;
     let (state_tx, state_rx) = watch::channel(Arc::new(State::default()));
     let (tiles_tx, tiles_rx) = flume::unbounded();
@@ -82,32 +80,17 @@ pub(super) fn start(
         .route("/events", get(events))
         .with_state(shared.clone());
     let places = Arc::new(Semaphore::new(max_connections as usize));
-    std::thread::Builder::new()
-        .name("map".into())
-        .spawn(move || {
-            let runtime = match tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-            {
-                Ok(runtime) => runtime,
-                Err(e) => return warn!("the map stopped: {e}"),
-            };
-            runtime.block_on(async move {
-                // Tiles pile up while nobody looks: fold them in every few seconds.
-                let idle = shared.clone();
-                tokio::spawn(async move {
-                    loop {
-                        tokio::time::sleep(Duration::from_secs(5)).await;
-                        drop(idle.tiles());
-                    }
-                });
-                match tokio::net::TcpListener::from_std(listener) {
-                    Ok(listener) => serve(listener, app, places).await,
-                    Err(e) => warn!("the map stopped: {e}"),
-                }
-            });
-        })
-        .context("cannot start the map's thread")?;
+    crate::service::spawn("map", "the map", listener, move |listener| async move {
+        // Tiles pile up while nobody looks: fold them in every few seconds.
+        let idle = shared.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(Duration::from_secs(5)).await;
+                drop(idle.tiles());
+            }
+        });
+        serve(listener, app, places).await
+    })?;
     Ok((
         Feed {
             state: state_tx,
