@@ -34,8 +34,9 @@ function connectBot (username, onCreate = () => {}, to = port) {
   })
 }
 
-async function rconClient (password = rconPassword) {
-  const rcon = new Rcon({ host, port: rconPort, password, timeout: WAIT_MS })
+// `to` is the RCON port (the server's unless given: another backend's, say).
+async function rconClient (password = rconPassword, to = rconPort) {
+  const rcon = new Rcon({ host, port: to, password, timeout: WAIT_MS })
   await rcon.connect()
   return rcon
 }

@@ -5,8 +5,7 @@
 'use strict'
 
 const crypto = require('crypto')
-const { Rcon } = require('rcon-client')
-const { connectBot, check, log, scenario, WAIT_MS } = require('./lib')
+const { connectBot, rconClient, check, log, scenario } = require('./lib')
 
 const proxyPort = Number(process.env.HORDE_PROXY_PORT)
 const wrongProxyPort = Number(process.env.HORDE_WRONG_PROXY_PORT)
@@ -23,12 +22,6 @@ function offlineUuid (name) {
   b[8] = (b[8] & 0x3f) | 0x80
   const hex = b.toString('hex')
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
-}
-
-async function rcon (port) {
-  const client = new Rcon({ host: '127.0.0.1', port, password: process.env.HORDE_RCON_PASSWORD, timeout: WAIT_MS })
-  await client.connect()
-  return client
 }
 
 // The reason a join was refused with (or a note that it was not).
@@ -58,8 +51,8 @@ scenario(async () => {
     check(uuid === offlineUuid(name), `${name} has the forwarded UUID (${uuid})`)
   }
 
-  const a = await rcon(backends.a.rcon)
-  const b = await rcon(backends.b.rcon)
+  const a = await rconClient(undefined, backends.a.rcon)
+  const b = await rconClient(undefined, backends.b.rcon)
   const onA = field(await a.send('list'), 'names').split(',').filter(Boolean)
   const onB = field(await b.send('list'), 'names').split(',').filter(Boolean)
   log(`backend a: ${onA.join(' ')}; backend b: ${onB.join(' ')}`)

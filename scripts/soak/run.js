@@ -391,7 +391,9 @@ async function main () {
   for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => { cleanUp(); process.exit(1) })
   const world = path.join(home.disk, 'world')
   const configPath = path.join(home.dir, 'config.toml')
+  // The slowest close of each kind of garbage, over every round.
   const closeTimes = {}
+  const noteClose = (what, seconds) => { closeTimes[what] = Math.max(closeTimes[what] || 0, seconds) }
   let life
   try {
     fs.cpSync(path.join(ROOT, 'worlds/default'), world, { recursive: true })
@@ -438,11 +440,7 @@ async function main () {
           'nothing at all': garbage(port, Buffer.alloc(0), { silent: true }),
           'legacy ping garbage': garbage(port, Buffer.from([0xfe, 0x01, 0xfa, 0xff, 0xff, 0xff]))
         }
-        for (const [what, closed] of Object.entries(cases)) {
-          const s = await closed
-          const key = `minecraft: ${what}`
-          closeTimes[key] = Math.max(closeTimes[key] || 0, s)
-        }
+        for (const [what, closed] of Object.entries(cases)) noteClose(`minecraft: ${what}`, await closed)
       },
       async function garbageRcon () {
         const cases = {
@@ -451,11 +449,7 @@ async function main () {
           'oversized length': garbage(rconPort, Buffer.from([0xff, 0xff, 0xff, 0x7f, 1, 2, 3, 4])),
           'nothing at all': garbage(rconPort, Buffer.alloc(0), { silent: true })
         }
-        for (const [what, closed] of Object.entries(cases)) {
-          const s = await closed
-          const key = `rcon: ${what}`
-          closeTimes[key] = Math.max(closeTimes[key] || 0, s)
-        }
+        for (const [what, closed] of Object.entries(cases)) noteClose(`rcon: ${what}`, await closed)
       },
       async function rconFlood () {
         const clients = await Promise.all(Array.from({ length: 20 }, () => rcon(rconPort).catch(() => null)))
@@ -485,9 +479,7 @@ async function main () {
         const started = Date.now()
         const local = client.socket.localPort
         while (serverHolds(local) && Date.now() - started < 120000) await sleep(250)
-        const s = serverHolds(local) ? Infinity : (Date.now() - started) / 1000
-        const key = 'minecraft: a client that never reads'
-        closeTimes[key] = Math.max(closeTimes[key] || 0, s)
+        noteClose('minecraft: a client that never reads', serverHolds(local) ? Infinity : (Date.now() - started) / 1000)
         client.end()
       },
       async function fullDisk () {

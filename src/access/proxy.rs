@@ -125,14 +125,14 @@ async fn connect(backend: SocketAddr) -> std::io::Result<TcpStream> {
                 let _ = server.set_nodelay(true);
                 return Ok(server);
             }
-            Err(e) if tries < 10 => {
+            Err(e) if tries == 10 => {
+                warn!("cannot reach the game's listener at {backend}: {e}");
+                return Err(e);
+            }
+            Err(_) => {
                 tries += 1;
                 tokio::time::sleep(Duration::from_millis(100)).await;
-                if tries == 10 {
-                    warn!("cannot reach the game's listener at {backend}: {e}");
-                }
             }
-            Err(e) => return Err(e),
         }
     }
 }
