@@ -25,13 +25,15 @@ pub trait Voxels {
         self.block(pos).is_some_and(|b| b.is_liquid())
     }
 
+    /// A body fits with its feet here: two loaded free blocks (with or without a floor).
+    fn fits(&self, pos: BlockPos) -> bool {
+        !self.solid(pos) && !self.solid(BlockPos::new(pos.x, pos.y + 1, pos.z))
+    }
+
     /// A body's feet fit here: two loaded free blocks, standing on something solid, or swimming.
     fn standable(&self, pos: BlockPos) -> bool {
-        let head = BlockPos::new(pos.x, pos.y + 1, pos.z);
         let below = BlockPos::new(pos.x, pos.y - 1, pos.z);
-        !self.solid(pos)
-            && !self.solid(head)
-            && (self.liquid(pos) || (self.solid(below) && self.block(below).is_some()))
+        self.fits(pos) && (self.liquid(pos) || (self.solid(below) && self.block(below).is_some()))
     }
 }
 

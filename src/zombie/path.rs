@@ -2,16 +2,18 @@
 //! both sides are open), step up 1, drop up to `max_drop`, swim through water at a higher cost.
 //! The search stops after `node_budget` expanded nodes (vanilla caps a zombie at 560) and then
 //! returns the path to the node closest to the goal, so a far or unreachable goal still yields
-//! progress.
+//! progress. A search reads each block once and keeps its nodes in a box of slots around start
+//! and goal, reused by the next search on the same thread.
 
-use std::cmp::Reverse;
+use std::cell::{Cell, RefCell};
+use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use rustc_hash::FxHashMap;
 
 use valence::prelude::*;
 
-use crate::world::Voxels;
+use crate::world::{is_solid, Voxels};
 
 /// Limits of one search.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -39,12 +41,13 @@ const STEP_UP: u32 = 500;
 const DROP_PER_BLOCK: u32 = 100;
 const SWIM_FACTOR: u32 = 3;
 
-/// Octile distance plus the cheapest price of each block of height: never more than the true
-/// cost, so A* stays optimal.
+/// Octile distance plus the price of each block of height (a step up for each block to climb,
+/// a block's drop for each to fall): never more than the true cost, so A* stays optimal.
 pub fn heuristic(a: BlockPos, b: BlockPos) -> u32 {
-    let (dx, dy, dz) = ((a.x - b.x).abs(), (a.y - b.y).abs(), (a.z - b.z).abs());
+    let (dx, dz) = ((a.x - b.x).abs(), (a.z - b.z).abs());
     let (long, short) = (dx.max(dz) as u32, dx.min(dz) as u32);
-    (long - short) * STRAIGHT + short * DIAGONAL + dy as u32 * DROP_PER_BLOCK.min(STEP_UP)
+    let (climb, fall) = ((b.y - a.y).max(0) as u32, (a.y - b.y).max(0) as u32);
+    (long - short) * STRAIGHT + short * DIAGONAL + climb * STEP_UP + fall * DROP_PER_BLOCK
 }
 
 fn offset(p: BlockPos, dx: i32, dy: i32, dz: i32) -> BlockPos {
@@ -84,9 +87,8 @@ fn step(
     dz: i32,
     limits: PathLimits,
 ) -> Option<(BlockPos, u32)> {
-    let open = |p: BlockPos| !world.solid(p) && !world.solid(offset(p, 0, 1, 0));
     let diagonal = dx != 0 && dz != 0;
-    if diagonal && !(open(offset(from, dx, 0, 0)) && open(offset(from, 0, 0, dz))) {
+    if diagonal && !(world.fits(offset(from, dx, 0, 0)) && world.fits(offset(from, 0, 0, dz))) {
         return None;
     }
     let base = if diagonal { DIAGONAL } else { STRAIGHT };
@@ -107,7 +109,7 @@ fn step(
         return (!diagonal && !world.solid(offset(from, 0, 2, 0)) && world.standable(up))
             .then(|| (up, swim(up, base + STEP_UP)));
     }
-    if !open(side) {
+    if !world.fits(side) {
         return None;
     }
     // Nothing underneath: drop, at most `max_drop` blocks.
@@ -165,25 +167,30 @@ pub fn straight_path(
     })
 }
 
-/// The search's node map hashes block positions with rustc's Fx hash: it is private and
-/// short-lived, so it needs no defence against chosen keys, and the standard SipHash was a
-/// tenth of a search's time.
-type Nodes = FxHashMap<BlockPos, (u32, Option<BlockPos>)>;
-
 /// Finds a path from `start` to `goal` (feet positions).
 pub fn find_path(world: &impl Voxels, start: BlockPos, goal: BlockPos, limits: PathLimits) -> Path {
+    SCRATCH.with_borrow_mut(|scratch| {
+        let mut area = Area::around(world, start, goal, limits, scratch);
+        search(&mut area, start, goal, limits)
+    })
+}
+
+fn search<V: Voxels>(
+    area: &mut Area<'_, V>,
+    start: BlockPos,
+    goal: BlockPos,
+    limits: PathLimits,
+) -> Path {
     let mut open = BinaryHeap::new();
-    let mut best = Nodes::default();
-    best.insert(start, (0, None));
-    open.push(Reverse((heuristic(start, goal), 0u32, pos_key(start))));
+    area.set_node(start, 0, None);
+    open.push(Entry::new(heuristic(start, goal), 0, start));
     let (mut closest, mut closest_h) = (start, heuristic(start, goal));
     let mut expanded = 0;
     let mut moves = Vec::with_capacity(8);
     let mut complete = false;
 
-    while let Some(Reverse((_, cost, key))) = open.pop() {
-        let node = key_pos(key);
-        if best.get(&node).is_some_and(|(c, _)| *c < cost) {
+    while let Some(Entry { cost, node, .. }) = open.pop() {
+        if area.cost(node).is_some_and(|c| c < cost) {
             continue; // A cheaper way here was already expanded.
         }
         if node == goal {
@@ -195,24 +202,24 @@ pub fn find_path(world: &impl Voxels, start: BlockPos, goal: BlockPos, limits: P
             break;
         }
         expanded += 1;
-        neighbours(world, node, limits, &mut moves);
+        neighbours(&*area, node, limits, &mut moves);
         for &(next, step) in &moves {
             let next_cost = cost + step;
-            if best.get(&next).is_none_or(|(c, _)| next_cost < *c) {
-                best.insert(next, (next_cost, Some(node)));
+            if area.cost(next).is_none_or(|c| next_cost < c) {
+                area.set_node(next, next_cost, Some(node));
                 let h = heuristic(next, goal);
                 if h < closest_h {
                     (closest, closest_h) = (next, h);
                 }
-                open.push(Reverse((next_cost + h, next_cost, pos_key(next))));
+                open.push(Entry::new(next_cost + h, next_cost, next));
             }
         }
     }
 
-    let cost = best.get(&closest).map_or(0, |(c, _)| *c);
+    let cost = area.cost(closest).unwrap_or(0);
     let mut nodes = Vec::new();
     let mut at = closest;
-    while let Some(&(_, Some(parent))) = best.get(&at) {
+    while let Some(parent) = area.parent(at) {
         nodes.push(at);
         at = parent;
     }
@@ -225,13 +232,271 @@ pub fn find_path(world: &impl Voxels, start: BlockPos, goal: BlockPos, limits: P
     }
 }
 
-/// Block positions packed into an ordered integer for the heap.
-fn pos_key(p: BlockPos) -> (i32, i32, i32) {
-    (p.x, p.y, p.z)
+/// A node waiting in the search's heap. The heap pops the lowest estimate first and, among
+/// equal estimates, the node farthest along: on open ground many nodes tie, and going on with
+/// the deepest reaches the goal without expanding the others.
+struct Entry {
+    estimate: u32,
+    cost: u32,
+    node: BlockPos,
 }
 
-fn key_pos(k: (i32, i32, i32)) -> BlockPos {
-    BlockPos::new(k.0, k.1, k.2)
+impl Entry {
+    fn new(estimate: u32, cost: u32, node: BlockPos) -> Self {
+        Self {
+            estimate,
+            cost,
+            node,
+        }
+    }
+}
+
+impl Ord for Entry {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .estimate
+            .cmp(&self.estimate)
+            .then(self.cost.cmp(&other.cost))
+    }
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Entry {}
+
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// The room a search keeps in its area around start and goal: sideways, and up and down
+/// beyond the largest drop. A hop's search (a few hundred nodes) stays inside; beyond it the
+/// search goes on, with slower bookkeeping.
+const AREA_MARGIN: i32 = 12;
+const AREA_HEIGHT_MARGIN: i32 = 8;
+
+thread_local! {
+    /// One search's memory on each thread, kept for the next: slots are stamped with their
+    /// search, so a new search starts without clearing the old one's.
+    static SCRATCH: RefCell<Scratch> = RefCell::default();
+}
+
+#[derive(Default)]
+struct Scratch {
+    search: u16,
+    slots: Vec<Cell<Slot>>,
+}
+
+/// What a search knows about one block of its area: the block's facts (0 until read) and, once
+/// the search reached it, its best cost and the move that came in.
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    cost: u32,
+    search: u16,
+    facts: u8,
+    came: Move,
+}
+
+/// Facts about a block, each found once a search: what it is, and whether a body fits or
+/// stands with its feet in it (each with a bit saying it was found).
+const READ: u8 = 1;
+const SOLID: u8 = 1 << 1;
+const LIQUID: u8 = 1 << 2;
+const LOADED: u8 = 1 << 3;
+const FITS_FOUND: u8 = 1 << 4;
+const FITS: u8 = 1 << 5;
+const STANDABLE_FOUND: u8 = 1 << 6;
+const STANDABLE: u8 = 1 << 7;
+
+/// The move into a node from its parent, as its offset packed in a byte (0: the start, which
+/// has no parent). Kept as an offset, it works across the area's edge too.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+struct Move(u8);
+
+impl Move {
+    /// Offsets are -1..=1 sideways and at most 16 down or 1 up (`chase.max_drop` ≤ 16).
+    fn between(from: BlockPos, to: BlockPos) -> Self {
+        let (dx, dy, dz) = (to.x - from.x + 1, to.y - from.y + 16, to.z - from.z + 1);
+        Self(1 + ((dx * 3 + dz) * 18 + dy) as u8)
+    }
+
+    fn parent(self, of: BlockPos) -> Option<BlockPos> {
+        let code = self.0.checked_sub(1)? as i32;
+        let (dy, sideways) = (code % 18 - 16, code / 18);
+        let (dx, dz) = (sideways / 3 - 1, sideways % 3 - 1);
+        Some(offset(of, -dx, -dy, -dz))
+    }
+}
+
+/// A search's blocks and nodes. Every expanded node's moves look at its neighbours' feet,
+/// heads and floors, so a search asks about each block many times over: each is read from the
+/// world (find the chunk, then the block in its palette) once. Nodes inside the area live in
+/// plain slots rather than a hash map; the rare ones outside in a map.
+struct Area<'a, V> {
+    world: &'a V,
+    min: BlockPos,
+    size: [i32; 3],
+    search: u16,
+    slots: &'a [Cell<Slot>],
+    outside: FxHashMap<BlockPos, (u32, Move)>,
+}
+
+impl<'a, V: Voxels> Area<'a, V> {
+    fn around(
+        world: &'a V,
+        start: BlockPos,
+        goal: BlockPos,
+        limits: PathLimits,
+        scratch: &'a mut Scratch,
+    ) -> Self {
+        let (h, v) = (AREA_MARGIN, AREA_HEIGHT_MARGIN + limits.max_drop);
+        let min = BlockPos::new(
+            start.x.min(goal.x) - h,
+            start.y.min(goal.y) - v,
+            start.z.min(goal.z) - h,
+        );
+        let size = [
+            start.x.max(goal.x) + h + 1 - min.x,
+            start.y.max(goal.y) + v + 1 - min.y,
+            start.z.max(goal.z) + h + 1 - min.z,
+        ];
+        let len = size.iter().map(|&s| s as usize).product();
+        if scratch.slots.len() < len {
+            scratch.slots.resize(len, Cell::default());
+        }
+        scratch.search = scratch.search.wrapping_add(1);
+        if scratch.search == 0 {
+            // Stamps came round: forget every search before.
+            scratch.slots.iter().for_each(|s| s.set(Slot::default()));
+            scratch.search = 1;
+        }
+        Self {
+            world,
+            min,
+            size,
+            search: scratch.search,
+            slots: &scratch.slots[..len],
+            outside: FxHashMap::default(),
+        }
+    }
+
+    /// The slot of `p`, fresh for this search, when `p` is inside the area.
+    fn slot(&self, p: BlockPos) -> Option<(&Cell<Slot>, Slot)> {
+        let (x, y, z) = (p.x - self.min.x, p.y - self.min.y, p.z - self.min.z);
+        let [sx, sy, sz] = self.size;
+        if !((0..sx).contains(&x) && (0..sy).contains(&y) && (0..sz).contains(&z)) {
+            return None;
+        }
+        // Columns are contiguous: a move reads the feet, head and floor of one column.
+        let cell = &self.slots[((z * sx + x) * sy + y) as usize];
+        let slot = cell.get();
+        let slot = if slot.search == self.search {
+            slot
+        } else {
+            Slot {
+                search: self.search,
+                facts: 0,
+                came: Move::default(),
+                cost: u32::MAX,
+            }
+        };
+        Some((cell, slot))
+    }
+
+    fn read(&self, p: BlockPos) -> u8 {
+        match self.world.block(p) {
+            None => READ | SOLID,
+            Some(b) => {
+                let solid = if is_solid(b) { SOLID } else { 0 };
+                let liquid = if b.is_liquid() { LIQUID } else { 0 };
+                READ | LOADED | solid | liquid
+            }
+        }
+    }
+
+    fn facts(&self, p: BlockPos) -> u8 {
+        let Some((cell, mut slot)) = self.slot(p) else {
+            return self.read(p);
+        };
+        if slot.facts == 0 {
+            slot.facts = self.read(p);
+            cell.set(slot);
+        }
+        slot.facts
+    }
+
+    /// A fact about `p` found from its column's facts, once, when first asked.
+    fn derived(&self, p: BlockPos, found: u8, fact: u8, find: impl Fn() -> bool) -> bool {
+        let facts = self.facts(p);
+        if facts & found != 0 {
+            return facts & fact != 0;
+        }
+        let holds = find();
+        if let Some((cell, slot)) = self.slot(p) {
+            let facts = slot.facts | found | if holds { fact } else { 0 };
+            cell.set(Slot { facts, ..slot });
+        }
+        holds
+    }
+
+    /// The best cost found to `p` so far, if reached.
+    fn cost(&self, p: BlockPos) -> Option<u32> {
+        match self.slot(p) {
+            Some((_, slot)) => (slot.cost != u32::MAX).then_some(slot.cost),
+            None => self.outside.get(&p).map(|&(cost, _)| cost),
+        }
+    }
+
+    fn parent(&self, p: BlockPos) -> Option<BlockPos> {
+        let came = match self.slot(p) {
+            Some((_, slot)) => slot.came,
+            None => self.outside.get(&p)?.1,
+        };
+        came.parent(p)
+    }
+
+    fn set_node(&mut self, p: BlockPos, cost: u32, parent: Option<BlockPos>) {
+        let came = parent.map_or(Move::default(), |q| Move::between(q, p));
+        match self.slot(p) {
+            Some((cell, slot)) => cell.set(Slot { cost, came, ..slot }),
+            None => {
+                self.outside.insert(p, (cost, came));
+            }
+        }
+    }
+}
+
+impl<V: Voxels> Voxels for Area<'_, V> {
+    fn block(&self, pos: BlockPos) -> Option<BlockState> {
+        self.world.block(pos)
+    }
+
+    fn solid(&self, pos: BlockPos) -> bool {
+        self.facts(pos) & SOLID != 0
+    }
+
+    fn liquid(&self, pos: BlockPos) -> bool {
+        self.facts(pos) & LIQUID != 0
+    }
+
+    fn fits(&self, pos: BlockPos) -> bool {
+        self.derived(pos, FITS_FOUND, FITS, || {
+            (self.facts(pos) | self.facts(offset(pos, 0, 1, 0))) & SOLID == 0
+        })
+    }
+
+    fn standable(&self, pos: BlockPos) -> bool {
+        self.derived(pos, STANDABLE_FOUND, STANDABLE, || {
+            self.fits(pos)
+                && (self.facts(pos) & LIQUID != 0
+                    || self.facts(offset(pos, 0, -1, 0)) & (SOLID | LOADED) == SOLID | LOADED)
+        })
+    }
 }
 
 /// Every `spacing` blocks of path length, one waypoint; the last node always is one.
@@ -420,6 +685,49 @@ mod tests {
         let mut wet = Grid::new([-2, 0, -2], [12, 5, 2]).floor(0);
         wet.set([3, 1, 0], BlockState::WATER);
         assert!(straight_path(&wet, p(0, 1, 0), p(8, 1, 0), LIMITS).is_none());
+    }
+
+    #[test]
+    fn leaves_its_area_round_a_long_wall() {
+        let mut g = Grid::new([-5, 0, -30], [12, 5, 30]).floor(0);
+        // The wall's ends are farther than the area's margin from start and goal.
+        let end = AREA_MARGIN + 8;
+        g.fill([5, 1, -end], [5, 3, end], BlockState::STONE);
+        let path = find_path(&g, p(0, 1, 0), p(10, 1, 0), LIMITS);
+        assert!(path.complete);
+        assert_walkable(&g, p(0, 1, 0), &path);
+        assert!(path.nodes.iter().any(|n| n.z.abs() > end));
+    }
+
+    #[test]
+    fn a_search_does_not_see_the_last_ones_nodes_or_blocks() {
+        let open = Grid::new([-5, 0, -8], [12, 5, 8]).floor(0);
+        let mut walled = open.clone();
+        walled.fill([5, 1, -5], [5, 3, 5], BlockState::STONE);
+        let (from, to) = (p(0, 1, 0), p(10, 1, 0));
+        // On a thread of its own, the walled search starts from clean scratch.
+        let fresh = {
+            let walled = walled.clone();
+            std::thread::spawn(move || find_path(&walled, from, to, LIMITS))
+                .join()
+                .unwrap()
+        };
+        find_path(&open, from, to, LIMITS);
+        assert_eq!(find_path(&walled, from, to, LIMITS), fresh);
+    }
+
+    #[test]
+    fn moves_pack_into_a_byte_and_back() {
+        let at = p(7, 64, -3);
+        for dx in -1..=1 {
+            for dz in -1..=1 {
+                for dy in -16..=1 {
+                    let from = offset(at, -dx, -dy, -dz);
+                    assert_eq!(Move::between(from, at).parent(at), Some(from));
+                }
+            }
+        }
+        assert_eq!(Move::default().parent(at), None);
     }
 
     #[test]
