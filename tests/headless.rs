@@ -7,11 +7,13 @@ mod support;
 use horde::player::{DamageCause, DamagePlayer, Health};
 use horde::time::WorldClock;
 use horde::world::{LayerVoxels, Voxels, WorldSpawn};
-use support::headless::harness;
+use horde::zombie::Errand;
+use support::headless::{harness, harness_with, Harness};
+use valence::entity::{EntityId, EntityLayerId};
 use valence::prelude::*;
 use valence::protocol::packets::play::{
-    ChunkDataS2c, EntityDamageS2c, GameJoinS2c, HealthUpdateS2c, PlayerRespawnS2c,
-    WorldTimeUpdateS2c,
+    ChunkDataS2c, EntitiesDestroyS2c, EntityDamageS2c, EntitySpawnS2c, GameJoinS2c,
+    HealthUpdateS2c, PlayerRespawnS2c, WorldTimeUpdateS2c,
 };
 use valence::protocol::Packet;
 use valence::status::RequestRespawnEvent;
@@ -180,4 +182,112 @@ fn the_server_base_alone_answers_game_commands_as_not_available() {
     assert!(run("save-all").starts_with("saved=false error="));
     assert!(run("time query").starts_with("daytime="));
     assert!(run("phase").starts_with("phase=0 "));
+}
+
+/// The entity ids of the entities spawned and destroyed for the client in `frames`.
+fn spawned_and_destroyed(frames: &PacketFrames) -> (Vec<i32>, Vec<i32>) {
+    let (mut spawned, mut destroyed) = (Vec::new(), Vec::new());
+    for frame in &frames.0 {
+        if frame.id == EntitySpawnS2c::ID {
+            spawned.push(frame.decode::<EntitySpawnS2c>().unwrap().entity_id.0);
+        } else if frame.id == EntitiesDestroyS2c::ID {
+            let ids = frame.decode::<EntitiesDestroyS2c>().unwrap().entity_ids;
+            destroyed.extend(ids.iter().map(|id| id.0));
+        }
+    }
+    (spawned, destroyed)
+}
+
+#[test]
+fn a_player_is_sent_the_zombies_within_tracking_range_only() {
+    let mut config = horde::config::Config::default();
+    config.spawning.enabled = false;
+    config.lod.tracking_range = 64.0;
+    let mut h = harness_with(config);
+    // The mock client asks for a small view; a vanilla one's sees past the tracking range.
+    h.app
+        .world
+        .get_mut::<ViewDistance>(h.client)
+        .unwrap()
+        .set(10);
+    horde::headless::run_until_loaded(&mut h.app);
+    let spawn = h.spawn_point();
+    // Dry ground at x in `xs`, on the player's row.
+    let ground = |h: &mut Harness, xs: std::ops::Range<i32>| {
+        let z = spawn.z.floor() as i32;
+        let layer = h
+            .app
+            .world
+            .query_filtered::<&ChunkLayer, With<horde::world::Overworld>>()
+            .single(&h.app.world);
+        xs.clone()
+            .find_map(|x| horde::world::standable_top(layer, x, z).map(|y| BlockPos::new(x, y, z)))
+            .unwrap_or_else(|| panic!("no dry ground at x in {xs:?}"))
+    };
+    // Areas are 32-block squares from x = 0 and the player is at x = 0.5: the near zombie's
+    // area starts 31.5 blocks away, the far one's 95.5.
+    let (near_at, far_at) = (ground(&mut h, 33..63), ground(&mut h, 97..127));
+    let near = h.summon(near_at);
+    let far = h.summon(far_at);
+    let id = |h: &Harness, e: Entity| h.app.world.get::<EntityId>(e).unwrap().get();
+    let step = |h: &mut Harness| {
+        h.app.update();
+        h.app.update();
+        spawned_and_destroyed(&h.helper.collect_received())
+    };
+    let (spawned, _) = step(&mut h);
+    // Entity ids are given out on the tick after a summon.
+    let (near_id, far_id) = (id(&h, near), id(&h, far));
+    assert!(spawned.contains(&near_id), "{spawned:?}");
+    assert!(!spawned.contains(&far_id), "{spawned:?}");
+
+    // 60 blocks out, the far one is in range; back home, it is out again.
+    let moved = |h: &mut Harness, dx: f64| {
+        h.app.world.get_mut::<Position>(h.client).unwrap().0 = spawn + DVec3::new(dx, 0.0, 0.0);
+    };
+    moved(&mut h, 60.0);
+    let (spawned, _) = step(&mut h);
+    assert!(spawned.contains(&far_id), "{spawned:?}");
+    moved(&mut h, 0.0);
+    let (_, destroyed) = step(&mut h);
+    assert!(destroyed.contains(&far_id), "{destroyed:?}");
+
+    // With a narrower range (a reload), 60 blocks out is not close enough.
+    let mut config = h.app.world.resource::<horde::config::Config>().clone();
+    config.lod.tracking_range = 16.0;
+    h.app.world.insert_resource(config);
+    moved(&mut h, 60.0);
+    let (spawned, _) = step(&mut h);
+    assert!(!spawned.contains(&far_id), "{spawned:?}");
+
+    // Walking into an area no zombie was in, a zombie is neither despawned nor spawned again
+    // for the player who sees both: a real client would lose the entity.
+    let mut config = h.app.world.resource::<horde::config::Config>().clone();
+    config.lod.tracking_range = 64.0;
+    h.app.world.insert_resource(config);
+    moved(&mut h, 0.0);
+    step(&mut h);
+    let layer_of = |h: &Harness| h.app.world.get::<EntityLayerId>(near).unwrap().0;
+    let first_layer = layer_of(&h);
+    h.run("time set 14000");
+    h.app.world.get_mut::<Errand>(near).unwrap().0 = Some(spawn);
+    let (mut spawned, mut destroyed) = (Vec::new(), Vec::new());
+    for _ in 0..1200 {
+        let (s, d) = step(&mut h);
+        spawned.extend(s);
+        destroyed.extend(d);
+        if layer_of(&h) != first_layer {
+            break;
+        }
+    }
+    assert_ne!(
+        layer_of(&h),
+        first_layer,
+        "the zombie did not walk to the next area"
+    );
+    let (s, d) = step(&mut h);
+    spawned.extend(s);
+    destroyed.extend(d);
+    assert!(!destroyed.contains(&near_id), "{destroyed:?}");
+    assert!(!spawned.contains(&near_id), "{spawned:?}");
 }

@@ -116,6 +116,7 @@ impl Bound {
                 4,
                 400,
             ),
+            Bound::new("lod.tracking_range", c.lod.tracking_range, 16, 1024),
             Bound::new("hunt.schedule_every_s", c.hunt.schedule_every_s, 1, 86_400),
             Bound::new("hunt.target_range", c.hunt.target_range, 1, 256),
             Bound::new("daylight.burn_s", c.daylight.burn_s, 0, 600),

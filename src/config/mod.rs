@@ -357,6 +357,9 @@ pub struct LodConfig {
     pub full_sync_ticks: u64,
     pub half_sync_ticks: u64,
     pub quarter_sync_ticks: u64,
+    /// Blocks within which a player is sent zombies (vanilla tracks monsters to 128): zombies
+    /// are kept in 32-block areas, and a player sees every area with a point within range.
+    pub tracking_range: f64,
 }
 
 /// `[hunt]`: wave rounds (`hunt start <preset>`), and an optional schedule.

@@ -206,6 +206,7 @@ fn burn(
             Entity,
             &Position,
             &EntityId,
+            &EntityLayerId,
             &mut Flags,
             &mut Vitality,
             &mut EntityStatuses,
@@ -213,20 +214,21 @@ fn burn(
         ),
         (With<Zombie>, Without<Dying>),
     >,
-    mut layers: Query<(&ChunkLayer, &mut EntityLayer), With<Overworld>>,
+    chunks: Query<&ChunkLayer, With<Overworld>>,
+    mut entity_layers: Query<&mut EntityLayer>,
     mut sky: ResMut<SkyMap>,
     weather: Res<Weather>,
     biomes: Res<BiomeRegistry>,
     config: Res<Config>,
     server: Res<Server>,
 ) {
-    let Ok((chunks, mut entities)) = layers.get_single_mut() else {
+    let Ok(chunks) = chunks.get_single() else {
         return;
     };
     let voxels = &LayerVoxels::new(chunks);
     let now = server.current_tick() as u64;
     let second = server.tick_rate().get() as u64;
-    for (entity, pos, id, mut flags, mut vitality, mut statuses, burning) in &mut zombies {
+    for (entity, pos, id, layer, mut flags, mut vitality, mut statuses, burning) in &mut zombies {
         let doused = |sky: &mut SkyMap| {
             let eye = eye_block(pos.0);
             voxels.liquid(BlockPos::from_pos(pos.0))
@@ -236,7 +238,9 @@ fn burn(
             Some(mut fire) if fire.ticks_left > 0 && !doused(&mut sky) => {
                 fire.ticks_left -= 1;
                 if fire.ticks_left % second == 0 {
-                    hurt_effect(&mut entities, pos.0, id.get(), ON_FIRE, None);
+                    if let Ok(mut entities) = entity_layers.get_mut(layer.0) {
+                        hurt_effect(&mut entities, pos.0, id.get(), ON_FIRE, None);
+                    }
                     wound(
                         &mut commands,
                         entity,
@@ -392,16 +396,16 @@ pub fn find_shade(
 /// Clients only learn of equipment from a packet; re-send helmets every two seconds so that
 /// players who come into view see them too.
 fn show_helmets(
-    zombies: Query<(&Position, &EntityId, &Helmet), With<Zombie>>,
+    zombies: Query<(&Position, &EntityId, &EntityLayerId, &Helmet), With<Zombie>>,
     mut lost: RemovedComponents<Helmet>,
-    ids: Query<(&Position, &EntityId)>,
-    mut layers: Query<&mut EntityLayer, With<Overworld>>,
+    ids: Query<(&Position, &EntityId, &EntityLayerId)>,
+    mut layers: Query<&mut EntityLayer>,
     server: Res<Server>,
 ) {
-    let Ok(mut layer) = layers.get_single_mut() else {
-        return;
-    };
-    let mut send = |pos: DVec3, id: i32, item: Option<ItemStack>| {
+    let mut send = |pos: DVec3, id: i32, layer: &EntityLayerId, item: Option<ItemStack>| {
+        let Ok(mut layer) = layers.get_mut(layer.0) else {
+            return;
+        };
         layer
             .view_writer(ChunkPos::from_pos(pos))
             .write_packet(&EntityEquipmentUpdateS2c {
@@ -413,17 +417,18 @@ fn show_helmets(
             });
     };
     for entity in lost.iter() {
-        if let Ok((pos, id)) = ids.get(entity) {
-            send(pos.0, id.get(), None);
+        if let Ok((pos, id, layer)) = ids.get(entity) {
+            send(pos.0, id.get(), layer, None);
         }
     }
     if server.current_tick() % (2 * server.tick_rate().get() as i64) != 0 {
         return;
     }
-    for (pos, id, helmet) in &zombies {
+    for (pos, id, layer, helmet) in &zombies {
         send(
             pos.0,
             id.get(),
+            layer,
             Some(ItemStack::new(helmet.kind.item(), 1, None)),
         );
     }

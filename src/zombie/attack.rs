@@ -18,7 +18,6 @@ use super::chase::{huntable, ZombieSet};
 use super::{Chase, Vitality, Zombie, ZombieKinds};
 use crate::config::{Config, ConfigChanged};
 use crate::player::{DamageCause, DamagePlayer, Dead, PlayerKill};
-use crate::world::Overworld;
 
 pub struct AttackPlugin;
 
@@ -224,7 +223,7 @@ fn players_hit_zombies(
         ),
         (With<Zombie>, Without<Dying>),
     >,
-    mut layers: Query<&mut EntityLayer, With<Overworld>>,
+    mut layers: Query<&mut EntityLayer>,
     mut kills: EventWriter<PlayerKill>,
     server: Res<Server>,
 ) {

@@ -1,7 +1,7 @@
 //! Zombies: bodies that walk the voxel world (`body`), find paths (`path`), pick and keep
 //! their targets (`chase`), move in hops with a watchdog (`hop`, `movement`), hold their heads
-//! (`look`), hit and get hit (`attack`), break wooden doors (`doors`), and act less often far
-//! from players (`lod`).
+//! (`look`), hit and get hit (`attack`), break wooden doors (`doors`), act less often far
+//! from players (`lod`), and are sent only to players within range (`tracking`).
 
 pub mod attack;
 pub mod body;
@@ -14,6 +14,7 @@ pub mod lod;
 mod look;
 mod movement;
 pub mod path;
+mod tracking;
 
 use valence::entity::zombie::ZombieEntityBundle;
 use valence::prelude::*;
@@ -37,6 +38,7 @@ impl Plugin for ZombiePlugin {
                 chase::ChasePlugin,
                 attack::AttackPlugin,
                 doors::DoorsPlugin,
+                tracking::TrackingPlugin,
             ));
     }
 }
