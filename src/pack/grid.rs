@@ -1,22 +1,22 @@
 //! A uniform grid over zombie positions, so a decision looks at its neighbourhood and never at
 //! every zombie.
 
-use std::collections::HashMap;
-
+use rustc_hash::FxHashMap;
 use valence::math::DVec2;
 
 /// Items bucketed by square cells of one size.
 #[derive(Debug, Clone)]
 pub struct SpatialGrid<T> {
     cell: f64,
-    cells: HashMap<(i32, i32), Vec<(T, DVec2)>>,
+    /// Fx-hashed: cells are looked up thousands of times a tick, by keys nobody chooses.
+    cells: FxHashMap<(i32, i32), Vec<(T, DVec2)>>,
 }
 
 impl<T: Copy> SpatialGrid<T> {
     pub fn new(cell: f64) -> Self {
         Self {
             cell: cell.max(1.0),
-            cells: HashMap::new(),
+            cells: FxHashMap::default(),
         }
     }
 

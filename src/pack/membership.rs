@@ -2,6 +2,7 @@
 //! nearest pack with room, or form one) and of members (stray away), on their activations.
 
 use bevy_ecs::query::Has;
+use rustc_hash::{FxHashMap, FxHashSet};
 use valence::math::DVec2;
 use valence::prelude::*;
 
@@ -56,6 +57,9 @@ pub(super) struct DecisionGrids {
     everyone_at: Option<u64>,
     loose: SpatialGrid<Entity>,
     packs: SpatialGrid<Candidate>,
+    /// The centroid of each materialised pack: every member measures its distance to it each
+    /// tick, and this small map is at hand where the map of all packs (ghosts too) is not.
+    centroids: FxHashMap<PackId, DVec2>,
     /// What one decision found near the zombie.
     nearby: Vec<(Entity, DVec2)>,
     near_packs: Vec<(Candidate, DVec2)>,
@@ -88,6 +92,7 @@ pub(super) fn member_decisions(
         everyone_at: None,
         loose: SpatialGrid::new(rules.cohesion_radius),
         packs: SpatialGrid::new(rules.cohesion_radius),
+        centroids: FxHashMap::default(),
         nearby: Vec::new(),
         near_packs: Vec::new(),
     });
@@ -107,7 +112,9 @@ pub(super) fn member_decisions(
         }
     }
     grids.packs.clear();
+    grids.centroids.clear();
     for p in packs.materialised() {
+        grids.centroids.insert(p.id, p.centroid);
         let candidate = Candidate {
             id: p.id,
             centroid: p.centroid,
@@ -118,7 +125,7 @@ pub(super) fn member_decisions(
     let scan = rules.scan_cap as usize;
     let mut joins: Vec<(Entity, PackId)> = Vec::new();
     let mut forming: Vec<Vec<Entity>> = Vec::new();
-    let mut claimed = std::collections::HashSet::new();
+    let mut claimed = FxHashSet::default();
     for (entity, pos, pursuing, mut brain) in &mut zombies {
         // A zombie acts only in entity-ticking chunks; elsewhere it is frozen.
         if !ticking.contains_block(pos.0) {
@@ -126,8 +133,11 @@ pub(super) fn member_decisions(
         }
         let at = flat(pos.0);
         let from_centroid = match brain.pack {
-            Some(id) => match packs.packs.get(&id) {
-                Some(pack) => Some(at.distance(pack.centroid)),
+            Some(id) => match grids.centroids.get(&id).copied().or_else(|| {
+                // Not materialised: the pack is gone, or a ghost (which has no members).
+                packs.packs.get(&id).map(|p| p.centroid)
+            }) {
+                Some(centroid) => Some(at.distance(centroid)),
                 None => {
                     brain.pack = None;
                     continue;

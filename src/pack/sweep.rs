@@ -87,6 +87,8 @@ pub(super) fn update_packs(
     let moving = rules.migrate_at_day || night;
     let packs = &mut *packs;
     let mut dissolved = Vec::new();
+    // Packs turned ghost or restored, for the index of materialised packs.
+    let mut turned = Vec::new();
 
     // Each pack is updated once per sweep interval, packs spread over its ticks so that the
     // cost is even rather than a spike every interval.
@@ -180,6 +182,7 @@ pub(super) fn update_packs(
                     }
                     pack.ghosted_at = Some(now);
                     pack.unticked_sweeps = 0;
+                    turned.push(id);
                     packs.stats.dematerialised += 1;
                 }
             }
@@ -196,6 +199,7 @@ pub(super) fn update_packs(
                     continue;
                 }
                 if restore(&mut commands, pack, layer_entity, layer, &kinds, rules) {
+                    turned.push(id);
                     packs.stats.restores += 1;
                     let sweeps = pack
                         .ghosted_at
@@ -224,7 +228,7 @@ pub(super) fn update_packs(
         }
     }
 
-    for id in due {
+    for id in turned {
         packs.note_state(id);
     }
     for id in dissolved {
