@@ -1,7 +1,8 @@
 //! Packs: loose zombies clump into packs that migrate by night on their own errand; a pack
 //! nobody can see becomes a ghost record and walks on coarsely until its area is watched again.
 //!
-//! The rules are plain functions (`rules`, `migration`, `ghost`); the systems are glue:
+//! The rules are plain functions (`rules`, `migration`, `ghost`, and `sleep`, the timetable
+//! that lets far ghosts sleep through sweeps); the systems are glue:
 //! `membership` (joining, forming, straying), `sweep` (each pack's update and visibility),
 //! `merge` and `restore`, over the state in `state`.
 //!
@@ -17,6 +18,7 @@ mod merge;
 pub mod migration;
 mod restore;
 pub mod rules;
+mod sleep;
 mod state;
 mod sweep;
 
@@ -65,6 +67,8 @@ impl Plugin for PackPlugin {
 /// `packs`: one line per pack, then the counters and the chunk latencies the grace must
 /// outlast.
 pub fn report(world: &mut World) -> String {
+    let now = world.resource::<Server>().current_tick() as u64;
+    world.resource_mut::<Packs>().catch_up_sleepers(now);
     let packs = world.resource::<Packs>();
     let chunks = world.resource::<ChunkLifecycle>();
     let mut lines: Vec<String> = packs.packs.values().map(|p| p.report()).collect();

@@ -6,11 +6,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use valence::math::DVec2;
 use valence::prelude::*;
 
+use crate::config::PackConfig;
 use crate::random::Stream;
 use crate::zombie::ZombieKinds;
 
-use super::ghost::GhostMember;
+use super::ghost::{drift, ghost_step, GhostMember};
 use super::migration::{arrived, dwell_ticks, next_leg};
+use super::sleep::{next_due, sleep_for, Region, Timetable};
 use super::PackId;
 
 /// Whether a pack has bodies in the world or only records.
@@ -51,6 +53,12 @@ pub struct Pack {
     pub(super) ghosted_at: Option<u64>,
     /// The waypoint last handed to members.
     pub(super) waypoint: Option<DVec2>,
+    /// The tick of the next sweep of this pack.
+    pub(super) next_due: u64,
+    /// The tick of the last sweep walked (`None` before the first).
+    pub(super) swept_at: Option<u64>,
+    /// Asleep (a ghost far from everyone), in this region of the sleep index.
+    pub(super) asleep_in: Option<Region>,
 }
 
 impl Pack {
@@ -84,6 +92,9 @@ impl Pack {
             restore_failures: 0,
             ghosted_at: None,
             waypoint: None,
+            next_due: 0,
+            swept_at: None,
+            asleep_in: None,
         }
     }
 
@@ -126,6 +137,25 @@ impl Pack {
         self.stuck = 0;
         self.best_distance = f64::INFINITY;
         self.dwell_until = None;
+    }
+
+    /// A ghost's sweep at `tick`: when packs migrate, it drifts towards its destination
+    /// (unless resting) and takes its migration step.
+    pub(super) fn ghost_walk(
+        &mut self,
+        tick: u64,
+        moving: bool,
+        rules: &crate::config::PackConfig,
+        tick_rate: f64,
+    ) {
+        if moving {
+            if self.dwell_until.is_none() {
+                let step = ghost_step(self.slowest_speed, rules, tick_rate);
+                self.centroid = drift(self.centroid, self.dest, step);
+            }
+            self.migrate(tick, rules);
+        }
+        self.swept_at = Some(tick);
     }
 
     /// One migration step at `now`: dwell, arrive, or check headway. `moving` is false by day
@@ -234,8 +264,9 @@ pub struct PackStats {
 }
 
 /// Every pack, by id. Packs are added and removed only through [`Packs`]' methods, which keep
-/// two indexes: the sweep slot of each pack, so that a tick finds the packs due without walking
-/// every ghost in the world, and which packs are materialised, for what looks only at those.
+/// two indexes: when each pack is next swept, so that a tick finds the packs due without
+/// walking every ghost in the world (and far ghosts sleep, see [`super::sleep`]), and which
+/// packs are materialised, for what looks only at those.
 #[derive(Resource, Debug, Default)]
 pub struct Packs {
     pub packs: BTreeMap<PackId, Pack>,
@@ -243,8 +274,10 @@ pub struct Packs {
     pub stats: PackStats,
     /// What the pack systems cost per tick, over the last minute.
     pub cost: CostWindow,
-    /// Pack ids by `id % slots.len()` (the sweep interval).
-    slots: Vec<Vec<PackId>>,
+    timetable: Timetable,
+    /// The rules and tick rate sweeps walk by, kept to walk a sleeper's missed sweeps as they
+    /// would have been, a reload notwithstanding.
+    walked_by: Option<(PackConfig, f64)>,
     materialised: BTreeSet<PackId>,
 }
 
@@ -292,10 +325,7 @@ pub(super) fn stop_clock(mut packs: ResMut<Packs>) {
 
 impl Packs {
     fn index(&mut self, id: PackId) {
-        if !self.slots.is_empty() {
-            let slot = (id % self.slots.len() as u64) as usize;
-            self.slots[slot].push(id);
-        }
+        self.timetable.added.push(id);
         self.note_state(id);
     }
 
@@ -311,27 +341,142 @@ impl Packs {
         }
     }
 
+    /// Removes a pack; its entries in the timetable are skipped from then on.
     pub(super) fn remove(&mut self, id: PackId) -> Option<Pack> {
         let pack = self.packs.remove(&id)?;
-        if !self.slots.is_empty() {
-            let slot = (id % self.slots.len() as u64) as usize;
-            self.slots[slot].retain(|p| *p != id);
+        if let Some(region) = pack.asleep_in {
+            self.timetable.forget_sleeper(id, region);
         }
         self.materialised.remove(&id);
         Some(pack)
     }
 
-    /// The packs due at tick `now` when each is updated once per `interval` ticks: those with
-    /// `(id + now) % interval == 0`.
-    pub(super) fn due(&mut self, now: u64, interval: u64) -> Vec<PackId> {
-        if self.slots.len() as u64 != interval {
-            // First use, or the interval was reloaded.
-            self.slots = vec![Vec::new(); interval as usize];
-            for &id in self.packs.keys() {
-                self.slots[(id % interval) as usize].push(id);
+    /// Begins tick `now`'s sweep: notes whether packs migrate; after a reload of the pack
+    /// rules or zombie types, walks every sleeper's missed sweeps by the rules they missed them
+    /// under and wakes it; wakes the sleepers near regions that just began entity-ticking
+    /// (`ticking`, given when the entity-ticking chunks changed); and returns the packs due.
+    pub(super) fn begin_sweep(
+        &mut self,
+        now: u64,
+        moving: bool,
+        reloaded: bool,
+        ticking: Option<impl Iterator<Item = ChunkPos>>,
+        rules: &PackConfig,
+        tick_rate: f64,
+    ) -> Vec<PackId> {
+        let mut woken = Vec::new();
+        if reloaded {
+            woken = self.timetable.wake_all();
+            for &(id, _) in &woken {
+                self.walk_missed(id, now);
+                if let Some(pack) = self.packs.get_mut(&id) {
+                    pack.asleep_in = None;
+                }
             }
         }
-        self.slots[((interval - now % interval) % interval) as usize].clone()
+        if reloaded || self.walked_by.is_none() {
+            self.walked_by = Some((rules.clone(), tick_rate));
+        }
+        let interval = rules.sweep_interval_ticks;
+        self.timetable.note_moving(now, moving, interval);
+        if let Some(chunks) = ticking {
+            woken.extend(self.timetable.watch(chunks));
+        }
+        let added = std::mem::take(&mut self.timetable.added);
+        for id in woken.into_iter().map(|(id, _)| id).chain(added) {
+            self.walk_missed(id, now);
+            if let Some(pack) = self.packs.get_mut(&id) {
+                pack.asleep_in = None;
+                pack.next_due = next_due(now, id, interval);
+                self.timetable.schedule(id, pack.next_due);
+            }
+        }
+        let mut due = self.timetable.take_due(now);
+        // A pack woken onto this tick may also have had it as its own.
+        due.sort_unstable();
+        due.dedup();
+        for &id in &due {
+            // A sleeper's turn came: it walks what it slept through first.
+            let Some(region) = self.packs.get(&id).and_then(|p| p.asleep_in) else {
+                continue;
+            };
+            if self.packs[&id].next_due <= now {
+                self.walk_missed(id, now);
+                self.timetable.forget_sleeper(id, region);
+                if let Some(pack) = self.packs.get_mut(&id) {
+                    pack.asleep_in = None;
+                }
+            }
+        }
+        due
+    }
+
+    /// Whether pack `id` is due at `now` (an entry of the timetable may be stale: the pack was
+    /// woken and rescheduled, or is already swept this tick).
+    pub(super) fn is_due(&self, id: PackId, now: u64) -> bool {
+        self.packs
+            .get(&id)
+            .is_some_and(|p| p.next_due <= now && p.swept_at != Some(now))
+    }
+
+    /// Schedules pack `id`'s next sweep after the one at `now`: the next interval, or a few
+    /// later for a ghost far from every entity-ticking chunk.
+    pub(super) fn schedule_next(
+        &mut self,
+        id: PackId,
+        now: u64,
+        rules: &PackConfig,
+        tick_rate: f64,
+    ) {
+        let Some(pack) = self.packs.get_mut(&id) else {
+            return;
+        };
+        pack.swept_at = Some(now);
+        let sweeps = if pack.state == PackState::Ghost && self.timetable.may_sleep(pack.centroid) {
+            sleep_for(ghost_step(pack.slowest_speed, rules, tick_rate), id)
+        } else {
+            1
+        };
+        if sweeps >= 2 {
+            pack.asleep_in = Some(self.timetable.fall_asleep(id, pack.centroid));
+        }
+        pack.next_due = now + sweeps.max(1) * rules.sweep_interval_ticks;
+        self.timetable.schedule(id, pack.next_due);
+    }
+
+    /// Walks the sweeps sleeping ghost `id` missed before `before`, by the rules in force.
+    fn walk_missed(&mut self, id: PackId, before: u64) {
+        let (Some(pack), Some((rules, tick_rate))) = (self.packs.get_mut(&id), &self.walked_by)
+        else {
+            return;
+        };
+        if pack.state != PackState::Ghost || pack.asleep_in.is_none() {
+            return;
+        }
+        let interval = rules.sweep_interval_ticks;
+        let Some(mut tick) = pack.swept_at.map(|t| t + interval) else {
+            return;
+        };
+        while tick < before {
+            // The log outlasts the longest sleep; a tick it lost counts as still.
+            let moving = self.timetable.moving_at(tick).unwrap_or(false);
+            pack.ghost_walk(tick, moving, rules, *tick_rate);
+            tick += interval;
+        }
+    }
+
+    /// Walks every sleeping ghost up to `now`, for what reads them (`packs`, the save); they
+    /// sleep on.
+    pub fn catch_up_sleepers(&mut self, now: u64) {
+        let sleepers: Vec<PackId> = self
+            .packs
+            .values()
+            .filter(|p| p.asleep_in.is_some())
+            .map(|p| p.id)
+            .collect();
+        for id in sleepers {
+            self.walk_missed(id, now);
+        }
     }
 
     /// The materialised packs.
@@ -466,6 +611,55 @@ mod tests {
         pack.migrate(until, &rules);
         assert_eq!(pack.leg, 2);
         assert!(pack.dwell_until.is_none());
+    }
+
+    #[test]
+    fn a_sleeping_ghost_walks_the_route_of_one_swept_every_time() {
+        let rules = PackConfig::default();
+        let kinds = ZombieKinds::new(&crate::config::ZombiesConfig::default().types);
+        let member = GhostMember {
+            kind: 0,
+            health: 20.0,
+            fire_ticks: 0,
+            helmet: None,
+        };
+        let (interval, tick_rate) = (rules.sweep_interval_ticks, 20.0);
+        // Night and day by turns, 1,000 ticks each, and a player far away the whole time.
+        let moving = |tick: u64| (tick / 1000).is_multiple_of(2);
+        let far = [ChunkPos::new(0, 0)];
+        let mut sleepy = Packs::default();
+        let id = sleepy.adopt_ghost(
+            DVec2::new(30_000.0, 0.0),
+            64.0,
+            vec![member; 24],
+            7,
+            &kinds,
+            &rules,
+        );
+        let mut awake = sleepy.packs[&id].clone();
+        let mut slept = 0;
+        for now in 1..20_000 {
+            let ticking = (now == 1).then(|| far.iter().copied());
+            for due in sleepy.begin_sweep(now, moving(now), false, ticking, &rules, tick_rate) {
+                if sleepy.is_due(due, now) {
+                    let pack = sleepy.packs.get_mut(&due).unwrap();
+                    pack.ghost_walk(now, moving(now), &rules, tick_rate);
+                    sleepy.schedule_next(due, now, &rules, tick_rate);
+                    slept += (sleepy.packs[&due].next_due - now) / interval - 1;
+                }
+            }
+            if (id + now).is_multiple_of(interval) {
+                awake.ghost_walk(now, moving(now), &rules, tick_rate);
+            }
+        }
+        assert!(slept > 500, "it slept through {slept} sweeps");
+        sleepy.catch_up_sleepers(20_000);
+        let (a, b) = (&sleepy.packs[&id], &awake);
+        assert_eq!(
+            (a.centroid, a.dest, a.leg, a.dwell_until, a.rng.draws()),
+            (b.centroid, b.dest, b.leg, b.dwell_until, b.rng.draws())
+        );
+        assert!(a.leg > 1, "the route had several legs");
     }
 
     #[test]

@@ -14,7 +14,7 @@ use crate::world::chunks::EntityTicking;
 use crate::world::Overworld;
 use crate::zombie::{Dying, Errand, Pursuing, Vitality, Zombie, ZombieKinds};
 
-use super::ghost::{drift, ghost_step, GhostMember};
+use super::ghost::GhostMember;
 use super::merge::merge_packs;
 use super::migration::waypoint;
 use super::restore::restore;
@@ -62,14 +62,30 @@ pub(super) fn update_packs(
     let rules = &config.pack;
     let now = server.current_tick() as u64;
     let tick_rate = server.tick_rate().get() as f64;
-    if reloads.iter().any(|c| c.touches("zombies.types")) {
-        // New speeds reach ghost packs too.
+    let reloads: Vec<&ConfigChanged> = reloads.iter().collect();
+    let new_types = reloads.iter().any(|c| c.touches("zombies.types"));
+    let reloaded = new_types || reloads.iter().any(|c| c.touches("pack"));
+    if now == 0 {
+        return;
+    }
+    // Weather is the world's, like the clock: a storm that hides the sun is night to packs.
+    let night = !clock.is_day() || (rules.migrate_in_storms && !weather.sun_is_up(&clock));
+    let moving = rules.migrate_at_day || night;
+    let due = packs.begin_sweep(
+        now,
+        moving,
+        reloaded,
+        ticking_chunks
+            .is_changed()
+            .then(|| ticking_chunks.0.iter().copied()),
+        rules,
+        tick_rate,
+    );
+    if new_types {
+        // New speeds reach ghost packs too (sleepers walked their missed sweeps first).
         for pack in packs.packs.values_mut() {
             pack.refresh_pace(&kinds);
         }
-    }
-    if now == 0 {
-        return;
     }
     let Ok((layer_entity, layer)) = layers.get_single() else {
         return;
@@ -82,18 +98,19 @@ pub(super) fn update_packs(
             (-1..=1).all(|dx| ticking(p + DVec3::new(dx as f64 * 16.0, 0.0, dz as f64 * 16.0)))
         })
     };
-    // Weather is the world's, like the clock: a storm that hides the sun is night to packs.
-    let night = !clock.is_day() || (rules.migrate_in_storms && !weather.sun_is_up(&clock));
-    let moving = rules.migrate_at_day || night;
     let packs = &mut *packs;
     let mut dissolved = Vec::new();
     // Packs turned ghost or restored, for the index of materialised packs.
     let mut turned = Vec::new();
 
     // Each pack is updated once per sweep interval, packs spread over its ticks so that the
-    // cost is even rather than a spike every interval.
-    let due = packs.due(now, rules.sweep_interval_ticks);
-    for &id in &due {
+    // cost is even rather than a spike every interval; far ghosts sleep through some.
+    let mut visited = Vec::with_capacity(due.len());
+    for id in due {
+        if !packs.is_due(id, now) {
+            continue;
+        }
+        visited.push(id);
         let Some(pack) = packs.packs.get_mut(&id) else {
             continue;
         };
@@ -187,13 +204,7 @@ pub(super) fn update_packs(
                 }
             }
             PackState::Ghost => {
-                if moving {
-                    if pack.dwell_until.is_none() {
-                        let step = ghost_step(pack.slowest_speed, rules, tick_rate);
-                        pack.centroid = drift(pack.centroid, pack.dest, step);
-                    }
-                    pack.migrate(now, rules);
-                }
+                pack.ghost_walk(now, moving, rules, tick_rate);
                 let here = DVec3::new(pack.centroid.x, pack.y, pack.centroid.y);
                 if !well_inside(here) {
                     continue;
@@ -230,6 +241,9 @@ pub(super) fn update_packs(
 
     for id in turned {
         packs.note_state(id);
+    }
+    for id in visited {
+        packs.schedule_next(id, now, rules, tick_rate);
     }
     for id in dissolved {
         if let Some(pack) = packs.remove(id) {

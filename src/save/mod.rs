@@ -245,6 +245,7 @@ pub fn snapshot_zombies(world: &mut World) -> zombies::SavedZombies {
         .filter(|(.., brain, _)| brain.is_none_or(|b| b.pack.is_none()))
         .map(|(z, p, v, f, h, _, hunt)| record(z, p, v, f, h, hunt, true))
         .collect();
+    world.resource_mut::<Packs>().catch_up_sleepers(now);
     let packs = world.resource::<Packs>();
     let saved_packs = packs
         .packs
