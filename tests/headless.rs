@@ -269,6 +269,12 @@ fn a_player_is_sent_the_zombies_within_tracking_range_only() {
     step(&mut h);
     let layer_of = |h: &Harness| h.app.world.get::<EntityLayerId>(near).unwrap().0;
     let first_layer = layer_of(&h);
+    let layers_before: Vec<Entity> = h
+        .app
+        .world
+        .query_filtered::<Entity, With<EntityLayer>>()
+        .iter(&h.app.world)
+        .collect();
     h.run("time set 14000");
     h.app.world.get_mut::<Errand>(near).unwrap().0 = Some(spawn);
     let (mut spawned, mut destroyed) = (Vec::new(), Vec::new());
@@ -284,6 +290,10 @@ fn a_player_is_sent_the_zombies_within_tracking_range_only() {
         layer_of(&h),
         first_layer,
         "the zombie did not walk to the next area"
+    );
+    assert!(
+        !layers_before.contains(&layer_of(&h)),
+        "the next area had a layer already: this crossing does not test a fresh one"
     );
     let (s, d) = step(&mut h);
     spawned.extend(s);

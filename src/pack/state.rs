@@ -387,7 +387,13 @@ impl Packs {
             self.walk_missed(id, now);
             if let Some(pack) = self.packs.get_mut(&id) {
                 pack.asleep_in = None;
-                pack.next_due = next_due(now, id, interval);
+                // On its own rhythm: the first of its sweeps from now on.
+                pack.next_due = match pack.swept_at {
+                    Some(last) => {
+                        last + interval * (now.saturating_sub(last)).div_ceil(interval).max(1)
+                    }
+                    None => next_due(now, id, interval),
+                };
                 self.timetable.schedule(id, pack.next_due);
             }
         }
@@ -627,6 +633,7 @@ mod tests {
         // Night and day by turns, 1,000 ticks each, and a player far away the whole time.
         let moving = |tick: u64| (tick / 1000).is_multiple_of(2);
         let far = [ChunkPos::new(0, 0)];
+        let chunk_at = |p: DVec2| ChunkPos::new((p.x / 16.0) as i32, (p.y / 16.0) as i32);
         let mut sleepy = Packs::default();
         let id = sleepy.adopt_ghost(
             DVec2::new(30_000.0, 0.0),
@@ -639,8 +646,33 @@ mod tests {
         let mut awake = sleepy.packs[&id].clone();
         let mut slept = 0;
         for now in 1..20_000 {
-            let ticking = (now == 1).then(|| far.iter().copied());
-            for due in sleepy.begin_sweep(now, moving(now), false, ticking, &rules, tick_rate) {
+            // A player comes near at 7,000 (waking it) and leaves at 9,000; at 13,000 a
+            // reload wakes every sleeper.
+            let near = [chunk_at(
+                sleepy.packs[&id].centroid + DVec2::new(300.0, 0.0),
+            )];
+            let was_asleep = sleepy.packs[&id].asleep_in.is_some();
+            let ticking = match now {
+                1 | 9_000 => Some(far.to_vec()),
+                7_000 => Some(near.to_vec()),
+                _ => None,
+            };
+            let reload = now == 13_000;
+            let due = sleepy.begin_sweep(
+                now,
+                moving(now),
+                reload,
+                ticking.map(|c| c.into_iter()),
+                &rules,
+                tick_rate,
+            );
+            if now == 7_000 || reload {
+                assert!(
+                    was_asleep && sleepy.packs[&id].asleep_in.is_none(),
+                    "woken at {now}"
+                );
+            }
+            for due in due {
                 if sleepy.is_due(due, now) {
                     let pack = sleepy.packs.get_mut(&due).unwrap();
                     pack.ghost_walk(now, moving(now), &rules, tick_rate);

@@ -65,6 +65,9 @@ pub(super) fn update_packs(
     let reloads: Vec<&ConfigChanged> = reloads.iter().collect();
     let new_types = reloads.iter().any(|c| c.touches("zombies.types"));
     let reloaded = new_types || reloads.iter().any(|c| c.touches("pack"));
+    let Ok((layer_entity, layer)) = layers.get_single() else {
+        return;
+    };
     if now == 0 {
         return;
     }
@@ -87,9 +90,6 @@ pub(super) fn update_packs(
             pack.refresh_pace(&kinds);
         }
     }
-    let Ok((layer_entity, layer)) = layers.get_single() else {
-        return;
-    };
     let ticking = |p: DVec3| ticking_chunks.contains_block(p);
     // A ghost comes back only a chunk inside the ticking area, so that one drifting along
     // its edge does not flicker in and out.

@@ -101,24 +101,32 @@ struct Sight {
 
 /// Drops the layers of areas that have held no zombie for a sweep, so wandering does not
 /// leave layers behind. Runs before zombies are filed: a layer empty now was empty all the
-/// last tick.
+/// last tick. A zombie waiting to enter a fresh layer is still in its old one, though it
+/// stands outside that area: its old area is kept.
 fn drop_empty_areas(
     mut commands: Commands,
     mut areas: ResMut<AreaLayers>,
     layers: Query<&EntityLayer>,
+    filed: Query<&InArea>,
     server: Res<Server>,
 ) {
     areas.changed = false;
     if server.current_tick() % SWEEP_TICKS != 0 {
         return;
     }
+    let kept: Vec<Area> = areas
+        .waiting
+        .iter()
+        .filter_map(|&zombie| filed.get(zombie).ok().map(|f| f.0))
+        .collect();
     let empty: Vec<Area> = areas
         .layers
         .iter()
         .filter(|(area, &layer)| {
-            layers
-                .get(layer)
-                .is_ok_and(|l| area.chunks().all(|c| l.entities_at(c).next().is_none()))
+            !kept.contains(area)
+                && layers
+                    .get(layer)
+                    .is_ok_and(|l| area.chunks().all(|c| l.entities_at(c).next().is_none()))
         })
         .map(|(&area, _)| area)
         .collect();
