@@ -366,12 +366,10 @@ impl Packs {
     ) -> Vec<PackId> {
         let mut woken = Vec::new();
         if reloaded {
+            // Walked by the rules they slept under, before those change below.
             woken = self.timetable.wake_all();
             for &(id, _) in &woken {
-                self.walk_missed(id, now);
-                if let Some(pack) = self.packs.get_mut(&id) {
-                    pack.asleep_in = None;
-                }
+                self.wake(id, now);
             }
         }
         if reloaded || self.walked_by.is_none() {
@@ -384,9 +382,8 @@ impl Packs {
         }
         let added = std::mem::take(&mut self.timetable.added);
         for id in woken.into_iter().map(|(id, _)| id).chain(added) {
-            self.walk_missed(id, now);
+            self.wake(id, now);
             if let Some(pack) = self.packs.get_mut(&id) {
-                pack.asleep_in = None;
                 // On its own rhythm: the first of its sweeps from now on.
                 pack.next_due = match pack.swept_at {
                     Some(last) => {
@@ -403,18 +400,20 @@ impl Packs {
         due.dedup();
         for &id in &due {
             // A sleeper's turn came: it walks what it slept through first.
-            let Some(region) = self.packs.get(&id).and_then(|p| p.asleep_in) else {
-                continue;
-            };
-            if self.packs[&id].next_due <= now {
-                self.walk_missed(id, now);
-                self.timetable.forget_sleeper(id, region);
-                if let Some(pack) = self.packs.get_mut(&id) {
-                    pack.asleep_in = None;
-                }
+            if self.packs.get(&id).is_some_and(|p| p.next_due <= now) {
+                self.wake(id, now);
             }
         }
         due
+    }
+
+    /// Wakes pack `id` if it sleeps: it walks the sweeps it missed before `now` and leaves the
+    /// sleep index.
+    fn wake(&mut self, id: PackId, now: u64) {
+        self.walk_missed(id, now);
+        if let Some(region) = self.packs.get_mut(&id).and_then(|p| p.asleep_in.take()) {
+            self.timetable.forget_sleeper(id, region);
+        }
     }
 
     /// Whether pack `id` is due at `now` (an entry of the timetable may be stale: the pack was

@@ -159,42 +159,68 @@ fn file_zombies(
     mut areas: ResMut<AreaLayers>,
     server: Res<Server>,
 ) {
-    let areas = &mut *areas;
     areas.fresh.clear();
-    let waiting = std::mem::take(&mut areas.waiting);
-    let moved = zombies
-        .iter()
-        .filter(|(_, pos, ..)| pos.is_changed())
-        .map(|(zombie, ..)| zombie)
-        .collect::<Vec<_>>();
-    for zombie in waiting.into_iter().chain(moved) {
-        let Ok((_, pos, mut layer_id, filed)) = zombies.get_mut(zombie) else {
-            continue;
-        };
-        let area = Area::of(pos.0);
-        if filed.as_ref().is_some_and(|f| f.0 == area) {
-            continue;
+    for zombie in std::mem::take(&mut areas.waiting) {
+        if let Ok((_, pos, layer_id, filed)) = zombies.get_mut(zombie) {
+            file(
+                zombie,
+                pos.0,
+                layer_id,
+                filed,
+                &mut areas,
+                &mut commands,
+                &server,
+            );
         }
-        let layer = match areas.layers.get(&area) {
-            Some(&layer) => layer,
-            None => {
-                let layer = commands.spawn(EntityLayer::new(&server)).id();
-                areas.layers.insert(area, layer);
-                areas.fresh.push(area);
-                areas.changed = true;
-                layer
-            }
-        };
-        match filed {
-            Some(_) if areas.fresh.contains(&area) => areas.waiting.push(zombie),
-            Some(mut filed) => {
-                filed.0 = area;
-                layer_id.0 = layer;
-            }
-            None => {
-                commands.entity(zombie).insert(InArea(area));
-                layer_id.0 = layer;
-            }
+    }
+    for (zombie, pos, layer_id, filed) in &mut zombies {
+        if pos.is_changed() {
+            file(
+                zombie,
+                pos.0,
+                layer_id,
+                filed,
+                &mut areas,
+                &mut commands,
+                &server,
+            );
+        }
+    }
+}
+
+/// Files one zombie standing at `pos` (see [`file_zombies`]).
+fn file(
+    zombie: Entity,
+    pos: DVec3,
+    mut layer_id: Mut<EntityLayerId>,
+    filed: Option<Mut<InArea>>,
+    areas: &mut AreaLayers,
+    commands: &mut Commands,
+    server: &Server,
+) {
+    let area = Area::of(pos);
+    if filed.as_ref().is_some_and(|f| f.0 == area) {
+        return;
+    }
+    let layer = match areas.layers.get(&area) {
+        Some(&layer) => layer,
+        None => {
+            let layer = commands.spawn(EntityLayer::new(server)).id();
+            areas.layers.insert(area, layer);
+            areas.fresh.push(area);
+            areas.changed = true;
+            layer
+        }
+    };
+    match filed {
+        Some(_) if areas.fresh.contains(&area) => areas.waiting.push(zombie),
+        Some(mut filed) => {
+            filed.0 = area;
+            layer_id.0 = layer;
+        }
+        None => {
+            commands.entity(zombie).insert(InArea(area));
+            layer_id.0 = layer;
         }
     }
 }
