@@ -360,28 +360,34 @@ pub(super) fn drop_unviewed_chunks(
     }
 }
 
-/// Recomputes [`EntityTicking`] from the players' chunks.
+/// Recomputes [`EntityTicking`] from the players' chunks. The set is replaced only when it
+/// differs: readers that rebuild on a change (the packs' sleep index) then do so when a player
+/// crosses a chunk or a chunk loads, not every tick.
 pub fn mark_entity_ticking(
     players: Query<&Position, With<Client>>,
     layers: Query<&ChunkLayer, With<Overworld>>,
     mut ticking: ResMut<EntityTicking>,
+    mut scratch: Local<FxHashSet<ChunkPos>>,
     config: Res<Config>,
 ) {
     let Ok(layer) = layers.get_single() else {
         return;
     };
     let radius = (config.lod.quarter_radius / 16.0).ceil() as i32;
-    ticking.0.clear();
+    scratch.clear();
     for pos in &players {
         let centre = ChunkPos::from_pos(pos.0);
         for dz in -radius..=radius {
             for dx in -radius..=radius {
                 let chunk = ChunkPos::new(centre.x + dx, centre.z + dz);
                 if dx * dx + dz * dz <= radius * radius && layer.chunk(chunk).is_some() {
-                    ticking.0.insert(chunk);
+                    scratch.insert(chunk);
                 }
             }
         }
+    }
+    if ticking.0 != *scratch {
+        std::mem::swap(&mut ticking.0, &mut scratch);
     }
 }
 
