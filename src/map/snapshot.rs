@@ -1,7 +1,7 @@
 //! What the page shows, as the tick sees it once per publish interval: cheap copies here, JSON
 //! later on the map's own thread. The field names are the `/api/state` API.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use serde::Serialize;
 
@@ -103,14 +103,14 @@ pub struct Trails {
 impl Trails {
     /// Adds each pack's point, keeps at most `keep` per pack, forgets packs that are gone.
     pub fn record<'a>(&mut self, packs: impl Iterator<Item = &'a Pack>, keep: usize) {
-        let mut seen = Vec::new();
+        let mut seen = HashSet::new();
         for pack in packs {
             let trail = self.points.entry(pack.id).or_default();
             trail.push_back([pack.centroid.x, pack.centroid.y]);
             while trail.len() > keep {
                 trail.pop_front();
             }
-            seen.push(pack.id);
+            seen.insert(pack.id);
         }
         self.points.retain(|id, _| seen.contains(id));
     }
