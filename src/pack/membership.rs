@@ -47,7 +47,7 @@ pub(super) fn give_brains(
     }
 }
 
-/// Spatial indexes rebuilt each tick: every zombie (for counting neighbours), the loose ones
+/// Spatial indexes refilled each tick: every zombie (for counting neighbours), the loose ones
 /// free to form a pack, and materialised packs by centroid, so one decision looks at a
 /// bounded neighbourhood.
 pub(super) struct DecisionGrids {
@@ -56,13 +56,16 @@ pub(super) struct DecisionGrids {
     everyone: SpatialGrid<Entity>,
     everyone_at: Option<u64>,
     loose: SpatialGrid<Entity>,
-    packs: SpatialGrid<Candidate>,
-    /// The centroid of each materialised pack: every member measures its distance to it each
-    /// tick, and this small map is at hand where the map of all packs (ghosts too) is not.
+    /// Filled only on a tick someone decides.
+    packs: SpatialGrid<PackId>,
+    /// The materialised packs' centroids, copied from their index into a hash map: every
+    /// member looks its pack up here each tick.
     centroids: FxHashMap<PackId, DVec2>,
+    /// The zombies whose turn it is to decide this tick, where they stand.
+    deciders: Vec<(Entity, DVec2)>,
     /// What one decision found near the zombie.
     nearby: Vec<(Entity, DVec2)>,
-    near_packs: Vec<(Candidate, DVec2)>,
+    near_packs: Vec<(PackId, DVec2)>,
 }
 
 /// Each zombie in an entity-ticking chunk is activated once a tick: a member that strays past
@@ -93,45 +96,34 @@ pub(super) fn member_decisions(
         loose: SpatialGrid::new(rules.cohesion_radius),
         packs: SpatialGrid::new(rules.cohesion_radius),
         centroids: FxHashMap::default(),
+        deciders: Vec::new(),
         nearby: Vec::new(),
         near_packs: Vec::new(),
     });
     let divisor = rules.decision_divisor as u64;
-    let fresh = grids.everyone_at.is_some_and(|at| now < at + divisor);
-    if !fresh {
+    let fill_everyone = grids.everyone_at.is_none_or(|at| now >= at + divisor);
+    if fill_everyone {
         grids.everyone.clear();
-        for (entity, pos, ..) in &zombies {
-            grids.everyone.insert(entity, flat(pos.0));
-        }
         grids.everyone_at = Some(now);
     }
     grids.loose.clear();
-    for (entity, pos, pursuing, brain) in &zombies {
-        if brain.pack.is_none() && !pursuing {
-            grids.loose.insert(entity, flat(pos.0));
-        }
-    }
-    grids.packs.clear();
     grids.centroids.clear();
-    for p in packs.materialised() {
-        grids.centroids.insert(p.id, p.centroid);
-        let candidate = Candidate {
-            id: p.id,
-            centroid: p.centroid,
-            size: p.members.len(),
-        };
-        grids.packs.insert(candidate, p.centroid);
-    }
-    let scan = rules.scan_cap as usize;
-    let mut joins: Vec<(Entity, PackId)> = Vec::new();
-    let mut forming: Vec<Vec<Entity>> = Vec::new();
-    let mut claimed = FxHashSet::default();
+    grids.centroids.extend(packs.materialised_centroids());
+    // One walk over every zombie fills the grids and runs the counters; the few zombies whose
+    // turn it is to decide do so after it, when the grids are whole.
+    grids.deciders.clear();
     for (entity, pos, pursuing, mut brain) in &mut zombies {
+        let at = flat(pos.0);
+        if fill_everyone {
+            grids.everyone.insert(entity, at);
+        }
+        if brain.pack.is_none() && !pursuing {
+            grids.loose.insert(entity, at);
+        }
         // A zombie acts only in entity-ticking chunks; elsewhere it is frozen.
         if !ticking.contains_block(pos.0) {
             continue;
         }
-        let at = flat(pos.0);
         let from_centroid = match brain.pack {
             Some(id) => match grids.centroids.get(&id).copied().or_else(|| {
                 // Not materialised: the pack is gone, or a ghost (which has no members).
@@ -156,38 +148,60 @@ pub(super) fn member_decisions(
                     pack.members.retain(|m| *m != entity);
                 }
             }
-            Step::Decide if !claimed.contains(&entity) => {
-                let nearby = &mut grids.nearby;
-                grids.everyone.near(at, rules.cohesion_radius, scan, nearby);
-                let neighbours = nearby.iter().filter(|(e, _)| *e != entity).count();
-                if !considers_packs(neighbours, rules) {
-                    continue;
-                }
-                grids
-                    .packs
-                    .near(at, rules.cohesion_radius, scan, &mut grids.near_packs);
-                let candidates: Vec<Candidate> = grids.near_packs.iter().map(|(c, _)| *c).collect();
-                if let Some(id) = pack_to_join(at, &candidates, rules) {
-                    joins.push((entity, id));
-                    claimed.insert(entity);
-                    continue;
-                }
-                grids.loose.near(at, rules.cohesion_radius, scan, nearby);
-                let loose: Vec<Entity> = nearby
-                    .iter()
-                    .map(|(e, _)| *e)
-                    .filter(|e| *e != entity && !claimed.contains(e))
-                    .collect();
-                if forms_pack(loose.len(), rules) {
-                    let mut group = vec![entity];
-                    group.extend(loose.into_iter().take(rules.max_size as usize - 1));
-                    claimed.extend(group.iter().copied());
-                    forming.push(group);
-                }
-            }
-            Step::Decide => {}
+            Step::Decide => grids.deciders.push((entity, at)),
         }
     }
+
+    let scan = rules.scan_cap as usize;
+    if !grids.deciders.is_empty() {
+        grids.packs.clear();
+        for (id, centroid) in packs.materialised_centroids() {
+            grids.packs.insert(id, centroid);
+        }
+    }
+    let mut joins: Vec<(Entity, PackId)> = Vec::new();
+    let mut forming: Vec<Vec<Entity>> = Vec::new();
+    let mut claimed = FxHashSet::default();
+    for &(entity, at) in &grids.deciders {
+        if claimed.contains(&entity) {
+            continue;
+        }
+        let nearby = &mut grids.nearby;
+        grids.everyone.near(at, rules.cohesion_radius, scan, nearby);
+        let neighbours = nearby.iter().filter(|(e, _)| *e != entity).count();
+        if !considers_packs(neighbours, rules) {
+            continue;
+        }
+        grids
+            .packs
+            .near(at, rules.cohesion_radius, scan, &mut grids.near_packs);
+        let candidates: Vec<Candidate> = grids
+            .near_packs
+            .iter()
+            .filter_map(|&(id, centroid)| {
+                let size = packs.packs.get(&id)?.members.len();
+                Some(Candidate { id, centroid, size })
+            })
+            .collect();
+        if let Some(id) = pack_to_join(at, &candidates, rules) {
+            joins.push((entity, id));
+            claimed.insert(entity);
+            continue;
+        }
+        grids.loose.near(at, rules.cohesion_radius, scan, nearby);
+        let loose: Vec<Entity> = nearby
+            .iter()
+            .map(|(e, _)| *e)
+            .filter(|e| *e != entity && !claimed.contains(e))
+            .collect();
+        if forms_pack(loose.len(), rules) {
+            let mut group = vec![entity];
+            group.extend(loose.into_iter().take(rules.max_size as usize - 1));
+            claimed.extend(group.iter().copied());
+            forming.push(group);
+        }
+    }
+
     for (entity, id) in joins {
         let Some(pack) = packs.packs.get_mut(&id) else {
             continue;

@@ -71,7 +71,9 @@ pub fn report(world: &mut World) -> String {
     world.resource_mut::<Packs>().catch_up_sleepers(now);
     let packs = world.resource::<Packs>();
     let chunks = world.resource::<ChunkLifecycle>();
-    let mut lines: Vec<String> = packs.packs.values().map(|p| p.report()).collect();
+    let mut by_id: Vec<&Pack> = packs.packs.values().collect();
+    by_id.sort_unstable_by_key(|p| p.id);
+    let mut lines: Vec<String> = by_id.into_iter().map(Pack::report).collect();
     lines.push(format!(
         "{} {} {}",
         packs.summary(),

@@ -1,8 +1,8 @@
 //! The packs themselves: each pack's state and migration step, the table of all packs with
 //! their counters, and what the pack systems cost.
 
-use std::collections::{BTreeMap, BTreeSet};
-
+use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
 use valence::math::DVec2;
 use valence::prelude::*;
 
@@ -266,10 +266,12 @@ pub struct PackStats {
 /// Every pack, by id. Packs are added and removed only through [`Packs`]' methods, which keep
 /// two indexes: when each pack is next swept, so that a tick finds the packs due without
 /// walking every ghost in the world (and far ghosts sleep, see [`super::sleep`]), and which
-/// packs are materialised, for what looks only at those.
+/// packs are materialised, with their centroids, for what looks only at those (every member
+/// measures its distance to its pack's centroid each tick: this small map is warm where the
+/// map of every pack is not).
 #[derive(Resource, Debug, Default)]
 pub struct Packs {
-    pub packs: BTreeMap<PackId, Pack>,
+    pub packs: FxHashMap<PackId, Pack>,
     pub next_id: PackId,
     pub stats: PackStats,
     /// What the pack systems cost per tick, over the last minute.
@@ -278,7 +280,7 @@ pub struct Packs {
     /// The rules and tick rate sweeps walk by, kept to walk a sleeper's missed sweeps as they
     /// would have been, a reload notwithstanding.
     walked_by: Option<(PackConfig, f64)>,
-    materialised: BTreeSet<PackId>,
+    materialised: BTreeMap<PackId, DVec2>,
 }
 
 /// Milliseconds per tick of the pack systems over a sliding window.
@@ -329,11 +331,12 @@ impl Packs {
         self.note_state(id);
     }
 
-    /// Keeps the materialised index in step after a pack's state may have changed.
+    /// Keeps the materialised index in step after a pack's state or centroid may have
+    /// changed.
     pub(super) fn note_state(&mut self, id: PackId) {
-        match self.packs.get(&id).map(|p| p.state) {
-            Some(PackState::Materialised) => {
-                self.materialised.insert(id);
+        match self.packs.get(&id).map(|p| (p.state, p.centroid)) {
+            Some((PackState::Materialised, centroid)) => {
+                self.materialised.insert(id, centroid);
             }
             _ => {
                 self.materialised.remove(&id);
@@ -486,7 +489,12 @@ impl Packs {
 
     /// The materialised packs.
     pub fn materialised(&self) -> impl Iterator<Item = &Pack> {
-        self.materialised.iter().filter_map(|id| self.packs.get(id))
+        self.materialised.keys().filter_map(|id| self.packs.get(id))
+    }
+
+    /// The materialised packs' centroids, as of their last sweep.
+    pub(super) fn materialised_centroids(&self) -> impl Iterator<Item = (PackId, DVec2)> + '_ {
+        self.materialised.iter().map(|(id, c)| (*id, *c))
     }
 
     pub fn ghost_members(&self) -> usize {

@@ -84,6 +84,7 @@ pub(super) fn update_packs(
         rules,
         tick_rate,
     );
+
     if new_types {
         // New speeds reach ghost packs too (sleepers walked their missed sweeps first).
         for pack in packs.packs.values_mut() {
@@ -100,8 +101,9 @@ pub(super) fn update_packs(
     };
     let packs = &mut *packs;
     let mut dissolved = Vec::new();
-    // Packs turned ghost or restored, for the index of materialised packs.
-    let mut turned = Vec::new();
+    // Packs that turned ghost, came back or moved their centroid, for the index of
+    // materialised packs.
+    let mut noted = Vec::new();
 
     // Each pack is updated once per sweep interval, packs spread over its ticks so that the
     // cost is even rather than a spike every interval; far ghosts sleep through some.
@@ -144,6 +146,7 @@ pub(super) fn update_packs(
                     pack.centroid = centroid(in_formation.iter().map(|p| flat(*p)));
                     pack.y =
                         in_formation.iter().map(|p| p.y).sum::<f64>() / in_formation.len() as f64;
+                    noted.push(id);
                 }
                 if pack.members.len() < rules.min_size as usize {
                     pack.below_min_since.get_or_insert(now);
@@ -199,7 +202,7 @@ pub(super) fn update_packs(
                     }
                     pack.ghosted_at = Some(now);
                     pack.unticked_sweeps = 0;
-                    turned.push(id);
+                    noted.push(id);
                     packs.stats.dematerialised += 1;
                 }
             }
@@ -210,7 +213,7 @@ pub(super) fn update_packs(
                     continue;
                 }
                 if restore(&mut commands, pack, layer_entity, layer, &kinds, rules) {
-                    turned.push(id);
+                    noted.push(id);
                     packs.stats.restores += 1;
                     let sweeps = pack
                         .ghosted_at
@@ -239,7 +242,7 @@ pub(super) fn update_packs(
         }
     }
 
-    for id in turned {
+    for id in noted {
         packs.note_state(id);
     }
     for id in visited {
@@ -260,9 +263,11 @@ pub(super) fn update_packs(
             }
         }
     }
+
     if now.is_multiple_of(rules.sweep_interval_ticks) {
         merged.send_batch(merge_packs(packs, &mut zombies, rules));
     }
+
     if now.is_multiple_of(rules.sweep_interval_ticks * 60) && !packs.packs.is_empty() {
         info!("{}", packs.summary());
     }

@@ -17,7 +17,7 @@ use crate::config::{Config, HuntPreset};
 use crate::daylight::{Burning, Helmet, Phase, WorldPhase};
 use crate::hunt::{HuntZombie, Hunts, Round};
 use crate::pack::ghost::GhostMember;
-use crate::pack::{PackBrain, PackState, Packs};
+use crate::pack::{Pack, PackBrain, PackState, Packs};
 use crate::player::{Health, MAX_HEALTH};
 use crate::random::Stream;
 use crate::time::WorldClock;
@@ -247,9 +247,10 @@ pub fn snapshot_zombies(world: &mut World) -> zombies::SavedZombies {
         .collect();
     world.resource_mut::<Packs>().catch_up_sleepers(now);
     let packs = world.resource::<Packs>();
-    let saved_packs = packs
-        .packs
-        .values()
+    let mut by_id: Vec<&Pack> = packs.packs.values().collect();
+    by_id.sort_unstable_by_key(|p| p.id);
+    let saved_packs = by_id
+        .into_iter()
         .map(|pack| zombies::SavedPack {
             id: pack.id,
             centroid: pack.centroid,
