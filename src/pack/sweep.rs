@@ -42,6 +42,29 @@ pub(super) type Members<'w, 's> = Query<
     Without<Dying>,
 >;
 
+/// What a sweep sees of a materialised pack's members.
+#[derive(Default)]
+struct Formation {
+    /// Where the members not chasing anyone stand.
+    in_formation: Vec<DVec3>,
+    /// Whether any member stands in an entity-ticking chunk.
+    seen: bool,
+}
+
+impl Formation {
+    /// Counts `member` in if it still lives; returns whether it does.
+    fn add(&mut self, zombies: &Members, member: Entity, ticking: impl Fn(DVec3) -> bool) -> bool {
+        let Ok((_, pos, _, _, pursuing, ..)) = zombies.get(member) else {
+            return false;
+        };
+        self.seen |= ticking(pos.0);
+        if !pursuing {
+            self.in_formation.push(pos.0);
+        }
+        true
+    }
+}
+
 /// Once per sweep interval for each pack: centroid, dissolving, migration, and the
 /// visibility sweep that turns unseen packs into ghosts and brings watched ghosts back; then
 /// merging.
@@ -118,7 +141,10 @@ pub(super) fn update_packs(
         };
         match pack.state {
             PackState::Materialised => {
-                pack.members.retain(|m| zombies.get(*m).is_ok());
+                // One look at each member: gone ones leave the list; the rest give the
+                // formation (members not chasing anyone) and whether any is watched.
+                let mut look = Formation::default();
+                pack.members.retain(|m| look.add(&zombies, *m, ticking));
                 // A lowered max_size (a reload) trims the pack by the leave rule: the members
                 // farthest from the centroid leave; nobody is removed from the world.
                 if pack.members.len() > rules.max_size as usize {
@@ -134,14 +160,12 @@ pub(super) fn update_packs(
                             brain.pack = None;
                         }
                     }
+                    look = Formation::default();
+                    for m in &pack.members {
+                        look.add(&zombies, *m, ticking);
+                    }
                 }
-                let in_formation: Vec<DVec3> = pack
-                    .members
-                    .iter()
-                    .filter_map(|m| zombies.get(*m).ok())
-                    .filter(|(_, _, _, _, pursuing, ..)| !pursuing)
-                    .map(|(_, p, ..)| p.0)
-                    .collect();
+                let Formation { in_formation, seen } = look;
                 if !in_formation.is_empty() {
                     pack.centroid = centroid(in_formation.iter().map(|p| flat(*p)));
                     pack.y =
@@ -158,10 +182,6 @@ pub(super) fn update_packs(
                     continue;
                 }
                 // Unwatched members are frozen: their pack waits rather than counting as stuck.
-                let seen = pack
-                    .members
-                    .iter()
-                    .any(|m| zombies.get(*m).is_ok_and(|(_, p, ..)| ticking(p.0)));
                 if moving && seen {
                     pack.migrate(now, rules);
                 }
