@@ -148,7 +148,8 @@ fn soak_hundreds_of_zombies_for_thousands_of_ticks_lose_and_duplicate_nobody() {
             .resource::<Packs>()
             .packs
             .values()
-            .find(|p| p.state == PackState::Ghost)
+            .filter(|p| p.state == PackState::Ghost)
+            .min_by_key(|p| p.id)
             .map(|p| (p.id, p.centroid, p.y));
         let Some((id, at, y)) = ghost else {
             break;

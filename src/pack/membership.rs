@@ -47,9 +47,9 @@ pub(super) fn give_brains(
     }
 }
 
-/// Spatial indexes refilled each tick: every zombie (for counting neighbours), the loose ones
-/// free to form a pack, and materialised packs by centroid, so one decision looks at a
-/// bounded neighbourhood.
+/// Spatial indexes, so one decision looks at a bounded neighbourhood: every zombie (for
+/// counting neighbours), the loose ones free to form a pack, and materialised packs by
+/// centroid.
 pub(super) struct DecisionGrids {
     /// Rebuilt once per `decision_divisor` ticks: neighbours are counted, and a zombie moves
     /// a fraction of a block a tick.

@@ -74,6 +74,7 @@ pub(super) fn update_packs(
     layers: Query<(Entity, &ChunkLayer), With<Overworld>>,
     mut packs: ResMut<Packs>,
     ticking_chunks: Res<EntityTicking>,
+    mut ticking_news: Local<bool>,
     kinds: Res<ZombieKinds>,
     mut reloads: EventReader<ConfigChanged>,
     mut merged: EventWriter<PacksMerged>,
@@ -88,6 +89,8 @@ pub(super) fn update_packs(
     let reloads: Vec<&ConfigChanged> = reloads.iter().collect();
     let new_types = reloads.iter().any(|c| c.touches("zombies.types"));
     let reloaded = new_types || reloads.iter().any(|c| c.touches("pack"));
+    // A change to the entity-ticking chunks on a tick with no sweep is news for the next.
+    *ticking_news |= ticking_chunks.is_changed();
     let Ok((layer_entity, layer)) = layers.get_single() else {
         return;
     };
@@ -101,9 +104,7 @@ pub(super) fn update_packs(
         now,
         moving,
         reloaded,
-        ticking_chunks
-            .is_changed()
-            .then(|| ticking_chunks.0.iter().copied()),
+        std::mem::take(&mut *ticking_news).then(|| ticking_chunks.0.iter().copied()),
         rules,
         tick_rate,
     );
