@@ -32,6 +32,58 @@ pub fn drift(at: DVec2, dest: DVec2, step: f64) -> DVec2 {
     }
 }
 
+/// A straight stretch of a ghost's migration: sweeps in a row on which it only drifts closer,
+/// and its progress counters after them (see [`glide`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Glide {
+    pub sweeps: u64,
+    pub best_distance: f64,
+    pub stuck: u32,
+}
+
+/// How many migrating sweeps in a row (up to `most`) a ghost `distance` blocks from its
+/// destination walks at `step` a sweep before one that arrives, lands on the destination or
+/// gives the leg up as stuck (by the rule of `Pack::migrate`, from `best_distance` and
+/// `stuck`). A waking sleeper walks such a stretch at once. It stops short of any comparison
+/// that rounding could tip, so the route is the one walked sweep by sweep.
+pub fn glide(
+    distance: f64,
+    step: f64,
+    best_distance: f64,
+    stuck: u32,
+    most: u64,
+    rules: &PackConfig,
+) -> Glide {
+    /// Far more than the rounding of a few dozen steps, far less than anything a player sees.
+    const MARGIN: f64 = 1e-6;
+    let mut glide = Glide {
+        sweeps: 0,
+        best_distance,
+        stuck,
+    };
+    while glide.sweeps < most {
+        let before = distance - glide.sweeps as f64 * step;
+        let after = before - step;
+        let headway = glide.best_distance - 1.0;
+        if before <= step + MARGIN
+            || after <= rules.arrive_radius + MARGIN
+            || (after - headway).abs() < MARGIN
+        {
+            break;
+        }
+        if after < headway {
+            glide.best_distance = after;
+            glide.stuck = 0;
+        } else if glide.stuck + 1 >= rules.stuck_activations {
+            break;
+        } else {
+            glide.stuck += 1;
+        }
+        glide.sweeps += 1;
+    }
+    glide
+}
+
 /// Whether a member restored at `spot` rejoins its pack (else it comes back loose).
 pub fn rejoins(spot: DVec2, centroid: DVec2, rules: &PackConfig) -> bool {
     spot.distance(centroid) <= rules.rejoin_radius
@@ -64,6 +116,38 @@ mod tests {
             ghost_step(1.0, &rules, 20.0) < step,
             "slow types make slow ghosts"
         );
+    }
+
+    #[test]
+    fn a_glide_ends_where_the_sweeps_one_by_one_do() {
+        let rules = PackConfig::default();
+        let dest = DVec2::new(-40.0, 30_000.0);
+        for (step, best, stuck) in [(0.92, f64::INFINITY, 0), (1.8, 120.0, 3), (0.1, 90.0, 0)] {
+            let mut at = DVec2::new(35.0, 29_900.0);
+            let g = glide(at.distance(dest), step, best, stuck, 200, &rules);
+            assert!(g.sweeps > 0, "{step}");
+            let (mut best, mut stuck) = (best, stuck);
+            for _ in 0..g.sweeps {
+                at = drift(at, dest, step);
+                let d = at.distance(dest);
+                assert!(d > rules.arrive_radius);
+                if d < best - 1.0 {
+                    (best, stuck) = (d, 0);
+                } else {
+                    stuck += 1;
+                    assert!(stuck < rules.stuck_activations);
+                }
+            }
+            assert!((g.best_distance - best).abs() < 1e-9 || best.is_infinite());
+            assert_eq!(g.stuck, stuck, "{step}");
+        }
+        // Slow enough to give its leg up: the glide stops on the sweep before.
+        let g = glide(100.0, 0.1, 99.95, 0, 200, &rules);
+        assert_eq!(g.sweeps as u32, rules.stuck_activations - 1);
+        // Never past the arrival.
+        let g = glide(20.0, 1.5, f64::INFINITY, 0, 200, &rules);
+        assert!(20.0 - g.sweeps as f64 * 1.5 > rules.arrive_radius);
+        assert!(20.0 - (g.sweeps + 1) as f64 * 1.5 <= rules.arrive_radius + 1e-6);
     }
 
     #[test]
