@@ -104,7 +104,7 @@ pub(super) fn update_packs(
         now,
         moving,
         reloaded,
-        std::mem::take(&mut *ticking_news).then(|| ticking_chunks.0.iter().copied()),
+        std::mem::take(&mut *ticking_news).then(|| ticking_chunks.chunks()),
         rules,
         tick_rate,
     );

@@ -73,11 +73,87 @@ fn retime_chunks(
 /// beyond which zombies freeze) of a player, as vanilla's simulation distance. Other modules
 /// read this set instead of players' positions.
 #[derive(Resource, Debug, Default)]
-pub struct EntityTicking(pub FxHashSet<ChunkPos>);
+pub struct EntityTicking {
+    chunks: FxHashSet<ChunkPos>,
+    /// The same chunks as bits over their bounding box, when that box is small enough: every
+    /// zombie is looked up every tick, and a bit costs a fraction of a hash lookup.
+    bits: Option<ChunkBits>,
+}
+
+/// Chunks as bits over a box of `width` by `height` chunks from `min`.
+#[derive(Debug)]
+struct ChunkBits {
+    min: ChunkPos,
+    width: u32,
+    height: u32,
+    words: Vec<u64>,
+}
+
+impl ChunkBits {
+    /// Most chunks in the box (64 KiB of bits): players far apart keep the hash set alone.
+    const MOST: u64 = 1 << 19;
+
+    fn of(chunks: &FxHashSet<ChunkPos>) -> Option<Self> {
+        let first = chunks.iter().next()?;
+        let (mut min, mut max) = (*first, *first);
+        for c in chunks {
+            (min.x, min.z) = (min.x.min(c.x), min.z.min(c.z));
+            (max.x, max.z) = (max.x.max(c.x), max.z.max(c.z));
+        }
+        let width = (max.x - min.x + 1) as u32;
+        let height = (max.z - min.z + 1) as u32;
+        if u64::from(width) * u64::from(height) > Self::MOST {
+            return None;
+        }
+        let mut bits = Self {
+            min,
+            width,
+            height,
+            words: vec![0; (width * height).div_ceil(64) as usize],
+        };
+        for c in chunks {
+            let i = bits.index(*c).expect("inside the box");
+            bits.words[i / 64] |= 1 << (i % 64);
+        }
+        Some(bits)
+    }
+
+    fn index(&self, c: ChunkPos) -> Option<usize> {
+        let x = c.x.wrapping_sub(self.min.x) as u32;
+        let z = c.z.wrapping_sub(self.min.z) as u32;
+        (x < self.width && z < self.height).then(|| (z * self.width + x) as usize)
+    }
+
+    fn contains(&self, c: ChunkPos) -> bool {
+        self.index(c)
+            .is_some_and(|i| self.words[i / 64] & (1 << (i % 64)) != 0)
+    }
+}
 
 impl EntityTicking {
+    pub fn new(chunks: FxHashSet<ChunkPos>) -> Self {
+        Self {
+            bits: ChunkBits::of(&chunks),
+            chunks,
+        }
+    }
+
     pub fn contains_block(&self, pos: DVec3) -> bool {
-        self.0.contains(&ChunkPos::from_pos(pos))
+        // `ChunkPos::from_pos` by a cast: a float division and `floor` (a library call on the
+        // baseline x86-64 target) cost more than the lookup itself.
+        let of = |v: f64| {
+            let block = v as i32;
+            (block - i32::from(f64::from(block) > v)) >> 4
+        };
+        let chunk = ChunkPos::new(of(pos.x), of(pos.z));
+        match &self.bits {
+            Some(bits) => bits.contains(chunk),
+            None => self.chunks.contains(&chunk),
+        }
+    }
+
+    pub fn chunks(&self) -> impl Iterator<Item = ChunkPos> + '_ {
+        self.chunks.iter().copied()
     }
 }
 
@@ -386,8 +462,12 @@ pub fn mark_entity_ticking(
             }
         }
     }
-    if ticking.0 != *scratch {
-        std::mem::swap(&mut ticking.0, &mut scratch);
+    if ticking.chunks != *scratch {
+        let old = std::mem::replace(
+            &mut *ticking,
+            EntityTicking::new(std::mem::take(&mut scratch)),
+        );
+        *scratch = old.chunks;
     }
 }
 
@@ -401,6 +481,34 @@ fn log_chunk_report(lifecycle: Res<ChunkLifecycle>, server: Res<Server>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ticking_chunks_answer_alike_as_bits_and_as_a_set() {
+        let chunks: FxHashSet<ChunkPos> = [(-1, -1), (0, 0), (-2, 3), (5, -4)]
+            .map(|(x, z)| ChunkPos::new(x, z))
+            .into_iter()
+            .collect();
+        let ticking = EntityTicking::new(chunks.clone());
+        assert!(ticking.bits.is_some());
+        for x in (-80..120).map(|x| x as f64 * 0.5) {
+            for z in (-80..80).map(|z| z as f64 * 0.5) {
+                let pos = DVec3::new(x, 70.0, z);
+                let want = chunks.contains(&ChunkPos::from_pos(pos));
+                assert_eq!(ticking.contains_block(pos), want, "{pos}");
+            }
+        }
+        // Two players half the world apart: the set alone.
+        let far = EntityTicking::new(
+            [(0, 0), (100_000, 100_000)]
+                .map(|(x, z)| ChunkPos::new(x, z))
+                .into_iter()
+                .collect(),
+        );
+        assert!(far.bits.is_none());
+        assert!(far.contains_block(DVec3::new(1_600_000.5, 64.0, 1_600_010.0)));
+        assert!(!far.contains_block(DVec3::new(16.0, 64.0, 0.0)));
+        assert!(!EntityTicking::default().contains_block(DVec3::ZERO));
+    }
 
     #[test]
     fn load_latency_counts_from_first_need() {
