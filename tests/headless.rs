@@ -225,8 +225,10 @@ fn a_player_is_sent_the_zombies_within_tracking_range_only() {
             .unwrap_or_else(|| panic!("no dry ground at x in {xs:?}"))
     };
     // Areas are 32-block squares from x = 0 and the player is at x = 0.5: the near zombie's
-    // area starts 31.5 blocks away, the far one's 95.5.
-    let (near_at, far_at) = (ground(&mut h, 33..63), ground(&mut h, 97..127));
+    // area starts 31.5 blocks away, the far one's 95.5. The near one stands 8 blocks inside
+    // its area, so that a stroll before it is sent home does not take it into the next area
+    // (which would make that area's layer before the crossing tested below).
+    let (near_at, far_at) = (ground(&mut h, 40..63), ground(&mut h, 97..127));
     let near = h.summon(near_at);
     let far = h.summon(far_at);
     let id = |h: &Harness, e: Entity| h.app.world.get::<EntityId>(e).unwrap().get();
