@@ -6,7 +6,7 @@ mod support;
 
 use horde::player::{DamageCause, DamagePlayer, Health};
 use horde::time::WorldClock;
-use horde::world::{LayerVoxels, Voxels, WorldSpawn};
+use horde::world::{LayerVoxels, Nav, NavVoxels, Voxels, WorldSpawn};
 use horde::zombie::Errand;
 use support::headless::{harness, harness_with, Harness};
 use valence::entity::{EntityId, EntityLayerId};
@@ -119,33 +119,74 @@ fn absurd_console_input_is_refused_without_a_hang_or_panic() {
 }
 
 #[test]
-fn cached_block_reads_match_the_layer() {
+fn cached_block_reads_and_walkability_facts_match_the_layer() {
     let mut h = harness();
     horde::headless::run_until_loaded(&mut h.app);
     let spawn = BlockPos::from_pos(h.spawn_point());
-    let mut layers = h.app.world.query::<&ChunkLayer>();
-    let layer = layers.single(&h.app.world);
-    let cached = LayerVoxels::new(layer);
-    let (mut loaded, mut unloaded) = (0, 0);
-    // Across chunk borders, negative coordinates, below and above the world, and out past the
-    // loaded area.
-    for x in (spawn.x - 300..spawn.x + 300).step_by(7) {
-        for z in (spawn.z - 300..spawn.z + 300).step_by(5) {
-            for y in [-70, -64, -1, 0, 62, 63, 64, 100, 319, 320, 400] {
-                let pos = BlockPos::new(x, y, z);
-                let expected = layer.block(pos).map(|b| b.state);
-                assert_eq!(cached.block(pos), expected, "at {pos:?}");
-                match expected {
-                    Some(_) => loaded += 1,
-                    None => unloaded += 1,
+    // Every read agrees with the layer: the block, and the facts paths read (solid, water,
+    // loaded) from the terrain threads' walkability bits.
+    let check =
+        |h: &mut Harness, xs: std::ops::Range<i32>, zs: std::ops::Range<i32>, ys: &[i32]| {
+            let mut layers = h.app.world.query::<&ChunkLayer>();
+            let layer = layers.single(&h.app.world);
+            let cached = LayerVoxels::new(layer);
+            let nav = NavVoxels::new(h.app.world.resource::<Nav>(), layer);
+            let (mut loaded, mut unloaded) = (0, 0);
+            for x in xs.clone() {
+                for z in zs.clone() {
+                    for &y in ys {
+                        let pos = BlockPos::new(x, y, z);
+                        let expected = layer.block(pos).map(|b| b.state);
+                        assert_eq!(cached.block(pos), expected, "at {pos:?}");
+                        let solid = expected.is_none_or(horde::world::is_solid);
+                        let liquid = expected.is_some_and(|b| b.is_liquid());
+                        assert_eq!(nav.solid(pos), solid, "solid at {pos:?}");
+                        assert_eq!(nav.liquid(pos), liquid, "liquid at {pos:?}");
+                        assert_eq!(nav.loaded(pos), expected.is_some(), "loaded at {pos:?}");
+                        let column = nav.column(x, z, y, 3);
+                        assert_eq!(column, cached.column(x, z, y, 3), "column at {pos:?}");
+                        match expected {
+                            Some(_) => loaded += 1,
+                            None => unloaded += 1,
+                        }
+                    }
                 }
             }
-        }
-    }
+            (loaded, unloaded)
+        };
+    // Across chunk borders, negative coordinates, below and above the world, and out past the
+    // loaded area.
+    let ys = [
+        -70, -65, -64, -1, 0, 15, 16, 62, 63, 64, 100, 318, 319, 320, 400,
+    ];
+    let xs = ((spawn.x - 300)..(spawn.x + 300)).step_by(7);
+    let (loaded, unloaded) = xs.fold((0, 0), |(l, u), x| {
+        let (dl, du) = check(&mut h, x..x + 1, spawn.z - 300..spawn.z + 300, &ys);
+        (l + dl, u + du)
+    });
     assert!(
         loaded > 1000 && unloaded > 1000,
         "{loaded} loaded, {unloaded} not"
     );
+
+    // An edit reaches the facts by the next tick: water, then stone, then air again.
+    let (lo, hi) = (
+        BlockPos::new(spawn.x - 3, spawn.y - 2, spawn.z - 3),
+        BlockPos::new(spawn.x + 3, spawn.y + 2, spawn.z + 3),
+    );
+    for block in ["water", "stone", "air"] {
+        let filled = h.run(&format!(
+            "fill {} {} {} {} {} {} {block}",
+            lo.x, lo.y, lo.z, hi.x, hi.y, hi.z
+        ));
+        assert!(filled.starts_with("filled=245"), "{filled}");
+        h.app.update();
+        let ys: Vec<i32> = (lo.y - 1..=hi.y + 1).collect();
+        check(&mut h, lo.x - 1..hi.x + 2, lo.z - 1..hi.z + 2, &ys);
+        let mut layers = h.app.world.query::<&ChunkLayer>();
+        let nav = NavVoxels::new(h.app.world.resource::<Nav>(), layers.single(&h.app.world));
+        assert_eq!(nav.liquid(spawn), block == "water", "{block}");
+    }
 }
 
 #[test]

@@ -20,6 +20,7 @@ use valence::prelude::*;
 use super::anvil::{Loaded, Loader};
 use super::edit::Edits;
 use super::generate::Terrain;
+use super::nav::{Nav, NavChunk};
 use super::surface::{surface, ChunkArrived, Surface};
 use super::Overworld;
 use crate::config::{Config, ConfigChanged};
@@ -270,7 +271,7 @@ fn yield_to_the_tick() {
 #[derive(Resource)]
 pub(super) struct Generator {
     requests: flume::Sender<ChunkPos>,
-    done: flume::Receiver<(ChunkPos, UnloadedChunk, Surface)>,
+    done: flume::Receiver<(ChunkPos, UnloadedChunk, Surface, NavChunk)>,
     in_flight: HashSet<ChunkPos>,
 }
 
@@ -285,8 +286,8 @@ impl Generator {
                 let terrain = Terrain::new(seed);
                 for pos in todo.iter() {
                     let chunk = terrain.generate(pos);
-                    let surface = surface(&chunk);
-                    if finished.send((pos, chunk, surface)).is_err() {
+                    let (surface, nav) = (surface(&chunk), NavChunk::of(&chunk));
+                    if finished.send((pos, chunk, surface, nav)).is_err() {
                         break;
                     }
                 }
@@ -355,6 +356,7 @@ fn insert_read_chunks(
     mut layers: Query<&mut ChunkLayer, With<Overworld>>,
     mut lifecycle: ResMut<ChunkLifecycle>,
     mut edits: ResMut<Edits>,
+    mut nav: ResMut<Nav>,
     mut arrived: EventWriter<ChunkArrived>,
     server: Res<Server>,
 ) {
@@ -363,9 +365,10 @@ fn insert_read_chunks(
     };
     for (pos, loaded) in loader.finished() {
         match loaded {
-            Loaded::Chunk(chunk, surface) => {
+            Loaded::Chunk(chunk, surface, facts) => {
                 if layer.chunk(pos).is_none() {
                     layer.insert_chunk(pos, chunk);
+                    nav.insert(pos, facts);
                     edits.loaded_from_disk(pos);
                     arrived.send(ChunkArrived { pos, surface });
                 }
@@ -391,6 +394,7 @@ fn insert_generated_chunks(
     mut generator: ResMut<Generator>,
     mut layers: Query<&mut ChunkLayer, With<Overworld>>,
     mut lifecycle: ResMut<ChunkLifecycle>,
+    mut nav: ResMut<Nav>,
     mut arrived: EventWriter<ChunkArrived>,
     server: Res<Server>,
 ) {
@@ -398,10 +402,11 @@ fn insert_generated_chunks(
         return;
     };
     let generator = &mut *generator;
-    for (pos, chunk, surface) in generator.done.try_iter() {
+    for (pos, chunk, surface, facts) in generator.done.try_iter() {
         generator.in_flight.remove(&pos);
         if layer.chunk(pos).is_none() {
             layer.insert_chunk(pos, chunk);
+            nav.insert(pos, facts);
             lifecycle.generated += 1;
             arrived.send(ChunkArrived { pos, surface });
         }
@@ -413,6 +418,7 @@ pub(super) fn drop_unviewed_chunks(
     mut layers: Query<&mut ChunkLayer, With<Overworld>>,
     mut lifecycle: ResMut<ChunkLifecycle>,
     mut edits: ResMut<Edits>,
+    mut nav: ResMut<Nav>,
     mut to_drop: Local<Vec<ChunkPos>>,
     mut dropped: EventWriter<ChunkDropped>,
     server: Res<Server>,
@@ -431,6 +437,7 @@ pub(super) fn drop_unviewed_chunks(
     lifecycle.loaded = loaded - to_drop.len();
     for pos in to_drop.drain(..) {
         layer.remove_chunk(pos);
+        nav.remove(pos);
         edits.unloaded(pos);
         dropped.send(ChunkDropped(pos));
     }

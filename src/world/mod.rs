@@ -7,6 +7,7 @@ pub mod chunks;
 pub mod door;
 mod edit;
 pub mod generate;
+mod nav;
 mod noise;
 pub mod surface;
 pub mod voxels;
@@ -20,7 +21,8 @@ use crate::config::Config;
 pub use chunks::ChunkLifecycle;
 pub use edit::{fill, snapshot_terrain, BlocksChanged, Edits, TerrainSave};
 pub use generate::{Terrain, HEIGHT, MIN_Y, SEA_LEVEL};
-pub use voxels::{is_solid, Grid, LayerVoxels, Voxels};
+pub use nav::{patch_nav, Nav, NavChunk, NavVoxels};
+pub use voxels::{is_solid, Column, Grid, LayerVoxels, Voxels};
 
 /// Loads and generates the world folder given at construction.
 pub struct WorldPlugin {
@@ -34,10 +36,12 @@ impl Plugin for WorldPlugin {
             .insert_resource(anvil::Regions::new(&self.dir))
             .insert_resource(WorldSpawn::default())
             .init_resource::<Edits>()
+            .init_resource::<Nav>()
             .add_plugins(chunks::ChunksPlugin { seed })
             .add_event::<BlocksChanged>()
             .add_event::<surface::ChunkArrived>()
             .add_systems(Startup, create_overworld)
+            .add_systems(Update, patch_nav.in_set(crate::TickSet::Zombies))
             .add_systems(
                 Update,
                 (

@@ -30,11 +30,49 @@ pub trait Voxels {
         !self.solid(pos) && !self.solid(BlockPos::new(pos.x, pos.y + 1, pos.z))
     }
 
+    /// Whether the block is loaded.
+    fn loaded(&self, pos: BlockPos) -> bool {
+        self.block(pos).is_some()
+    }
+
     /// A body's feet fit here: two loaded free blocks, standing on something solid, or swimming.
     fn standable(&self, pos: BlockPos) -> bool {
         let below = BlockPos::new(pos.x, pos.y - 1, pos.z);
-        self.fits(pos) && (self.liquid(pos) || (self.solid(below) && self.block(below).is_some()))
+        self.fits(pos) && (self.liquid(pos) || (self.solid(below) && self.loaded(below)))
     }
+
+    /// The facts of `len` (1 to 128) blocks of the column at `x`, `z` from `y` up, as bits.
+    /// Path searches read whole columns: here block by block, from the server's walkability
+    /// facts ([`super::NavVoxels`]) with a few shifts.
+    fn column(&self, x: i32, z: i32, y: i32, len: u32) -> Column {
+        debug_assert!((1..=128).contains(&len));
+        let mut column = Column::default();
+        for i in 0..len {
+            let bit = 1 << i;
+            match self.block(BlockPos::new(x, y + i as i32, z)) {
+                None => column.solid |= bit,
+                Some(b) => {
+                    column.loaded |= bit;
+                    if is_solid(b) {
+                        column.solid |= bit;
+                    }
+                    if b.is_liquid() {
+                        column.liquid |= bit;
+                    }
+                }
+            }
+        }
+        column
+    }
+}
+
+/// Facts of a run of blocks in one column, bit `i` for the `i`-th block from the bottom.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Column {
+    /// Stops a body, or is not loaded (as [`Voxels::solid`]).
+    pub solid: u128,
+    pub liquid: u128,
+    pub loaded: u128,
 }
 
 /// Whether a block stops a body: it has a collision shape. An open door does not: its thin

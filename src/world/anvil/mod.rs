@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use valence::layer::chunk::UnloadedChunk;
 use valence::prelude::*;
 
+use super::nav::NavChunk;
 use super::surface::{surface, Surface};
 
 pub use chunk::{encode_biomes, encode_blocks, BiomeNames, ChunkEdit, SectionEdit, SECTIONS};
@@ -107,7 +108,8 @@ pub struct SaveOutcome {
 
 /// A chunk as the loader found it.
 pub enum Loaded {
-    Chunk(UnloadedChunk, Surface),
+    /// The chunk with its surface and walkability, found on the reading thread.
+    Chunk(UnloadedChunk, Surface, NavChunk),
     /// Not in the region folder (or not fully generated there): the generator makes it.
     Missing,
     /// Unreadable; its region file was copied to the path given (if it could be).
@@ -176,8 +178,8 @@ fn load(regions: &Regions, biomes: &BiomeNames, pos: ChunkPos) -> Loaded {
     let read = regions.lock().read(pos);
     let error = match read.map(|nbt| nbt.map(|nbt| chunk::decode(&nbt, biomes))) {
         Ok(Some(Ok(Some(chunk)))) => {
-            let surface = surface(&chunk);
-            return Loaded::Chunk(chunk, surface);
+            let (surface, nav) = (surface(&chunk), NavChunk::of(&chunk));
+            return Loaded::Chunk(chunk, surface, nav);
         }
         Ok(None) | Ok(Some(Ok(None))) => return Loaded::Missing,
         Ok(Some(Err(e))) | Err(e) => e,
