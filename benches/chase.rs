@@ -15,7 +15,9 @@ use std::time::{Duration, Instant};
 
 use horde::config::Config;
 use horde::player::{Dead, Health};
-use horde::world::{standable_top, ChunkLifecycle, LayerVoxels, Overworld, WorldSpawn};
+use horde::world::{
+    standable_top, ChunkLifecycle, LayerVoxels, Nav, NavVoxels, Overworld, WorldSpawn,
+};
 use horde::zombie::path::{find_path, heuristic, neighbours, PathLimits};
 use horde::zombie::{zombie_bundle, Chase, ChaseStats, Zombie, ZombieKinds};
 use valence::prelude::*;
@@ -58,6 +60,19 @@ fn layer(app: &mut App) -> &ChunkLayer {
     app.world
         .query_filtered::<&ChunkLayer, With<Overworld>>()
         .single(&app.world)
+}
+
+/// Block reads through the chunk-caching reader, and as the server's path searches make
+/// them: from the walkability facts.
+fn readers(app: &mut App) -> (LayerVoxels<'_>, NavVoxels<'_>) {
+    let overworld = app
+        .world
+        .query_filtered::<Entity, With<Overworld>>()
+        .single(&app.world);
+    let world = &app.world;
+    let chunks = world.get::<ChunkLayer>(overworld).expect("the overworld");
+    let facts = NavVoxels::new(world.resource::<Nav>(), chunks);
+    (LayerVoxels::new(chunks), facts)
 }
 
 impl Sim {
@@ -247,11 +262,11 @@ impl Sim {
                 })
                 .collect()
         };
-        let l = layer(&mut self.app);
+        let plans = &readers(&mut self.app).1;
         let start = Instant::now();
         let nodes = jobs
             .iter()
-            .map(|&(a, b, ..)| find_path(l, a, b, limits).expanded as u64)
+            .map(|&(a, b, ..)| find_path(plans, a, b, limits).expanded as u64)
             .sum();
         let goals = jobs.iter().map(|&(.., t, to)| (t, to)).collect();
         (start.elapsed(), nodes, goals)
@@ -376,10 +391,11 @@ fn astar_scenario(pairs: usize) {
             jobs.push((a, b));
         }
     }
-    // Both read blocks as the server's systems do, through the chunk-caching reader. Rounds
-    // alternate, and each side's best round counts: the terrain thread may still be busy and
-    // the first round warms the caches.
-    let l = &LayerVoxels::new(layer(&mut sim.app));
+    // Each reads blocks as it would in a server: ours the walkability facts the server keeps
+    // beside its chunks, the crate's through the chunk-caching reader. Rounds alternate, and
+    // each side's best round counts: the first round warms the caches.
+    let (chunks, bytes) = sim.app.world.resource::<Nav>().size();
+    let (l, facts) = &readers(&mut sim.app);
     let (mut ours_time, mut theirs_time) = (Duration::MAX, Duration::MAX);
     let (mut ours, mut theirs, mut expanded) = (Vec::new(), Vec::new(), 0);
     let mut moves = Vec::with_capacity(8);
@@ -388,7 +404,7 @@ fn astar_scenario(pairs: usize) {
         (ours, expanded) = jobs
             .iter()
             .fold((Vec::new(), 0), |(mut costs, n), &(a, b)| {
-                let p = find_path(l, a, b, limits);
+                let p = find_path(facts, a, b, limits);
                 costs.push(p.complete.then_some(p.cost));
                 (costs, n + p.expanded)
             });
@@ -419,6 +435,10 @@ fn astar_scenario(pairs: usize) {
         ours_time.as_secs_f64() * 1e6 / pairs as f64,
         theirs_time.as_secs_f64() * 1e6 / pairs as f64,
         ours_time.as_secs_f64() / theirs_time.as_secs_f64(),
+    );
+    println!(
+        "scenario=nav chunks={chunks} kib_per_chunk={:.1}",
+        bytes as f64 / 1024.0 / chunks as f64
     );
 }
 

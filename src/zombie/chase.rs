@@ -46,7 +46,9 @@ impl Plugin for ChasePlugin {
                     ZombieSet::Attack,
                 )
                     .chain()
-                    .in_set(TickSet::Zombies),
+                    .in_set(TickSet::Zombies)
+                    // Plans read walkability facts: this tick's edits go in first.
+                    .after(crate::world::patch_nav),
             )
             .add_systems(
                 Update,

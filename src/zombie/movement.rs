@@ -15,7 +15,7 @@ use super::lod::Lod;
 use super::look::{posture, show, yaw_of};
 use super::path::{find_path, straight_path, waypoints};
 use super::{Dying, Errand, Zombie, ZombieKinds};
-use crate::world::{LayerVoxels, Overworld, Voxels};
+use crate::world::{LayerVoxels, Nav, NavVoxels, Overworld, Voxels};
 
 /// Hops a stroll may take: a stroll of up to `wander_radius` (8 blocks) takes three hops of
 /// `hop_radius` on open ground; more means a detour round something in the way.
@@ -38,6 +38,7 @@ pub(super) fn move_zombies(
     >,
     players: Query<&Position, (With<Client>, Without<Zombie>)>,
     layers: Query<&ChunkLayer, With<Overworld>>,
+    nav: Res<Nav>,
     kinds: Res<ZombieKinds>,
     rules: Res<ChaseRules>,
     mut stats: ResMut<ChaseStats>,
@@ -46,6 +47,8 @@ pub(super) fn move_zombies(
     let Ok(layer) = layers.get_single() else {
         return;
     };
+    // Plans read the walkability facts; bodies collide with the blocks themselves.
+    let plans = &NavVoxels::new(&nav, layer);
     let layer = &LayerVoxels::new(layer);
     let now = server.current_tick() as u64;
     for (zombie, mut chase, mut errand, mut body, mut position, mut look, mut head, lod, at_door) in
@@ -71,7 +74,7 @@ pub(super) fn move_zombies(
                     chasing: target.is_some(),
                     watchdog,
                 };
-                plan_hop(chase, &mut errand, hop, pos, now, layer, &rules, &mut stats);
+                plan_hop(chase, &mut errand, hop, pos, now, plans, &rules, &mut stats);
             }
             _ => {
                 chase.waypoints.clear();
@@ -143,14 +146,14 @@ fn plan_hop(
     hop: Hop,
     pos: DVec3,
     now: u64,
-    layer: &impl Voxels,
+    world: &impl Voxels,
     rules: &ChaseRules,
     stats: &mut ChaseStats,
 ) {
     let next_blocked = chase
         .waypoints
         .front()
-        .is_some_and(|w| !layer.standable(*w));
+        .is_some_and(|w| !world.standable(*w));
     let event = if std::mem::take(&mut chase.retarget) {
         Some(HopEvent::Retarget)
     } else if let Some(due) = chase.planner.due(now) {
@@ -191,14 +194,14 @@ fn plan_hop(
     chase.hop_ended |= event == HopEvent::Reached && hop.chasing;
     let goal = hop_goal(pos, hop.dest, rules.hop.radius);
     let start = BlockPos::from_pos(pos);
-    let end = standable_near(layer, goal);
+    let end = standable_near(world, goal);
     // A stroll or an errand (a pack on the march) takes the straight way when the ground
     // allows it: the same path on open ground for a tenth of the block reads. A chase always
     // searches, round whatever the player hides behind.
     let path = (!hop.chasing)
-        .then(|| straight_path(layer, start, end, rules.limits))
+        .then(|| straight_path(world, start, end, rules.limits))
         .flatten()
-        .unwrap_or_else(|| find_path(layer, start, end, rules.limits));
+        .unwrap_or_else(|| find_path(world, start, end, rules.limits));
     stats.plans += 1;
     stats.expanded_nodes += path.expanded as u64;
     if chase.stroll.is_some() {

@@ -2,8 +2,10 @@
 //! both sides are open), step up 1, drop up to `max_drop`, swim through water at a higher cost.
 //! The search stops after `node_budget` expanded nodes (vanilla caps a zombie at 560) and then
 //! returns the path to the node closest to the goal, so a far or unreachable goal still yields
-//! progress. A search reads each block once and keeps its nodes in a box of slots around start
-//! and goal, reused by the next search on the same thread.
+//! progress. A search keeps its nodes in a box of slots around start and goal, reused by the
+//! next search on the same thread, and reads each column of the box once, as bits: a move is
+//! then a few bit tests. Fed from the server's walkability facts ([`crate::world::Nav`]), a
+//! column costs a few shifts.
 
 use std::cell::{Cell, RefCell};
 use std::cmp::Ordering;
@@ -13,7 +15,7 @@ use rustc_hash::FxHashMap;
 
 use valence::prelude::*;
 
-use crate::world::{is_solid, Voxels};
+use crate::world::{Column, Voxels};
 
 /// Limits of one search.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -54,6 +56,18 @@ fn offset(p: BlockPos, dx: i32, dy: i32, dz: i32) -> BlockPos {
     BlockPos::new(p.x + dx, p.y + dy, p.z + dz)
 }
 
+/// The eight ways out of a block, in the order moves are listed.
+const DIRS: [(i32, i32); 8] = [
+    (1, 0),
+    (-1, 0),
+    (0, 1),
+    (0, -1),
+    (1, 1),
+    (1, -1),
+    (-1, 1),
+    (-1, -1),
+];
+
 /// The moves out of `from`, with their costs (fixed-point, 1000 a block), into `out`.
 pub fn neighbours(
     world: &impl Voxels,
@@ -62,16 +76,6 @@ pub fn neighbours(
     out: &mut Vec<(BlockPos, u32)>,
 ) {
     out.clear();
-    const DIRS: [(i32, i32); 8] = [
-        (1, 0),
-        (-1, 0),
-        (0, 1),
-        (0, -1),
-        (1, 1),
-        (1, -1),
-        (-1, 1),
-        (-1, -1),
-    ];
     out.extend(
         DIRS.iter()
             .filter_map(|&(dx, dz)| step(world, from, dx, dz, limits)),
@@ -182,7 +186,7 @@ fn search<V: Voxels>(
     limits: PathLimits,
 ) -> Path {
     let mut open = BinaryHeap::new();
-    area.set_node(start, 0, None);
+    area.improve(start, 0, None);
     open.push(Entry::new(heuristic(start, goal), 0, start));
     let (mut closest, mut closest_h) = (start, heuristic(start, goal));
     let mut expanded = 0;
@@ -202,11 +206,10 @@ fn search<V: Voxels>(
             break;
         }
         expanded += 1;
-        neighbours(&*area, node, limits, &mut moves);
+        area.moves(node, limits, &mut moves);
         for &(next, step) in &moves {
             let next_cost = cost + step;
-            if area.cost(next).is_none_or(|c| next_cost < c) {
-                area.set_node(next, next_cost, Some(node));
+            if area.improve(next, next_cost, Some(node)) {
                 let h = heuristic(next, goal);
                 if h < closest_h {
                     (closest, closest_h) = (next, h);
@@ -279,6 +282,9 @@ impl PartialOrd for Entry {
 /// search goes on, with slower bookkeeping.
 const AREA_MARGIN: i32 = 12;
 const AREA_HEIGHT_MARGIN: i32 = 8;
+/// How much farther sideways the columns' facts reach, and how tall they are (a `u128`).
+const FACTS_MARGIN: i32 = 20;
+const FACTS_HEIGHT: i32 = 128;
 
 thread_local! {
     /// One search's memory on each thread, kept for the next: slots are stamped with their
@@ -290,28 +296,16 @@ thread_local! {
 struct Scratch {
     search: u16,
     slots: Vec<Cell<Slot>>,
+    columns: Vec<Cell<Facts>>,
 }
 
-/// What a search knows about one block of its area: the block's facts (0 until read) and, once
-/// the search reached it, its best cost and the move that came in.
+/// A node of the area, once the search reached it: its best cost and the move that came in.
 #[derive(Clone, Copy, Default)]
 struct Slot {
     cost: u32,
     search: u16,
-    facts: u8,
     came: Move,
 }
-
-/// Facts about a block, each found once a search: what it is, and whether a body fits or
-/// stands with its feet in it (each with a bit saying it was found).
-const READ: u8 = 1;
-const SOLID: u8 = 1 << 1;
-const LIQUID: u8 = 1 << 2;
-const LOADED: u8 = 1 << 3;
-const FITS_FOUND: u8 = 1 << 4;
-const FITS: u8 = 1 << 5;
-const STANDABLE_FOUND: u8 = 1 << 6;
-const STANDABLE: u8 = 1 << 7;
 
 /// The move into a node from its parent, as its offset packed in a byte (0: the start, which
 /// has no parent). Kept as an offset, it works across the area's edge too.
@@ -333,10 +327,45 @@ impl Move {
     }
 }
 
-/// A search's blocks and nodes. Every expanded node's moves look at its neighbours' feet,
-/// heads and floors, so a search asks about each block many times over: each is read from the
-/// world (find the chunk, then the block in its palette) once. Nodes inside the area live in
-/// plain slots rather than a hash map; the rare ones outside in a map.
+/// What a body can do in one column of the area, a bit a block from the area's floor. Found
+/// once a search from the column's facts, so that a move is a few bit tests where [`step`]
+/// asks the same questions block by block.
+#[derive(Clone, Copy, Default)]
+struct Facts {
+    search: u16,
+    solid: u128,
+    liquid: u128,
+    fits: u128,
+    standable: u128,
+}
+
+impl Facts {
+    fn of(column: Column, len: u32, search: u16) -> Self {
+        let Column {
+            solid,
+            liquid,
+            loaded,
+        } = column;
+        let fits = !solid & !(solid >> 1) & (u128::MAX >> (128 - len));
+        Self {
+            search,
+            solid,
+            liquid,
+            fits,
+            standable: fits & (liquid | ((solid & loaded) << 1)),
+        }
+    }
+}
+
+fn bit(bits: u128, i: i32) -> bool {
+    bits >> i & 1 != 0
+}
+
+/// A search's nodes and its blocks' facts, in a box around start and goal. Every expanded
+/// node's moves look at its neighbours' feet, heads and floors: inside the box these come from
+/// its columns' facts, each column read from the world once. Nodes inside live in plain slots
+/// rather than a hash map; the rare ones outside in a map, and their moves read the world
+/// block by block.
 struct Area<'a, V> {
     world: &'a V,
     min: BlockPos,
@@ -344,6 +373,12 @@ struct Area<'a, V> {
     search: u16,
     slots: &'a [Cell<Slot>],
     outside: FxHashMap<BlockPos, (u32, Move)>,
+    /// The columns' facts, in a wider box than the slots' (columns are cheap to keep and a
+    /// node outside them reads the world block by block): `facts_size` columns from
+    /// `facts_min`, each `FACTS_HEIGHT` blocks. Empty when the slots' box is taller.
+    facts_min: BlockPos,
+    facts_size: [i32; 2],
+    columns: &'a [Cell<Facts>],
 }
 
 impl<'a, V: Voxels> Area<'a, V> {
@@ -369,10 +404,25 @@ impl<'a, V: Voxels> Area<'a, V> {
         if scratch.slots.len() < len {
             scratch.slots.resize(len, Cell::default());
         }
+        let facts_min = BlockPos::new(
+            min.x - FACTS_MARGIN,
+            min.y - (FACTS_HEIGHT - size[1]) / 2,
+            min.z - FACTS_MARGIN,
+        );
+        let facts_size = [size[0] + 2 * FACTS_MARGIN, size[2] + 2 * FACTS_MARGIN];
+        let columns = if size[1] <= FACTS_HEIGHT {
+            (facts_size[0] * facts_size[1]) as usize
+        } else {
+            0
+        };
+        if scratch.columns.len() < columns {
+            scratch.columns.resize(columns, Cell::default());
+        }
         scratch.search = scratch.search.wrapping_add(1);
         if scratch.search == 0 {
             // Stamps came round: forget every search before.
             scratch.slots.iter().for_each(|s| s.set(Slot::default()));
+            scratch.columns.iter().for_each(|c| c.set(Facts::default()));
             scratch.search = 1;
         }
         Self {
@@ -382,6 +432,9 @@ impl<'a, V: Voxels> Area<'a, V> {
             search: scratch.search,
             slots: &scratch.slots[..len],
             outside: FxHashMap::default(),
+            facts_min,
+            facts_size,
+            columns: &scratch.columns[..columns],
         }
     }
 
@@ -392,7 +445,6 @@ impl<'a, V: Voxels> Area<'a, V> {
         if !((0..sx).contains(&x) && (0..sy).contains(&y) && (0..sz).contains(&z)) {
             return None;
         }
-        // Columns are contiguous: a move reads the feet, head and floor of one column.
         let cell = &self.slots[((z * sx + x) * sy + y) as usize];
         let slot = cell.get();
         let slot = if slot.search == self.search {
@@ -400,7 +452,6 @@ impl<'a, V: Voxels> Area<'a, V> {
         } else {
             Slot {
                 search: self.search,
-                facts: 0,
                 came: Move::default(),
                 cost: u32::MAX,
             }
@@ -408,40 +459,74 @@ impl<'a, V: Voxels> Area<'a, V> {
         Some((cell, slot))
     }
 
-    fn read(&self, p: BlockPos) -> u8 {
-        match self.world.block(p) {
-            None => READ | SOLID,
-            Some(b) => {
-                let solid = if is_solid(b) { SOLID } else { 0 };
-                let liquid = if b.is_liquid() { LIQUID } else { 0 };
-                READ | LOADED | solid | liquid
+    /// The facts of the column at `x`, `z` (inside the facts' box), read on first use.
+    fn facts(&self, x: i32, z: i32) -> Facts {
+        let (min, [sx, _]) = (self.facts_min, self.facts_size);
+        let cell = &self.columns[((z - min.z) * sx + x - min.x) as usize];
+        let facts = cell.get();
+        if facts.search == self.search {
+            return facts;
+        }
+        let len = FACTS_HEIGHT as u32;
+        let facts = Facts::of(self.world.column(x, z, min.y, len), len, self.search);
+        cell.set(facts);
+        facts
+    }
+
+    /// The moves out of `from`, as [`neighbours`] finds them: from the columns' facts when
+    /// every block a move looks at is inside the area, else block by block.
+    fn moves(&self, from: BlockPos, limits: PathLimits, out: &mut Vec<(BlockPos, u32)>) {
+        let min = self.facts_min;
+        let (x, i, z) = (from.x - min.x, from.y - min.y, from.z - min.z);
+        let [sx, sz] = self.facts_size;
+        let inside = !self.columns.is_empty()
+            && (1..sx - 1).contains(&x)
+            && (1..sz - 1).contains(&z)
+            && i > limits.max_drop
+            && i + 2 < FACTS_HEIGHT;
+        if !inside {
+            return neighbours(self.world, from, limits, out);
+        }
+        out.clear();
+        // The 3 × 3 columns around `from`, by (dx + 1) * 3 + dz + 1.
+        let near: [Facts; 9] = std::array::from_fn(|k| {
+            self.facts(from.x + k as i32 / 3 - 1, from.z + k as i32 % 3 - 1)
+        });
+        let at = |dx: i32, dz: i32| &near[((dx + 1) * 3 + dz + 1) as usize];
+        for (dx, dz) in DIRS {
+            let diagonal = dx != 0 && dz != 0;
+            if diagonal && !(bit(at(dx, 0).fits, i) && bit(at(0, dz).fits, i)) {
+                continue;
+            }
+            let base = if diagonal { DIAGONAL } else { STRAIGHT };
+            let side = at(dx, dz);
+            let to = |j: i32, cost: u32| {
+                let cost = if bit(side.liquid, j) {
+                    cost * SWIM_FACTOR
+                } else {
+                    cost
+                };
+                (offset(from, dx, j - i, dz), cost)
+            };
+            if bit(side.standable, i) {
+                out.push(to(i, base));
+            } else if bit(side.solid, i) {
+                // Step up one block: room above our head and a free spot on top.
+                if !diagonal && !bit(at(0, 0).solid, i + 2) && bit(side.standable, i + 1) {
+                    out.push(to(i + 1, base + STEP_UP));
+                }
+            } else if bit(side.fits, i) {
+                // Drop to the first floor below, unless something solid comes first.
+                let below = (1u128 << i) - (1u128 << (i - limits.max_drop));
+                let stops = (side.solid | side.standable) & below;
+                if stops != 0 {
+                    let j = 127 - stops.leading_zeros() as i32;
+                    if bit(side.standable, j) {
+                        out.push(to(j, base + DROP_PER_BLOCK * (i - j) as u32));
+                    }
+                }
             }
         }
-    }
-
-    fn facts(&self, p: BlockPos) -> u8 {
-        let Some((cell, mut slot)) = self.slot(p) else {
-            return self.read(p);
-        };
-        if slot.facts == 0 {
-            slot.facts = self.read(p);
-            cell.set(slot);
-        }
-        slot.facts
-    }
-
-    /// A fact about `p` found from its column's facts, once, when first asked.
-    fn derived(&self, p: BlockPos, found: u8, fact: u8, find: impl Fn() -> bool) -> bool {
-        let facts = self.facts(p);
-        if facts & found != 0 {
-            return facts & fact != 0;
-        }
-        let holds = find();
-        if let Some((cell, slot)) = self.slot(p) {
-            let facts = slot.facts | found | if holds { fact } else { 0 };
-            cell.set(Slot { facts, ..slot });
-        }
-        holds
     }
 
     /// The best cost found to `p` so far, if reached.
@@ -460,42 +545,25 @@ impl<'a, V: Voxels> Area<'a, V> {
         came.parent(p)
     }
 
-    fn set_node(&mut self, p: BlockPos, cost: u32, parent: Option<BlockPos>) {
+    /// Records `cost` (by way of `parent`) as the best to `p` when it beats what was found.
+    fn improve(&mut self, p: BlockPos, cost: u32, parent: Option<BlockPos>) -> bool {
         let came = parent.map_or(Move::default(), |q| Move::between(q, p));
         match self.slot(p) {
-            Some((cell, slot)) => cell.set(Slot { cost, came, ..slot }),
-            None => {
-                self.outside.insert(p, (cost, came));
+            Some((cell, slot)) => {
+                let better = cost < slot.cost;
+                if better {
+                    cell.set(Slot { cost, came, ..slot });
+                }
+                better
             }
+            None => match self.outside.get(&p) {
+                Some(&(known, _)) if known <= cost => false,
+                _ => {
+                    self.outside.insert(p, (cost, came));
+                    true
+                }
+            },
         }
-    }
-}
-
-impl<V: Voxels> Voxels for Area<'_, V> {
-    fn block(&self, pos: BlockPos) -> Option<BlockState> {
-        self.world.block(pos)
-    }
-
-    fn solid(&self, pos: BlockPos) -> bool {
-        self.facts(pos) & SOLID != 0
-    }
-
-    fn liquid(&self, pos: BlockPos) -> bool {
-        self.facts(pos) & LIQUID != 0
-    }
-
-    fn fits(&self, pos: BlockPos) -> bool {
-        self.derived(pos, FITS_FOUND, FITS, || {
-            (self.facts(pos) | self.facts(offset(pos, 0, 1, 0))) & SOLID == 0
-        })
-    }
-
-    fn standable(&self, pos: BlockPos) -> bool {
-        self.derived(pos, STANDABLE_FOUND, STANDABLE, || {
-            self.fits(pos)
-                && (self.facts(pos) & LIQUID != 0
-                    || self.facts(offset(pos, 0, -1, 0)) & (SOLID | LOADED) == SOLID | LOADED)
-        })
     }
 }
 
@@ -714,6 +782,46 @@ mod tests {
         };
         find_path(&open, from, to, LIMITS);
         assert_eq!(find_path(&walled, from, to, LIMITS), fresh);
+    }
+
+    #[test]
+    fn moves_from_column_facts_are_the_moves_block_by_block() {
+        use rand::Rng;
+        let mut rng = crate::random::generator(11);
+        for drop in [1, 3, 16] {
+            let limits = PathLimits {
+                node_budget: 560,
+                max_drop: drop,
+            };
+            // Rough ground: stone, water and open doors scattered through a box, with its
+            // edges unloaded.
+            let mut g = Grid::new([-2, -30, -2], [14, 40, 14]).floor(-30);
+            let blocks = [
+                BlockState::STONE,
+                BlockState::WATER,
+                BlockState::OAK_DOOR.set(PropName::Open, PropValue::True),
+            ];
+            for _ in 0..3000 {
+                let at = [
+                    rng.gen_range(-2..=14),
+                    rng.gen_range(-29..=40),
+                    rng.gen_range(-2..=14),
+                ];
+                g.set(at, blocks[rng.gen_range(0..blocks.len())]);
+            }
+            let mut scratch = Scratch::default();
+            let area = Area::around(&g, p(2, 0, 2), p(4, 0, 3), limits, &mut scratch);
+            let (mut from_facts, mut block_by_block) = (Vec::new(), Vec::new());
+            for x in -4..=16 {
+                for z in -4..=16 {
+                    for y in -34..=44 {
+                        area.moves(p(x, y, z), limits, &mut from_facts);
+                        neighbours(&g, p(x, y, z), limits, &mut block_by_block);
+                        assert_eq!(from_facts, block_by_block, "from {x} {y} {z}, drop {drop}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
