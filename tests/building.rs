@@ -6,7 +6,7 @@
 mod support;
 
 use horde::daylight::SkyMap;
-use horde::world::{LayerVoxels, Overworld};
+use horde::world::{BlocksChanged, LayerVoxels, Overworld};
 use support::headless::{harness, Harness};
 use valence::interact_block::InteractBlockEvent;
 use valence::math::Vec3;
@@ -303,6 +303,9 @@ fn zombie_behind_a_door(h: &mut Harness) -> (BlockPos, Entity) {
             lower.set(PropName::Half, PropValue::Upper),
         );
     }
+    // Every edit is announced, as the server's own are.
+    let top = BlockPos::new(x + 1, y + 1, z);
+    h.app.world.send_event(BlocksChanged::between(door, top));
     h.app.world.get_mut::<Position>(h.client).unwrap().0 =
         DVec3::new(x as f64 - 2.5, y as f64, z as f64 + 0.5);
     let zombie = h.summon(BlockPos::new(x + 3, y, z));

@@ -89,6 +89,13 @@ impl NavChunk {
         }
     }
 
+    /// The solid and water bits (bits 0 and 16) of the block at `x`, `z` in the chunk and `y`
+    /// from the bottom of the world, `None` outside the world.
+    fn at(&self, x: usize, y: i32, z: usize) -> Option<u32> {
+        let y = usize::try_from(y).ok().filter(|&y| y < HEIGHT as usize)?;
+        Some(self.word(y / 16, x + 16 * z) >> (y % 16) & 0x1_0001)
+    }
+
     /// Records `block` at `x`, `z` in the chunk and `y` from the bottom of the world.
     fn set(&mut self, x: usize, y: usize, z: usize, block: BlockState) {
         let (s, i) = (y / 16, x + 16 * z);
@@ -252,11 +259,11 @@ impl<'a> NavVoxels<'a> {
         }
     }
 
-    /// Solid, liquid and loaded, for one block.
-    fn facts(&self, pos: BlockPos) -> Option<Column> {
+    /// The facts of one block: `None` when its chunk has none (the layer answers), else its
+    /// bits as [`NavChunk::at`] gives them.
+    fn facts(&self, pos: BlockPos) -> Option<Option<u32>> {
         let chunk = self.chunk(pos.x, pos.z)?;
-        let (x, z) = ((pos.x & 15) as usize, (pos.z & 15) as usize);
-        Some(chunk.column(x, z, pos.y - MIN_Y, 1))
+        Some(chunk.at((pos.x & 15) as usize, pos.y - MIN_Y, (pos.z & 15) as usize))
     }
 }
 
@@ -267,21 +274,21 @@ impl Voxels for NavVoxels<'_> {
 
     fn solid(&self, pos: BlockPos) -> bool {
         match self.facts(pos) {
-            Some(f) => f.solid != 0,
+            Some(bits) => bits.is_none_or(|b| b & 1 != 0),
             None => self.layer.solid(pos),
         }
     }
 
     fn liquid(&self, pos: BlockPos) -> bool {
         match self.facts(pos) {
-            Some(f) => f.liquid != 0,
+            Some(bits) => bits.is_some_and(|b| b >> 16 != 0),
             None => self.layer.liquid(pos),
         }
     }
 
     fn loaded(&self, pos: BlockPos) -> bool {
         match self.facts(pos) {
-            Some(f) => f.loaded != 0,
+            Some(bits) => bits.is_some(),
             None => self.layer.loaded(pos),
         }
     }

@@ -15,7 +15,7 @@ use super::lod::Lod;
 use super::look::{posture, show, yaw_of};
 use super::path::{find_path, straight_path, waypoints};
 use super::{Dying, Errand, Zombie, ZombieKinds};
-use crate::world::{LayerVoxels, Nav, NavVoxels, Overworld, Voxels};
+use crate::world::{Nav, NavVoxels, Overworld, Voxels};
 
 /// Hops a stroll may take: a stroll of up to `wander_radius` (8 blocks) takes three hops of
 /// `hop_radius` on open ground; more means a detour round something in the way.
@@ -47,9 +47,9 @@ pub(super) fn move_zombies(
     let Ok(layer) = layers.get_single() else {
         return;
     };
-    // Plans read the walkability facts; bodies collide with the blocks themselves.
-    let plans = &NavVoxels::new(&nav, layer);
-    let layer = &LayerVoxels::new(layer);
+    // Plans and bodies read the walkability facts, current here: every edit made before this
+    // point in the tick, or after it in the last, is patched in.
+    let world = &NavVoxels::new(&nav, layer);
     let now = server.current_tick() as u64;
     for (zombie, mut chase, mut errand, mut body, mut position, mut look, mut head, lod, at_door) in
         &mut zombies
@@ -74,7 +74,7 @@ pub(super) fn move_zombies(
                     chasing: target.is_some(),
                     watchdog,
                 };
-                plan_hop(chase, &mut errand, hop, pos, now, plans, &rules, &mut stats);
+                plan_hop(chase, &mut errand, hop, pos, now, world, &rules, &mut stats);
             }
             _ => {
                 chase.waypoints.clear();
@@ -84,7 +84,7 @@ pub(super) fn move_zombies(
 
         let per_tick = kind.speed / rules.hop.tick_rate;
         let heading;
-        (pos, heading) = walk(chase, &mut body, layer, pos, per_tick, steps);
+        (pos, heading) = walk(chase, &mut body, world, pos, per_tick, steps);
         body.at = Some(pos);
         // Clients hear of moves every few ticks (sooner for a big jump), not every tick.
         let sync = lod.syncs(now, &rules.lod) || position.0.distance(pos) > 2.0;
@@ -232,7 +232,7 @@ fn plan_hop(
 fn walk(
     chase: &mut Chase,
     body: &mut Body,
-    layer: &impl Voxels,
+    world: &impl Voxels,
     mut pos: DVec3,
     per_tick: f64,
     steps: u64,
@@ -257,7 +257,7 @@ fn walk(
             }
             break;
         }
-        pos = body.step(layer, pos, wish, std::mem::take(&mut chase.jump));
+        pos = body.step(world, pos, wish, std::mem::take(&mut chase.jump));
         chase.blocked_ticks = if body.blocked {
             chase.blocked_ticks + 1
         } else {
