@@ -451,3 +451,64 @@ fn a_wall_built_across_a_chase_is_walked_around_and_a_hole_dropped_into() {
     let fell = h.app.world.get::<Position>(z).unwrap().0;
     assert!(fell.y < at.y - 1.0, "fell into the hole: {at} -> {fell}");
 }
+
+#[test]
+fn clients_are_sent_a_zombies_turns_only_when_it_turns() {
+    use std::collections::HashMap;
+    use valence::protocol::packets::play::{
+        EntitySetHeadYawS2c, EntitySpawnS2c, MoveRelativeS2c, RotateAndMoveRelativeS2c, RotateS2c,
+    };
+    use valence::protocol::{ByteAngle, Packet};
+
+    let mut h = harness();
+    let o = arena(&mut h, [0, 0, 0]);
+    for (dx, dz) in [(-10, -10), (10, -10), (-10, 10), (10, 10)] {
+        h.summon(BlockPos::new(o.x + dx, o.y, o.z + dz));
+    }
+    h.helper.clear_received();
+    // Each zombie's look and head yaw as the client last heard them.
+    let (mut looks, mut heads) = (HashMap::new(), HashMap::new());
+    let (mut plain_moves, mut turns, mut head_turns) = (0, 0, 0);
+    let mut turn = |looks: &mut HashMap<i32, _>, id: i32, look: (ByteAngle, ByteAngle)| {
+        let last = looks.insert(id, look);
+        assert_ne!(last, Some(look), "zombie {id} was sent the look it had");
+        turns += 1;
+    };
+    for _ in 0..200 {
+        h.app.update();
+        for frame in h.helper.collect_received().0 {
+            match frame.id {
+                EntitySpawnS2c::ID => {
+                    let p = frame.decode::<EntitySpawnS2c>().unwrap();
+                    looks.insert(p.entity_id.0, (p.yaw, p.pitch));
+                    heads.insert(p.entity_id.0, p.head_yaw);
+                }
+                MoveRelativeS2c::ID => plain_moves += 1,
+                RotateAndMoveRelativeS2c::ID => {
+                    let p = frame.decode::<RotateAndMoveRelativeS2c>().unwrap();
+                    turn(&mut looks, p.entity_id.0, (p.yaw, p.pitch));
+                }
+                RotateS2c::ID => {
+                    let p = frame.decode::<RotateS2c>().unwrap();
+                    turn(&mut looks, p.entity_id.0, (p.yaw, p.pitch));
+                }
+                EntitySetHeadYawS2c::ID => {
+                    let p = frame.decode::<EntitySetHeadYawS2c>().unwrap();
+                    let last = heads.insert(p.entity_id.0, p.head_yaw);
+                    assert_ne!(last, Some(p.head_yaw), "zombie {} head", p.entity_id.0);
+                    head_turns += 1;
+                }
+                _ => {}
+            }
+        }
+    }
+    // They closed in on the player, turning as they came, and walked straight between turns.
+    assert!(
+        turns > 0 && head_turns > 0,
+        "{turns} turns, {head_turns} head turns"
+    );
+    assert!(
+        plain_moves > turns,
+        "{plain_moves} moves without a turn, {turns} with"
+    );
+}

@@ -51,22 +51,30 @@ pub(super) fn posture(
     }
 }
 
-/// Puts the posture in the components clients are sent, on a tick the zombie syncs, and only
-/// turns a client can see: a step of the protocol's 1/256 up close, several farther out where
-/// nobody can tell.
-pub(super) fn show(posture: Posture, tier: Tier, look: &mut Look, head: &mut HeadYaw) {
+/// What of the posture clients are to be sent, on a tick the zombie syncs: the look and the
+/// head yaw, each only when it turned from what was sent by a step a client can see (one of
+/// the protocol's 1/256 up close, several farther out where nobody can tell). Valence sends
+/// a component when it is written, so `None` must leave it untouched.
+pub(super) fn turns(
+    posture: Posture,
+    tier: Tier,
+    look: Look,
+    head_yaw: f32,
+) -> (Option<Look>, Option<f32>) {
     let min_turn = if tier == Tier::Full {
         1
     } else {
         FAR_TURN_STEPS
     };
-    if turned(look.yaw, posture.body_yaw, min_turn) || turned(look.pitch, posture.pitch, min_turn) {
-        look.yaw = posture.body_yaw;
-        look.pitch = posture.pitch;
-    }
-    if turned(head.0, posture.head_yaw, min_turn) {
-        head.0 = posture.head_yaw;
-    }
+    let looks =
+        turned(look.yaw, posture.body_yaw, min_turn) || turned(look.pitch, posture.pitch, min_turn);
+    (
+        looks.then_some(Look {
+            yaw: posture.body_yaw,
+            pitch: posture.pitch,
+        }),
+        turned(head_yaw, posture.head_yaw, min_turn).then_some(posture.head_yaw),
+    )
 }
 
 /// Whether the angle from `sent` to `now` is at least `steps` of the protocol's 256 to the

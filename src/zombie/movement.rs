@@ -12,7 +12,7 @@ use super::chase::{Chase, ChaseRules, ChaseStats};
 use super::doors::BreakingDoor;
 use super::hop::{hop_goal, Decision, HopEvent};
 use super::lod::Lod;
-use super::look::{posture, show, yaw_of};
+use super::look::{posture, turns, yaw_of};
 use super::path::{find_path, straight_path, waypoints};
 use super::{Dying, Errand, Zombie, ZombieKinds};
 use crate::world::{Nav, NavVoxels, Overworld, Voxels};
@@ -97,7 +97,13 @@ pub(super) fn move_zombies(
         let body_yaw = heading.map_or(look.yaw, |step| chase.facing.unwrap_or(yaw_of(step)));
         if sync {
             let posture = posture(body_yaw, pos, target, chase.dozing, holding);
-            show(posture, lod.tier, &mut look, &mut head);
+            let (turn, head_turn) = turns(posture, lod.tier, *look, head.0);
+            if let Some(turn) = turn {
+                *look = turn;
+            }
+            if let Some(yaw) = head_turn {
+                head.0 = yaw;
+            }
         }
     }
 }
