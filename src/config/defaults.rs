@@ -192,7 +192,7 @@ impl Default for LodConfig {
             full_sync_ticks: 3,
             half_sync_ticks: 16,
             quarter_sync_ticks: 40,
-            tracking_range: 128.0,
+            tracking_range: 64.0,
         }
     }
 }

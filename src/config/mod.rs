@@ -357,8 +357,10 @@ pub struct LodConfig {
     pub full_sync_ticks: u64,
     pub half_sync_ticks: u64,
     pub quarter_sync_ticks: u64,
-    /// Blocks within which a player is sent zombies (vanilla tracks monsters to 128): zombies
-    /// are kept in 32-block areas, and a player sees every area with a point within range.
+    /// Blocks within which a player is sent zombies: as far as a vanilla client draws them at
+    /// its default entity distance (vanilla servers track monsters to 128, Paper to 48).
+    /// Zombies are kept in 32-block areas, and a player sees every area with a point within
+    /// range.
     pub tracking_range: f64,
 }
 
