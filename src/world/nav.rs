@@ -115,11 +115,8 @@ impl NavChunk {
 
     /// Stores section `s` and those between it and the stored ones.
     fn widen(&mut self, s: usize) {
-        let (lo, hi) = if self.span == 0 {
-            (s, s + 1)
-        } else {
-            (self.lo.min(s), (self.lo + self.span).max(s + 1))
-        };
+        // With none stored, `lo` is where `below` ends and `above` starts: the bounds hold.
+        let (lo, hi) = (self.lo.min(s), (self.lo + self.span).max(s + 1));
         let words = (0..256)
             .flat_map(|i| (lo..hi).map(move |s| (s, i)))
             .map(|(s, i)| self.word(s, i))
@@ -130,6 +127,7 @@ impl NavChunk {
     /// The facts of `len` blocks of the column at `x`, `z` in the chunk, from `from` blocks
     /// above the bottom of the world: outside the world is not loaded.
     fn column(&self, x: usize, z: usize, from: i32, len: u32) -> Column {
+        debug_assert!((1..=128).contains(&len));
         // Bits `lo..hi` of the window.
         let bits = |lo: i32, hi: i32| {
             let upto = |n: i32| u128::MAX.checked_shr(128 - n as u32).unwrap_or(0);
@@ -374,5 +372,32 @@ mod tests {
         }
         assert_eq!(facts.bytes(), 256 * SECTIONS * 4);
         assert_agree(&chunk, &facts, &mut rng);
+    }
+
+    #[test]
+    fn a_chunk_of_uniform_sections_alone_stores_none_and_takes_edits() {
+        let mut rng = crate::random::generator(8);
+        // Stone up to a section's top and air above (a flat world), then all stone.
+        for stone_sections in [4, SECTIONS as u32] {
+            let mut chunk = UnloadedChunk::with_height(HEIGHT);
+            for y in 0..stone_sections * 16 {
+                for i in 0..256 {
+                    chunk.set_block_state(i % 16, y, i / 16, BlockState::STONE);
+                }
+            }
+            let mut facts = NavChunk::of(&chunk);
+            assert_eq!(facts.bytes(), 0);
+            assert_agree(&chunk, &facts, &mut rng);
+            // Edits above the stone and in it, each widening what is stored.
+            for (y, block) in [
+                (170, BlockState::STONE),
+                (20, BlockState::AIR),
+                (3, BlockState::WATER),
+            ] {
+                chunk.set_block_state(7, y, 2, block);
+                facts.set(7, y as usize, 2, block);
+                assert_agree(&chunk, &facts, &mut rng);
+            }
+        }
     }
 }
