@@ -5,7 +5,7 @@
 
 mod support;
 
-use horde::zombie::{Chase, ChaseStats, Zombie};
+use horde::zombie::{Chase, ChaseStats, Errand, Zombie};
 use support::headless::{harness, Harness};
 use valence::prelude::*;
 use valence::testing::create_mock_client;
@@ -511,4 +511,39 @@ fn clients_are_sent_a_zombies_turns_only_when_it_turns() {
         plain_moves > turns,
         "{plain_moves} moves without a turn, {turns} with"
     );
+}
+
+#[test]
+fn an_errand_ending_inside_a_hill_costs_a_hops_worth_of_nodes_a_plan() {
+    let mut h = harness();
+    let o = arena(&mut h, [0, 0, 0]);
+    // Nobody to chase; a block of stone 7 high east of the zombie, its errand's end inside.
+    h.run("gamemode creative tester");
+    h.run(&format!(
+        "fill {} {} {} {} {} {} stone",
+        o.x + 4,
+        o.y,
+        o.z - 3,
+        o.x + 10,
+        o.y + 6,
+        o.z + 3
+    ));
+    let zombie = h.summon(BlockPos::new(o.x - 8, o.y, o.z));
+    let inside = DVec3::new(o.x as f64 + 7.5, o.y as f64, o.z as f64 + 0.5);
+    h.app.world.get_mut::<Errand>(zombie).unwrap().0 = Some(inside);
+    let before = stats(&h);
+    for _ in 0..200 {
+        h.app.update();
+    }
+    let after = stats(&h);
+    let (plans, nodes) = (
+        after.plans - before.plans,
+        after.expanded_nodes - before.expanded_nodes,
+    );
+    // R = 3.36: a hop spans a square of 8 blocks, 64 nodes, where the budget is 560.
+    assert!(plans >= 5, "{plans} plans");
+    assert!(nodes <= plans * 64, "{nodes} nodes in {plans} plans");
+    // And it went as near as the stone lets it.
+    let x = h.app.world.get::<Position>(zombie).unwrap().0.x;
+    assert!(x > (o.x + 2) as f64 && x < (o.x + 4) as f64, "at x = {x}");
 }
