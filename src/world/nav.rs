@@ -214,9 +214,9 @@ pub fn patch_nav(
                 let Some(chunk) = nav.chunks.get_mut(&ChunkPos::new(x >> 4, z >> 4)) else {
                     continue;
                 };
+                let (cx, cz) = ((x & 15) as usize, (z & 15) as usize);
                 for y in min.y.max(MIN_Y)..=max.y.min(MIN_Y + HEIGHT as i32 - 1) {
                     if let Some(block) = layer.block([x, y, z]) {
-                        let (cx, cz) = ((x & 15) as usize, (z & 15) as usize);
                         chunk.set(cx, (y - MIN_Y) as usize, cz, block.state);
                     }
                 }

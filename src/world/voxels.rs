@@ -48,17 +48,14 @@ pub trait Voxels {
         debug_assert!((1..=128).contains(&len));
         let mut column = Column::default();
         for i in 0..len {
-            let bit = 1 << i;
-            match self.block(BlockPos::new(x, y + i as i32, z)) {
-                None => column.solid |= bit,
-                Some(b) => {
-                    column.loaded |= bit;
-                    if is_solid(b) {
-                        column.solid |= bit;
-                    }
-                    if b.is_liquid() {
-                        column.liquid |= bit;
-                    }
+            let (pos, bit) = (BlockPos::new(x, y + i as i32, z), 1 << i);
+            for (bits, holds) in [
+                (&mut column.solid, self.solid(pos)),
+                (&mut column.liquid, self.liquid(pos)),
+                (&mut column.loaded, self.loaded(pos)),
+            ] {
+                if holds {
+                    *bits |= bit;
                 }
             }
         }

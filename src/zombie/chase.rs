@@ -69,6 +69,9 @@ impl Plugin for ChasePlugin {
 pub struct ChaseRules {
     pub hop: HopRules,
     pub limits: PathLimits,
+    /// A stroll's or errand's search when its hop ends where nobody stands: the nodes of the
+    /// square the hop spans, which find the nearest block as well as the whole budget would.
+    pub hop_square_limits: PathLimits,
     pub follow_range: f64,
     /// How far hunt zombies look for the round's players.
     pub hunt_range: f64,
@@ -85,6 +88,7 @@ impl ChaseRules {
     pub fn new(config: &Config, tick_rate: f64) -> Self {
         let chase = &config.chase;
         let ticks = |s: f64| (s * tick_rate).ceil() as u64;
+        let hop_span = (2.0 * chase.hop_radius).ceil() as usize + 1;
         Self {
             hop: HopRules {
                 radius: chase.hop_radius,
@@ -97,6 +101,10 @@ impl ChaseRules {
             },
             limits: PathLimits {
                 node_budget: chase.node_budget as usize,
+                max_drop: chase.max_drop,
+            },
+            hop_square_limits: PathLimits {
+                node_budget: (chase.node_budget as usize).min(hop_span * hop_span),
                 max_drop: chase.max_drop,
             },
             follow_range: config.zombies.follow_range,

@@ -13,7 +13,7 @@ use super::doors::BreakingDoor;
 use super::hop::{hop_goal, Decision, HopEvent};
 use super::lod::Lod;
 use super::look::{posture, turns, yaw_of};
-use super::path::{find_path, straight_path, waypoints, PathLimits};
+use super::path::{find_path, straight_path, waypoints};
 use super::{Dying, Errand, Zombie, ZombieKinds};
 use crate::world::{Nav, NavVoxels, Overworld, Voxels};
 
@@ -201,21 +201,16 @@ fn plan_hop(
     let goal = hop_goal(pos, hop.dest, rules.hop.radius);
     let start = BlockPos::from_pos(pos);
     let end = standable_near(world, goal);
-    // A stroll or an errand (a pack on the march) takes the straight way when the ground
-    // allows it: the same path on open ground for a tenth of the block reads. A chase always
-    // searches, round whatever the player hides behind.
+    // A hop that ends where nobody stands (in a hill, a tree) cannot be reached: a stroll or
+    // errand looks for the nearest block in the square the hop spans, not the whole budget.
     let limits = if hop.chasing || world.standable(end) {
         rules.limits
     } else {
-        // The hop ends where nobody stands (in a hill, a tree): no search reaches it, and one
-        // would spend its whole budget to find the nearest block. The nodes of the square a
-        // hop spans find that as well on the ground a hop crosses.
-        let span = (2.0 * rules.hop.radius).ceil() as usize + 1;
-        PathLimits {
-            node_budget: rules.limits.node_budget.min(span * span),
-            ..rules.limits
-        }
+        rules.hop_square_limits
     };
+    // A stroll or an errand (a pack on the march) takes the straight way when the ground
+    // allows it: the same path on open ground for a tenth of the block reads. A chase always
+    // searches, round whatever the player hides behind.
     let path = (!hop.chasing)
         .then(|| straight_path(world, start, end, limits))
         .flatten()
