@@ -213,3 +213,36 @@ fn hunt_zombies_find_the_rounds_players_within_71_blocks_others_within_35() {
     assert_eq!(target(&h, roamer), None, "beyond the follow range of 35");
     assert_eq!(target(&h, far), None, "beyond 255 studs");
 }
+
+#[test]
+fn a_spawn_point_in_the_lake_spawns_its_wave_on_the_nearest_dry_ground() {
+    let mut config = config(10, 40, 200.0);
+    // 14 blocks east of the spawn is the spawn's lake (colosseum's first point).
+    config.hunt.presets[0].spawn_points = vec![[14.0, 0.0]];
+    let mut h = harness_with(config);
+    let surface = (0..120)
+        .rev()
+        .map(|y| h.block(BlockPos::new(14, y, 0)))
+        .find(|b| !b.is_air())
+        .unwrap();
+    assert!(surface.is_liquid(), "the point is in the lake: {surface:?}");
+    h.run("hunt start trial");
+    for _ in 0..25 {
+        h.app.update();
+    }
+    let zombies = hunt_zombies(&mut h);
+    assert!(!zombies.is_empty(), "the first wave came whole");
+    for z in zombies {
+        let at = h.app.world.get::<Position>(z).unwrap().0;
+        let feet = BlockPos::from_pos(at);
+        assert!(
+            !h.block(feet).is_liquid()
+                && !h
+                    .block(BlockPos::new(feet.x, feet.y - 1, feet.z))
+                    .is_liquid(),
+            "on dry ground: {at}"
+        );
+        let off = DVec2::new(at.x - 14.0, at.z);
+        assert!(off.length() <= 17.0, "near the point: {at}");
+    }
+}

@@ -392,7 +392,8 @@ pub struct HuntPreset {
     /// Cap on zombies spawned in a round for one player; it grows with the kill goal.
     pub max_total: u32,
     pub round_time_s: f64,
-    /// Spawn points as [x, z] offsets in blocks from the hunt's centre.
+    /// Spawn points as [x, z] offsets in blocks from the hunt's centre; one in water or a tree
+    /// spawns on the nearest dry ground within 16 blocks.
     pub spawn_points: Vec<[f64; 2]>,
 }
 

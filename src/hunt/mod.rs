@@ -18,7 +18,7 @@ use valence::prelude::*;
 use crate::config::{Config, HuntPreset};
 use crate::player::PlayerKill;
 use crate::random::Stream;
-use crate::world::{standable_top, Overworld, WorldSpawn};
+use crate::world::{ground_around, Overworld, WorldSpawn};
 use crate::zombie::chase::huntable;
 use crate::zombie::{zombie_bundle, Arena, Dying, ZombieKinds};
 use rand::RngCore;
@@ -99,6 +99,10 @@ impl Hunts {
         }
     }
 }
+
+/// A spawn point in a lake or a tree spawns on the nearest ground, looked for on rings every
+/// 2 blocks out to 16: every wave comes whole, so the kill goal it was sized for can be met.
+const SPAWN_POINT_RINGS: u32 = 8;
 
 fn schedule_hunts(mut hunts: ResMut<Hunts>, config: Res<Config>, server: Res<Server>) {
     let hunt = &config.hunt;
@@ -239,18 +243,15 @@ fn run_hunt(
                     * preset.spawn_points.len() as f64)
                     as usize
                     % preset.spawn_points.len()];
-                let (x, z) = (
-                    (center.x + point[0]).floor() as i32,
-                    (center.z + point[1]).floor() as i32,
-                );
-                let Some(y) = standable_top(layer, x, z) else {
+                let at = DVec2::new(center.x + point[0], center.z + point[1]);
+                let radii = (1..=SPAWN_POINT_RINGS).map(|ring| 2.0 * ring as f64);
+                let Some(pos) = ground_around(layer, at, radii) else {
                     continue; // Spawn point not loaded: nobody is near it.
                 };
                 let Some(kind) = kinds.find(&preset.types[roulette(&weights, round.rng.unit())])
                 else {
                     continue;
                 };
-                let pos = DVec3::new(x as f64 + 0.5, y as f64, z as f64 + 0.5);
                 let seed = round.rng.next_u64();
                 commands.spawn((
                     zombie_bundle(layer_entity, pos, kind, &kinds, seed),

@@ -2,11 +2,10 @@
 //! centroid; a member that finds ground only beyond the rejoin radius comes back loose.
 
 use rand::RngCore;
-use valence::math::DVec2;
 use valence::prelude::*;
 
 use crate::daylight::{Burning, Helmet};
-use crate::world::standable_top;
+use crate::world::{ground_around, ground_at};
 use crate::zombie::{zombie_bundle, Vitality, ZombieKinds};
 
 use super::ghost::{rejoins, scatter};
@@ -23,27 +22,14 @@ pub(super) fn restore(
     kinds: &ZombieKinds,
     rules: &crate::config::PackConfig,
 ) -> bool {
-    let ground = |p: DVec2| {
-        let (x, z) = (p.x.floor() as i32, p.y.floor() as i32);
-        standable_top(layer, x, z).map(|y| DVec3::new(x as f64 + 0.5, y as f64, z as f64 + 0.5))
-    };
     let mut spots = Vec::with_capacity(pack.ghosts.len());
+    // No ground at a member's spot: look further out, ring by ring every 8 blocks or so.
+    let reach = (rules.restore_search_radius - rules.restore_scatter).max(0.0);
+    let rings = (reach / 8.0).ceil().max(1.0) as u32;
+    let radii = (1..=rings).map(|ring| rules.restore_scatter + reach * ring as f64 / rings as f64);
     for i in 0..pack.ghosts.len() {
-        let near = ground(pack.centroid + scatter(i, rules.restore_scatter));
-        // No ground there: look further out, ring by ring every 8 blocks or so.
-        let reach = (rules.restore_search_radius - rules.restore_scatter).max(0.0);
-        let rings = (reach / 8.0).ceil().max(1.0) as u32;
-        let spot = near.or_else(|| {
-            (1..=rings).find_map(|ring| {
-                let r = rules.restore_scatter + reach * ring as f64 / rings as f64;
-                (0..16).find_map(|k| {
-                    ground(
-                        pack.centroid
-                            + DVec2::from_angle(k as f64 * std::f64::consts::FRAC_PI_8) * r,
-                    )
-                })
-            })
-        });
+        let spot = ground_at(layer, pack.centroid + scatter(i, rules.restore_scatter))
+            .or_else(|| ground_around(layer, pack.centroid, radii.clone()));
         match spot {
             Some(s) => spots.push(s),
             None => return false,

@@ -156,6 +156,31 @@ pub fn in_world(pos: DVec3) -> bool {
     in_spawnable_bounds(pos) && (MIN_Y as f64..(MIN_Y + HEIGHT as i32) as f64).contains(&pos.y)
 }
 
+/// Where a body stands in the column at `at`: the middle of its [`standable_top`] block.
+pub fn ground_at(layer: &ChunkLayer, at: DVec2) -> Option<DVec3> {
+    let (x, z) = (at.x.floor() as i32, at.y.floor() as i32);
+    standable_top(layer, x, z).map(|y| DVec3::new(x as f64 + 0.5, y as f64, z as f64 + 0.5))
+}
+
+/// [`ground_at`] `at`, else in the first column with ground on rings around it, `radii` blocks
+/// out, 16 columns a ring: for spots that fall in a lake or a tree.
+pub fn ground_around(
+    layer: &ChunkLayer,
+    at: DVec2,
+    radii: impl IntoIterator<Item = f64>,
+) -> Option<DVec3> {
+    ground_at(layer, at).or_else(|| {
+        radii.into_iter().find_map(|r| {
+            (0..16).find_map(|k| {
+                ground_at(
+                    layer,
+                    at + DVec2::from_angle(k as f64 * std::f64::consts::FRAC_PI_8) * r,
+                )
+            })
+        })
+    })
+}
+
 /// The feet height of the highest spot in a column with dry solid ground and two free blocks.
 pub fn standable_top(layer: &ChunkLayer, x: i32, z: i32) -> Option<i32> {
     let top = MIN_Y + HEIGHT as i32 - 1;
