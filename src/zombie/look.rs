@@ -2,6 +2,7 @@
 //! front of it or droops 30 degrees (60 asleep), and clients hear only of turns they can see.
 
 use valence::prelude::*;
+use valence::protocol::ByteAngle;
 
 use super::body::EYE_HEIGHT;
 use super::lod::Tier;
@@ -78,9 +79,10 @@ pub(super) fn turns(
 }
 
 /// Whether the angle from `sent` to `now` is at least `steps` of the protocol's 256 to the
-/// turn, either way round.
+/// turn, either way round. Both are encoded as Valence encodes them (just under 360° it gives
+/// 255, not 0), or a turn of less than a step would be sent as the same byte again.
 fn turned(sent: f32, now: f32, steps: u8) -> bool {
-    let step = |degrees: f32| (degrees.rem_euclid(360.0) / 360.0 * 256.0).round() as i32 as u8;
+    let step = |degrees: f32| ByteAngle::from_degrees(degrees).0;
     let d = step(now).wrapping_sub(step(sent));
     d.min(d.wrapping_neg()) >= steps
 }
@@ -106,6 +108,10 @@ mod tests {
         );
         assert!(turned(-90.0, 90.0, 128), "half a turn");
         assert!(!turned(0.0, 360.0, 1) && !turned(-180.0, 180.0, 1));
+        assert!(
+            !turned(-0.8, -0.3, 1),
+            "both are sent as 255 (Valence does not wrap 256 to 0)"
+        );
     }
 
     #[test]
