@@ -552,11 +552,16 @@ fn reload_applies_live_keys_refuses_bad_edits_and_defers_restart_keys() {
 
 #[test]
 fn a_running_hunt_and_its_zombies_survive_a_restart() {
-    let mut server = TestServer::start("hunt-save", "");
+    // One zombie in all: no later wave can change the figures between the stop and the
+    // questions after the restart, however long either takes.
+    let single = "[[hunt.presets]]\nname = \"single\"\ntypes = [\"zombie_gladiator\"]\n\
+                  max_spawn = 1\nspawn_rate_s = 1.0\nmax_alive = 1\nmax_total = 1\n\
+                  round_time_s = 600.0\nspawn_points = [[14.0, 0.0]]\n";
+    let mut server = TestServer::start("hunt-save", single);
     server.command("time set 14000");
     assert_eq!(
-        server.command("hunt start colosseum"),
-        "hunt=colosseum starting=true"
+        server.command("hunt start single"),
+        "hunt=single starting=true"
     );
     // The first wave comes after the preset's spawn rate.
     server.wait_until("the first wave", |s| {
@@ -564,13 +569,14 @@ fn a_running_hunt_and_its_zombies_survive_a_restart() {
     });
     let status = server.command("hunt");
     let spawned = field(&status, "spawned").unwrap().to_string();
+    assert_eq!(spawned, "1", "{status}");
     let zombies_before = field(&server.command("zombies"), "total")
         .unwrap()
         .to_string();
     let dir = server.stop();
-    let mut server = TestServer::start_in(dir, "");
+    let mut server = TestServer::start_in(dir, single);
     let resumed = server.command("hunt");
-    assert!(resumed.starts_with("hunt=colosseum "), "{resumed}");
+    assert!(resumed.starts_with("hunt=single "), "{resumed}");
     assert_eq!(
         field(&resumed, "spawned"),
         Some(spawned.as_str()),
