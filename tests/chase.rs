@@ -6,7 +6,7 @@
 mod support;
 
 use horde::zombie::chase::ChaseRules;
-use horde::zombie::{Chase, ChaseStats, Errand, Zombie, ZombieKinds};
+use horde::zombie::{Body, Chase, ChaseStats, Errand, Lod, Tier, Zombie, ZombieKinds};
 use support::headless::{harness, Harness};
 use valence::prelude::*;
 use valence::testing::create_mock_client;
@@ -559,4 +559,55 @@ fn an_errand_ending_inside_a_hill_costs_a_hops_worth_of_nodes_a_plan() {
     // And it went as near as the stone lets it.
     let x = h.app.world.get::<Position>(zombie).unwrap().0.x;
     assert!(x > (o.x + 2) as f64 && x < (o.x + 4) as f64, "at x = {x}");
+}
+
+#[test]
+fn a_walker_far_from_players_goes_round_a_wall_by_turning_aside_without_a_search() {
+    let mut h = harness();
+    // The player 45 blocks off, in the half tier's range: far enough that nobody watches the
+    // zombie pick its way, near enough that it acts.
+    let o = arena(&mut h, [0, 0, -45]);
+    h.run("gamemode creative tester");
+    h.app
+        .world
+        .get_mut::<ViewDistance>(h.client)
+        .unwrap()
+        .set(7);
+    h.app.update();
+    horde::headless::run_until_loaded(&mut h.app);
+    // A wall two high and seven wide between the zombie and its errand.
+    h.run(&format!(
+        "fill {} {} {} {} {} {} stone",
+        o.x + 2,
+        o.y,
+        o.z - 3,
+        o.x + 2,
+        o.y + 1,
+        o.z + 3
+    ));
+    let zombie = h.summon(BlockPos::new(o.x - 4, o.y, o.z));
+    let errand = DVec3::new(o.x as f64 + 8.5, o.y as f64, o.z as f64 + 0.5);
+    h.app.world.get_mut::<Errand>(zombie).unwrap().0 = Some(errand);
+    let before = stats(&h);
+    let mut arrived = false;
+    for _ in 0..600 {
+        h.app.update();
+        let at = h.app.world.get::<Body>(zombie).unwrap().at.unwrap();
+        if at.x > errand.x - 1.5 {
+            arrived = true;
+            break;
+        }
+    }
+    let after = stats(&h);
+    assert_eq!(
+        h.app.world.get::<Lod>(zombie).unwrap().tier,
+        Tier::Half,
+        "classified far"
+    );
+    assert!(arrived, "round the wall: {after:?}");
+    assert!(after.plans > before.plans + 2, "hop by hop: {after:?}");
+    assert_eq!(
+        after.expanded_nodes, before.expanded_nodes,
+        "the straight way and turning aside, no search"
+    );
 }

@@ -129,17 +129,18 @@ fn step(
     None
 }
 
-/// The straight way to `goal` on dry ground, when there is one: the grid line from `start`
+/// The straight way to `goal` on dry ground, as far as it goes: the grid line from `start`
 /// (diagonal steps spread evenly among straight ones, as many of each as the shortest way
-/// has), each step a move A* could make, never swimming, ending exactly at `goal`. `None`
-/// as soon as a step is not open, so the caller searches instead. On open ground it is a
-/// path A* would find, for the block reads of one line instead of a search.
+/// has), each step a move A* could make, never swimming, round the corner of a diagonal cut
+/// off. It stops before the first step that is not open; `complete` when it reached `goal`.
+/// On open ground it is a path A* would find, for the block reads of one line instead of a
+/// search.
 pub fn straight_path(
     world: &impl Voxels,
     start: BlockPos,
     goal: BlockPos,
     limits: PathLimits,
-) -> Option<Path> {
+) -> Path {
     let (dx, dz) = (goal.x - start.x, goal.z - start.z);
     let (long, short) = (dx.abs().max(dz.abs()), dx.abs().min(dz.abs()));
     let mut nodes = Vec::with_capacity(long as usize);
@@ -156,19 +157,81 @@ pub fn straight_path(
         } else {
             (if diagonal { dx.signum() } else { 0 }, dz.signum())
         };
-        let (next, price) = step(world, at, sx, sz, limits)?;
-        if world.liquid(next) {
-            return None;
-        }
-        (at, cost) = (next, cost + price);
-        nodes.push(at);
+        let ways: &[&[(i32, i32)]] = if sx != 0 && sz != 0 {
+            // A diagonal cut off by a corner goes round it, by one side or the other.
+            &[&[(sx, sz)], &[(sx, 0), (0, sz)], &[(0, sz), (sx, 0)]]
+        } else {
+            &[&[(sx, sz)]]
+        };
+        let Some(price) = ways
+            .iter()
+            .find_map(|way| dry_steps(world, at, way, limits, &mut nodes))
+        else {
+            break;
+        };
+        (at, cost) = (nodes[nodes.len() - 1], cost + price);
     }
-    (at == goal).then_some(Path {
+    Path {
         nodes,
-        complete: true,
+        complete: at == goal,
         expanded: 0,
         cost,
-    })
+    }
+}
+
+/// A far walker's way: the straight way as far as it goes or, when its first step is
+/// blocked, the straight way turned 45° and then 90° to the left, then to the right (round a
+/// tree, along a bank too steep to climb). Turning left first at every hop follows a wall to
+/// its end rather than pacing along it. `None` when none of them makes a step, and only a
+/// search can find a way on.
+pub fn way_on(
+    world: &impl Voxels,
+    start: BlockPos,
+    goal: BlockPos,
+    limits: PathLimits,
+) -> Option<Path> {
+    let ahead = DVec2::new((goal.x - start.x) as f64, (goal.z - start.z) as f64);
+    [0.0f64, 45.0, 90.0, -45.0, -90.0]
+        .into_iter()
+        .find_map(|turn| {
+            let to = if turn == 0.0 {
+                goal
+            } else {
+                let aside = DVec2::from_angle(turn.to_radians()).rotate(ahead);
+                BlockPos::new(
+                    start.x + aside.x.round() as i32,
+                    goal.y,
+                    start.z + aside.y.round() as i32,
+                )
+            };
+            let way = straight_path(world, start, to, limits);
+            (!way.nodes.is_empty()).then_some(way)
+        })
+}
+
+/// Takes the steps of `way` from `from` on dry ground, each onto `nodes`: their price, or
+/// `None` (and `nodes` as it was) when one is not open.
+fn dry_steps(
+    world: &impl Voxels,
+    from: BlockPos,
+    way: &[(i32, i32)],
+    limits: PathLimits,
+    nodes: &mut Vec<BlockPos>,
+) -> Option<u32> {
+    let (kept, mut at, mut price) = (nodes.len(), from, 0);
+    for &(sx, sz) in way {
+        match step(world, at, sx, sz, limits) {
+            Some((next, cost)) if !world.liquid(next) => {
+                (at, price) = (next, price + cost);
+                nodes.push(at);
+            }
+            _ => {
+                nodes.truncate(kept);
+                return None;
+            }
+        }
+    }
+    Some(price)
 }
 
 /// Finds a path from `start` to `goal` (feet positions).
@@ -729,7 +792,8 @@ mod tests {
             p(6, 1, 6),
             p(0, 1, -12),
         ] {
-            let straight = straight_path(&flat, p(0, 1, 0), goal, LIMITS).unwrap();
+            let straight = straight_path(&flat, p(0, 1, 0), goal, LIMITS);
+            assert!(straight.complete);
             assert_walkable(&flat, p(0, 1, 0), &straight);
             assert_eq!(straight.nodes.last(), Some(&goal));
             assert_eq!(
@@ -740,19 +804,56 @@ mod tests {
         // Over a one-block step and down again, it climbs as A* may.
         let mut bump = Grid::new([-2, 0, -2], [12, 5, 2]).floor(0);
         bump.set([5, 1, 0], BlockState::STONE);
-        let over = straight_path(&bump, p(0, 1, 0), p(10, 1, 0), LIMITS).unwrap();
+        let over = straight_path(&bump, p(0, 1, 0), p(10, 1, 0), LIMITS);
+        assert!(over.complete);
         assert_walkable(&bump, p(0, 1, 0), &over);
         assert!(over.nodes.contains(&p(5, 2, 0)));
     }
 
     #[test]
-    fn no_straight_way_through_a_wall_or_water() {
+    fn the_straight_way_goes_round_a_corner_that_cuts_a_diagonal_off() {
+        let mut corner = Grid::new([-2, 0, -2], [8, 5, 8]).floor(0);
+        corner.fill([1, 1, 0], [1, 2, 0], BlockState::STONE);
+        let round = straight_path(&corner, p(0, 1, 0), p(4, 1, 4), LIMITS);
+        assert!(round.complete);
+        assert_walkable(&corner, p(0, 1, 0), &round);
+        assert_eq!(round.nodes[..2], [p(0, 1, 1), p(1, 1, 1)]);
+        assert_eq!(round.cost, 2 * STRAIGHT + 3 * DIAGONAL);
+    }
+
+    #[test]
+    fn a_far_walker_turns_aside_from_a_wall_and_stops_in_a_pocket() {
+        let mut wall = Grid::new([-4, 0, -6], [8, 5, 6]).floor(0);
+        wall.fill([1, 1, -6], [1, 2, 6], BlockState::STONE);
+        let on = way_on(&wall, p(0, 1, 0), p(4, 1, 1), LIMITS).unwrap();
+        assert_walkable(&wall, p(0, 1, 0), &on);
+        assert!(on.nodes.iter().all(|n| n.x <= 0), "along the wall");
+        assert!(!on.nodes.is_empty());
+        // Walled in on three sides and the goal beyond: no way makes a step ahead or aside.
+        let mut pocket = wall.clone();
+        pocket.fill([-1, 1, -1], [0, 2, -1], BlockState::STONE);
+        pocket.fill([-1, 1, 1], [0, 2, 1], BlockState::STONE);
+        assert!(way_on(&pocket, p(0, 1, 0), p(4, 1, 0), LIMITS).is_none());
+    }
+
+    #[test]
+    fn the_straight_way_stops_before_a_wall_or_water() {
         let mut wall = Grid::new([-2, 0, -8], [12, 5, 8]).floor(0);
         wall.fill([4, 1, -5], [4, 2, 5], BlockState::STONE);
-        assert!(straight_path(&wall, p(0, 1, 0), p(8, 1, 0), LIMITS).is_none());
+        let short = straight_path(&wall, p(0, 1, 0), p(8, 1, 0), LIMITS);
+        assert!(!short.complete);
+        assert_walkable(&wall, p(0, 1, 0), &short);
+        assert_eq!(short.nodes.last(), Some(&p(3, 1, 0)));
         let mut wet = Grid::new([-2, 0, -2], [12, 5, 2]).floor(0);
         wet.set([3, 1, 0], BlockState::WATER);
-        assert!(straight_path(&wet, p(0, 1, 0), p(8, 1, 0), LIMITS).is_none());
+        let dry = straight_path(&wet, p(0, 1, 0), p(8, 1, 0), LIMITS);
+        assert!(!dry.complete);
+        assert_eq!(dry.nodes.last(), Some(&p(2, 1, 0)));
+        let mut blocked = Grid::new([-2, 0, -2], [12, 5, 2]).floor(0);
+        blocked.fill([1, 1, -2], [1, 2, 2], BlockState::STONE);
+        assert!(straight_path(&blocked, p(0, 1, 0), p(8, 1, 0), LIMITS)
+            .nodes
+            .is_empty());
     }
 
     #[test]
