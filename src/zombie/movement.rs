@@ -235,7 +235,12 @@ fn plan_hop(
     }
     chase.waypoints = waypoints(start, &path.nodes, rules.hop.radius / 2.0).into();
     chase.goal = Some(goal);
-    let ahead = DVec3::new(goal.x - pos.x, 0.0, goal.z - pos.z);
+    // The body faces where the hop leads: its goal, or where a far walker turned aside to.
+    let leads_to = path
+        .nodes
+        .last()
+        .map_or(goal, |n| DVec3::new(n.x as f64 + 0.5, n.y as f64, n.z as f64 + 0.5));
+    let ahead = DVec3::new(leads_to.x - pos.x, 0.0, leads_to.z - pos.z);
     chase.facing = (ahead.length() > 1.0).then(|| yaw_of(ahead));
     chase.jump |= jump;
     chase.blocked_ticks = 0;
