@@ -289,6 +289,9 @@ async function runOnce (scenario, floor, args, outDir) {
     return { kBps: bytes, zombieKBps: zombie, zombiesInView: inView, deaths: after[i].deaths - before[i].deaths }
   })
   const mean = (xs) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length)
+  const KINDS = ['spawn', 'destroy', 'move', 'moveAndTurn', 'teleport', 'turn', 'head', 'metadata', 'other']
+  const kindKBps = (i, k) => ((after[i].zombieKinds[k] || 0) - (before[i].zombieKinds[k] || 0)) / seconds / 1000
+  const densest = perClient.reduce((best, c, i) => (c.zombieKBps > perClient[best].zombieKBps ? i : best), 0)
   const inViewTotal = perClient.reduce((a, c) => a + c.zombiesInView, 0)
   const zombieTotal = perClient.reduce((a, c) => a + c.zombieKBps, 0)
   // Each mineflayer bot's last report, and the most zombies it saw at once.
@@ -322,8 +325,12 @@ async function runOnce (scenario, floor, args, outDir) {
       bytesPerZombieInView: inViewTotal > 0 ? zombieTotal * 1000 / inViewTotal : null,
       deaths: perClient.reduce((a, c) => a + c.deaths, 0),
       // Mean zombie kB/s per client by what the packets say.
-      zombieKinds: Object.fromEntries(['spawn', 'destroy', 'move', 'moveAndTurn', 'teleport', 'turn', 'head', 'metadata', 'other'].map((k) => [k,
-        mean(clients.map((_, i) => ((after[i].zombieKinds[k] || 0) - (before[i].zombieKinds[k] || 0)) / seconds / 1000))]))
+      zombieKinds: Object.fromEntries(KINDS.map((k) => [k, mean(clients.map((_, i) => kindKBps(i, k)))])),
+      // The client with the most zombie traffic: what it saw and what its bytes were.
+      densest: {
+        zombiesInView: perClient[densest].zombiesInView,
+        zombieKinds: Object.fromEntries(KINDS.map((k) => [k, kindKBps(densest, k)]))
+      }
     },
     chunks,
     timeline,
