@@ -235,12 +235,16 @@ fn plan_hop(
     }
     chase.waypoints = waypoints(start, &path.nodes, rules.hop.radius / 2.0).into();
     chase.goal = Some(goal);
-    // The body faces where the hop leads: its goal, or where a far walker turned aside to.
-    let leads_to = path
-        .nodes
-        .last()
-        .map_or(goal, |n| DVec3::new(n.x as f64 + 0.5, n.y as f64, n.z as f64 + 0.5));
-    let ahead = DVec3::new(leads_to.x - pos.x, 0.0, leads_to.z - pos.z);
+    // The body faces the hop's goal, steady from hop to hop; a hop that leads well aside of
+    // it (a far walker turning aside, a detour) faces where it leads, not sideways.
+    let flat = |p: DVec3| DVec3::new(p.x - pos.x, 0.0, p.z - pos.z);
+    let mut ahead = flat(goal);
+    if let Some(last) = path.nodes.last() {
+        let leads = flat(DVec3::new(last.x as f64 + 0.5, 0.0, last.z as f64 + 0.5));
+        if leads.length() > 1.0 && leads.angle_between(ahead) > std::f64::consts::FRAC_PI_8 {
+            ahead = leads;
+        }
+    }
     chase.facing = (ahead.length() > 1.0).then(|| yaw_of(ahead));
     chase.jump |= jump;
     chase.blocked_ticks = 0;
