@@ -40,7 +40,18 @@ pub struct Body {
 
 /// Whether a zombie's box with its feet at `pos` overlaps any solid (or unloaded) block.
 pub fn collides(world: &impl Voxels, pos: DVec3) -> bool {
-    const EPS: f64 = 1e-7;
+    let (y0, y1) = (
+        pos.y.floor() as i32,
+        (pos.y + BODY_HEIGHT - EPS).floor() as i32,
+    );
+    hits(world, pos, y0, y1)
+}
+
+/// Below the blocks a box touches, its edges are this far inside them.
+const EPS: f64 = 1e-7;
+
+/// Whether a solid (or unloaded) block of the layers `y0..=y1` lies under the box at `pos`.
+fn hits(world: &impl Voxels, pos: DVec3, y0: i32, y1: i32) -> bool {
     let (x0, x1) = (
         (pos.x - HALF_WIDTH).floor() as i32,
         (pos.x + HALF_WIDTH - EPS).floor() as i32,
@@ -48,10 +59,6 @@ pub fn collides(world: &impl Voxels, pos: DVec3) -> bool {
     let (z0, z1) = (
         (pos.z - HALF_WIDTH).floor() as i32,
         (pos.z + HALF_WIDTH - EPS).floor() as i32,
-    );
-    let (y0, y1) = (
-        pos.y.floor() as i32,
-        (pos.y + BODY_HEIGHT - EPS).floor() as i32,
     );
     for x in x0..=x1 {
         for y in y0..=y1 {
@@ -63,6 +70,13 @@ pub fn collides(world: &impl Voxels, pos: DVec3) -> bool {
         }
     }
     false
+}
+
+/// Whether a body with room at `pos` stands on something: a floor just under its feet. Its
+/// own blocks are free, so only the layer under them needs reading.
+fn standing(world: &impl Voxels, pos: DVec3) -> bool {
+    let (feet, under) = (pos.y.floor() as i32, (pos.y - 1e-3).floor() as i32);
+    under < feet && hits(world, pos, under, under)
 }
 
 /// Rounds to the 1/4096 grid of relative move packets.
@@ -111,9 +125,10 @@ impl Body {
         } else if in_water && (self.blocked || jump) {
             self.vel_y = SWIM_UP;
         }
-        // Move first, then accelerate, as vanilla does.
+        // Move first, then accelerate, as vanilla does. At rest the body stays where the walk
+        // just found room for it.
         let moved = pos + DVec3::new(0.0, self.vel_y, 0.0);
-        if collides(world, moved) {
+        if self.vel_y != 0.0 && collides(world, moved) {
             if self.vel_y < 0.0 {
                 // Land on top of the block the feet went into.
                 let landed = DVec3::new(pos.x, moved.y.floor() + 1.0, pos.z);
@@ -125,7 +140,7 @@ impl Body {
         } else {
             pos = moved;
         }
-        self.on_ground = collides(world, pos - DVec3::new(0.0, 1e-3, 0.0));
+        self.on_ground = standing(world, pos);
         self.vel_y = if self.on_ground && self.vel_y <= 0.0 {
             0.0
         } else if in_water {
@@ -147,6 +162,43 @@ mod tests {
             pos = body.step(world, pos, wish, false);
         }
         pos
+    }
+
+    #[test]
+    fn standing_reads_one_layer_and_agrees_with_a_box_a_hair_lower() {
+        use rand::Rng;
+        let mut rng = crate::random::generator(7);
+        let mut world = Grid::new([-4, 0, -4], [4, 8, 4]);
+        for _ in 0..60 {
+            let at = [
+                rng.gen_range(-4..4),
+                rng.gen_range(0..8),
+                rng.gen_range(-4..4),
+            ];
+            world.set(at, BlockState::STONE);
+        }
+        let mut checked = 0;
+        while checked < 2000 {
+            let pos = DVec3::new(
+                snap(rng.gen_range(-3.0..3.0)),
+                // On a block's top half the time, anywhere in it otherwise.
+                if rng.gen_bool(0.5) {
+                    rng.gen_range(1..6) as f64
+                } else {
+                    snap(rng.gen_range(1.0..6.0))
+                },
+                snap(rng.gen_range(-3.0..3.0)),
+            );
+            if collides(&world, pos) {
+                continue;
+            }
+            checked += 1;
+            assert_eq!(
+                standing(&world, pos),
+                collides(&world, pos - DVec3::new(0.0, 1e-3, 0.0)),
+                "{pos}"
+            );
+        }
     }
 
     #[test]
