@@ -11,7 +11,7 @@ use valence::prelude::*;
 
 use super::body;
 use super::hop::{HopPlanner, HopRules};
-use super::path::PathLimits;
+use super::path::{Aside, PathLimits};
 use super::{staggered, Arena, Dying, Pursuing, Zombie};
 use crate::config::{Config, ConfigChanged, LodConfig};
 use crate::player::{self, Dead};
@@ -165,6 +165,8 @@ pub struct Chase {
     pub(super) retarget: bool,
     pub(super) jump: bool,
     pub(super) blocked_ticks: u32,
+    /// The side a far walker turned to at what blocked its way, kept while it is blocked.
+    pub(super) aside: Aside,
     /// The zombie's own strolls, reproducible from its seed.
     pub(super) rng: Pcg32,
 }
@@ -186,6 +188,7 @@ impl Chase {
             retarget: false,
             jump: false,
             blocked_ticks: 0,
+            aside: Aside::Either,
             rng: crate::random::generator(seed),
         }
     }

@@ -179,34 +179,50 @@ pub fn straight_path(
     }
 }
 
+/// Which way a far walker turns aside at what blocks its straight way: the sign of the turn
+/// (positive turns from east towards south, a right turn seen from above).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Aside {
+    #[default]
+    Either,
+    Right,
+    Left,
+}
+
 /// A far walker's way: the straight way as far as it goes or, when its first step is
-/// blocked, the straight way turned 45° and then 90° to the left, then to the right (round a
-/// tree, along a bank too steep to climb). Turning left first at every hop follows a wall to
-/// its end rather than pacing along it. `None` when none of them makes a step, and only a
-/// search can find a way on.
+/// blocked, the straight way turned 45° and then 90° to one side (to `side`, once it has
+/// turned one way; else right, then left). Keeping to one side follows a wall to its end,
+/// where turning by turns would pace along it. With the way it turned; `None` when no way
+/// makes a step, and only a search can find a way on.
 pub fn way_on(
     world: &impl Voxels,
     start: BlockPos,
     goal: BlockPos,
     limits: PathLimits,
-) -> Option<Path> {
+    side: Aside,
+) -> Option<(Path, Aside)> {
     let ahead = DVec2::new((goal.x - start.x) as f64, (goal.z - start.z) as f64);
-    [0.0f64, 45.0, 90.0, -45.0, -90.0]
-        .into_iter()
-        .find_map(|turn| {
-            let to = if turn == 0.0 {
-                goal
-            } else {
-                let aside = DVec2::from_angle(turn.to_radians()).rotate(ahead);
-                BlockPos::new(
-                    start.x + aside.x.round() as i32,
-                    goal.y,
-                    start.z + aside.y.round() as i32,
-                )
-            };
-            let way = straight_path(world, start, to, limits);
-            (!way.nodes.is_empty()).then_some(way)
-        })
+    let right = [(45.0, Aside::Right), (90.0, Aside::Right)];
+    let left = [(-45.0, Aside::Left), (-90.0, Aside::Left)];
+    let turns: &[(f64, Aside)] = match side {
+        Aside::Either => &[right[0], right[1], left[0], left[1]],
+        Aside::Right => &right,
+        Aside::Left => &left,
+    };
+    let straight = straight_path(world, start, goal, limits);
+    if !straight.nodes.is_empty() {
+        return Some((straight, Aside::Either));
+    }
+    turns.iter().find_map(|&(degrees, turned)| {
+        let aside = DVec2::from_angle(f64::to_radians(degrees)).rotate(ahead);
+        let to = BlockPos::new(
+            start.x + aside.x.round() as i32,
+            goal.y,
+            start.z + aside.y.round() as i32,
+        );
+        let way = straight_path(world, start, to, limits);
+        (!way.nodes.is_empty()).then_some((way, turned))
+    })
 }
 
 /// Takes the steps of `way` from `from` on dry ground, each onto `nodes`: their price, or
@@ -822,18 +838,33 @@ mod tests {
     }
 
     #[test]
-    fn a_far_walker_turns_aside_from_a_wall_and_stops_in_a_pocket() {
+    fn a_far_walker_turns_aside_from_a_wall_keeps_its_side_and_stops_in_a_pocket() {
         let mut wall = Grid::new([-4, 0, -6], [8, 5, 6]).floor(0);
         wall.fill([1, 1, -6], [1, 2, 6], BlockState::STONE);
-        let on = way_on(&wall, p(0, 1, 0), p(4, 1, 1), LIMITS).unwrap();
+        let (on, side) = way_on(&wall, p(0, 1, 0), p(4, 1, 1), LIMITS, Aside::Either).unwrap();
         assert_walkable(&wall, p(0, 1, 0), &on);
-        assert!(on.nodes.iter().all(|n| n.x <= 0), "along the wall");
         assert!(!on.nodes.is_empty());
+        assert!(on.nodes.iter().all(|n| n.x <= 0), "along the wall");
+        assert_eq!(side, Aside::Right, "right first: east turns south");
+        assert!(on.nodes.iter().all(|n| n.z >= 0));
+        // Having turned left, it keeps left even where right is open too.
+        let (kept, side) = way_on(&wall, p(0, 1, 0), p(4, 1, 1), LIMITS, Aside::Left).unwrap();
+        assert_eq!(side, Aside::Left);
+        assert!(kept.nodes.iter().all(|n| n.x <= 0 && n.z <= 0));
+        // The straight way, when open, ends the turning.
+        let open = Grid::new([-4, 0, -6], [8, 5, 6]).floor(0);
+        let (_, side) = way_on(&open, p(0, 1, 0), p(4, 1, 1), LIMITS, Aside::Left).unwrap();
+        assert_eq!(side, Aside::Either);
         // Walled in on three sides and the goal beyond: no way makes a step ahead or aside.
         let mut pocket = wall.clone();
         pocket.fill([-1, 1, -1], [0, 2, -1], BlockState::STONE);
         pocket.fill([-1, 1, 1], [0, 2, 1], BlockState::STONE);
-        assert!(way_on(&pocket, p(0, 1, 0), p(4, 1, 0), LIMITS).is_none());
+        assert!(way_on(&pocket, p(0, 1, 0), p(4, 1, 0), LIMITS, Aside::Either).is_none());
+        // Its side blocked, a walker searches rather than turning back the other way.
+        let mut bay = wall.clone();
+        bay.fill([-1, 1, 1], [0, 2, 1], BlockState::STONE);
+        assert!(way_on(&bay, p(0, 1, 0), p(4, 1, 0), LIMITS, Aside::Right).is_none());
+        assert!(way_on(&bay, p(0, 1, 0), p(4, 1, 0), LIMITS, Aside::Either).is_some());
     }
 
     #[test]
