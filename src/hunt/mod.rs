@@ -18,7 +18,7 @@ use valence::prelude::*;
 use crate::config::{Config, HuntPreset};
 use crate::player::PlayerKill;
 use crate::random::Stream;
-use crate::world::{ground_around, Overworld, WorldSpawn};
+use crate::world::{ground_around, ground_at, Overworld, WorldSpawn};
 use crate::zombie::chase::huntable;
 use crate::zombie::{zombie_bundle, Arena, Dying, ZombieKinds};
 use rand::RngCore;
@@ -245,8 +245,9 @@ fn run_hunt(
                     % preset.spawn_points.len()];
                 let at = DVec2::new(center.x + point[0], center.z + point[1]);
                 let radii = (1..=SPAWN_POINT_RINGS).map(|ring| 2.0 * ring as f64);
-                let Some(pos) = ground_around(layer, at, radii) else {
-                    continue; // Spawn point not loaded: nobody is near it.
+                let Some(pos) = ground_at(layer, at).or_else(|| ground_around(layer, at, radii))
+                else {
+                    continue; // No ground loaded near the point: nobody is near it.
                 };
                 let Some(kind) = kinds.find(&preset.types[roulette(&weights, round.rng.unit())])
                 else {

@@ -162,21 +162,19 @@ pub fn ground_at(layer: &ChunkLayer, at: DVec2) -> Option<DVec3> {
     standable_top(layer, x, z).map(|y| DVec3::new(x as f64 + 0.5, y as f64, z as f64 + 0.5))
 }
 
-/// [`ground_at`] `at`, else in the first column with ground on rings around it, `radii` blocks
-/// out, 16 columns a ring: for spots that fall in a lake or a tree.
+/// [`ground_at`] in the first column with ground on rings around `at`, `radii` blocks out, 16
+/// columns a ring: for spots that fall in a lake or a tree.
 pub fn ground_around(
     layer: &ChunkLayer,
     at: DVec2,
     radii: impl IntoIterator<Item = f64>,
 ) -> Option<DVec3> {
-    ground_at(layer, at).or_else(|| {
-        radii.into_iter().find_map(|r| {
-            (0..16).find_map(|k| {
-                ground_at(
-                    layer,
-                    at + DVec2::from_angle(k as f64 * std::f64::consts::FRAC_PI_8) * r,
-                )
-            })
+    radii.into_iter().find_map(|r| {
+        (0..16).find_map(|k| {
+            ground_at(
+                layer,
+                at + DVec2::from_angle(k as f64 * std::f64::consts::FRAC_PI_8) * r,
+            )
         })
     })
 }
