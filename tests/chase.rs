@@ -532,15 +532,11 @@ fn an_errand_ending_inside_a_hill_costs_a_hops_worth_of_nodes_a_plan() {
     let o = arena(&mut h, [0, 0, 0]);
     // Nobody to chase; a block of stone 7 high east of the zombie, its errand's end inside.
     h.run("gamemode creative tester");
-    h.run(&format!(
-        "fill {} {} {} {} {} {} stone",
-        o.x + 4,
-        o.y,
-        o.z - 3,
-        o.x + 10,
-        o.y + 6,
-        o.z + 3
-    ));
+    h.fill(
+        BlockPos::new(o.x + 4, o.y, o.z - 3),
+        BlockPos::new(o.x + 10, o.y + 6, o.z + 3),
+        "stone",
+    );
     let zombie = h.summon(BlockPos::new(o.x - 8, o.y, o.z));
     let inside = DVec3::new(o.x as f64 + 7.5, o.y as f64, o.z as f64 + 0.5);
     h.app.world.get_mut::<Errand>(zombie).unwrap().0 = Some(inside);
@@ -568,23 +564,13 @@ fn a_walker_far_from_players_goes_round_a_wall_by_turning_aside_without_a_search
     // zombie pick its way, near enough that it acts.
     let o = arena(&mut h, [0, 0, -45]);
     h.run("gamemode creative tester");
-    h.app
-        .world
-        .get_mut::<ViewDistance>(h.client)
-        .unwrap()
-        .set(7);
-    h.app.update();
-    horde::headless::run_until_loaded(&mut h.app);
+    h.view(7);
     // A wall two high and seven wide between the zombie and its errand.
-    h.run(&format!(
-        "fill {} {} {} {} {} {} stone",
-        o.x + 2,
-        o.y,
-        o.z - 3,
-        o.x + 2,
-        o.y + 1,
-        o.z + 3
-    ));
+    h.fill(
+        BlockPos::new(o.x + 2, o.y, o.z - 3),
+        BlockPos::new(o.x + 2, o.y + 1, o.z + 3),
+        "stone",
+    );
     let zombie = h.summon(BlockPos::new(o.x - 4, o.y, o.z));
     let errand = DVec3::new(o.x as f64 + 8.5, o.y as f64, o.z as f64 + 0.5);
     h.app.world.get_mut::<Errand>(zombie).unwrap().0 = Some(errand);

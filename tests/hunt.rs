@@ -192,14 +192,7 @@ fn summon_east(h: &mut Harness, dx: i32) -> Entity {
 fn hunt_zombies_find_the_rounds_players_within_71_blocks_others_within_35() {
     let mut h = harness_with(config(10, 10, 200.0));
     h.run("time set midnight");
-    // The mock client views 2 chunks around it; these zombies stand farther out.
-    h.app
-        .world
-        .get_mut::<ViewDistance>(h.client)
-        .unwrap()
-        .set(7);
-    h.app.update();
-    horde::headless::run_until_loaded(&mut h.app);
+    h.view(7);
     let hunter = summon_east(&mut h, 50);
     h.app.world.entity_mut(hunter).insert(Arena);
     let roamer = summon_east(&mut h, -50);

@@ -88,6 +88,26 @@ impl Harness {
             .state
     }
 
+    /// Fills the box from `from` to `to` with `block`, as the console's `fill`.
+    pub(crate) fn fill(&mut self, from: BlockPos, to: BlockPos, block: &str) {
+        self.run(&format!(
+            "fill {} {} {} {} {} {} {block}",
+            from.x, from.y, from.z, to.x, to.y, to.z
+        ));
+    }
+
+    /// Widens the player's view to `chunks` and waits for them to load, for zombies farther
+    /// out than the mock client's 2 chunks.
+    pub(crate) fn view(&mut self, chunks: u8) {
+        self.app
+            .world
+            .get_mut::<ViewDistance>(self.client)
+            .unwrap()
+            .set(chunks);
+        self.app.update();
+        horde::headless::run_until_loaded(&mut self.app);
+    }
+
     pub(crate) fn spawn_point(&self) -> DVec3 {
         self.app.world.resource::<WorldSpawn>().pos.unwrap()
     }
