@@ -526,6 +526,14 @@ fn clients_are_sent_a_zombies_turns_only_when_it_turns() {
     );
 }
 
+/// Summons a zombie at `at` on an errand to the middle of block `x`, `z` at its own height.
+fn on_errand(h: &mut Harness, at: BlockPos, x: i32, z: i32) -> Entity {
+    let zombie = h.summon(at);
+    let to = DVec3::new(x as f64 + 0.5, at.y as f64, z as f64 + 0.5);
+    h.app.world.get_mut::<Errand>(zombie).unwrap().0 = Some(to);
+    zombie
+}
+
 #[test]
 fn an_errand_ending_inside_a_hill_costs_a_hops_worth_of_nodes_a_plan() {
     let mut h = harness();
@@ -537,9 +545,7 @@ fn an_errand_ending_inside_a_hill_costs_a_hops_worth_of_nodes_a_plan() {
         BlockPos::new(o.x + 10, o.y + 6, o.z + 3),
         "stone",
     );
-    let zombie = h.summon(BlockPos::new(o.x - 8, o.y, o.z));
-    let inside = DVec3::new(o.x as f64 + 7.5, o.y as f64, o.z as f64 + 0.5);
-    h.app.world.get_mut::<Errand>(zombie).unwrap().0 = Some(inside);
+    let zombie = on_errand(&mut h, BlockPos::new(o.x - 8, o.y, o.z), o.x + 7, o.z);
     let before = stats(&h);
     for _ in 0..200 {
         h.app.update();
@@ -571,9 +577,8 @@ fn a_walker_far_from_players_goes_round_a_wall_by_turning_aside_without_a_search
         BlockPos::new(o.x + 2, o.y + 1, o.z + 3),
         "stone",
     );
-    let zombie = h.summon(BlockPos::new(o.x - 4, o.y, o.z));
-    let errand = DVec3::new(o.x as f64 + 8.5, o.y as f64, o.z as f64 + 0.5);
-    h.app.world.get_mut::<Errand>(zombie).unwrap().0 = Some(errand);
+    let zombie = on_errand(&mut h, BlockPos::new(o.x - 4, o.y, o.z), o.x + 8, o.z);
+    let errand = h.app.world.get::<Errand>(zombie).unwrap().0.unwrap();
     let before = stats(&h);
     let mut arrived = false;
     for _ in 0..600 {
