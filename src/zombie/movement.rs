@@ -303,7 +303,11 @@ fn walk(
                 // Right below the waypoint: jump for it (above it: fall).
                 chase.jump |= rise > 0.0;
             }
-            // A stride ends at the waypoint: the ticks left go on to the next one.
+            // A jump is a tick's step, its arc tick by tick; a stride ends at the waypoint, and
+            // the ticks left go on to the next one.
+            if chase.jump {
+                ticks = 1;
+            }
             ticks = ticks.min(((to.length() / per_tick).ceil() as u64).max(1));
             wish = to.normalize_or_zero() * (per_tick * ticks as f64).min(to.length());
             if wish != DVec2::ZERO {
@@ -318,7 +322,7 @@ fn walk(
             // A stride that hits something is walked again as one tick's step, which slides
             // up to the wall or round the corner as stepping tick by tick does.
             (*body, pos) = before;
-            wish /= ticks as f64;
+            wish = wish.clamp_length_max(per_tick);
             ticks = 1;
             pos = body.step(world, pos, wish, jump);
         }
