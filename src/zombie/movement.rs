@@ -233,9 +233,12 @@ fn plan_hop(
             }
         }
     } else {
-        Some(straight_path(world, start, end, limits))
-            .filter(|line| line.complete)
-            .unwrap_or_else(|| find_path(world, start, end, limits))
+        let line = straight_path(world, start, end, limits);
+        if line.complete {
+            line
+        } else {
+            find_path(world, start, end, limits)
+        }
     };
     stats.plans += 1;
     stats.expanded_nodes += path.expanded as u64;
@@ -316,9 +319,9 @@ fn walk(
             break;
         }
         let jump = std::mem::take(&mut chase.jump);
-        let before = (body.clone(), pos);
+        let before = (ticks > 1).then(|| (body.clone(), pos));
         pos = body.step(world, pos, wish, jump);
-        if body.blocked && ticks > 1 {
+        if let Some(before) = before.filter(|_| body.blocked) {
             // A stride that hits something is walked again as one tick's step, which slides
             // up to the wall or round the corner as stepping tick by tick does.
             (*body, pos) = before;
