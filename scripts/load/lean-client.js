@@ -52,6 +52,14 @@ const ENTITY_VARINT = new Set([S2C.animation, S2C.damageEvent, S2C.hurtAnimation
   S2C.moveLook, S2C.look, S2C.headRotation, S2C.metadata, S2C.velocity, S2C.equipment,
   S2C.teleport, S2C.attributes, S2C.effect])
 
+// Zombie traffic is also broken down by distance: these bands' upper bounds, in blocks.
+const BANDS = [16, 32, 48, 64, 96]
+
+function distanceBand (distance) {
+  const upper = BANDS.find((b) => distance < b)
+  return upper ? `<${upper}` : `>=${BANDS[BANDS.length - 1]}`
+}
+
 function varint (value) {
   const bytes = []
   let v = value >>> 0
@@ -107,8 +115,9 @@ class LeanClient extends EventEmitter {
     this.compression = -1
     this.pending = Buffer.alloc(0)
     this.pos = null
-    this.zombies = new Set()
-    this.stats = { bytes: 0, zombieBytes: 0, packets: 0, compressed: 0, deaths: 0, teleports: 0, zombieKinds: {} }
+    // Each zombie in view, by entity id, with where it stands ([x, z]).
+    this.zombies = new Map()
+    this.stats = { bytes: 0, zombieBytes: 0, packets: 0, compressed: 0, deaths: 0, teleports: 0, zombieKinds: {}, zombieBands: {} }
     this.socket = net.connect({ host, port }, () => {
       this.send(0x00, Buffer.concat([varint(PROTOCOL), string(host), Buffer.from([port >> 8, port & 0xff]), varint(2)]))
       this.send(0x00, Buffer.concat([string(username), Buffer.from([0])]))
@@ -198,10 +207,10 @@ class LeanClient extends EventEmitter {
       this.emit('error', new Error(`${this.username} kicked`))
     } else if (id === S2C.spawnEntity) {
       const [entity, next] = readVarint(body, 0)
-      const [type] = readVarint(body, next + 16)
+      const [type, at] = readVarint(body, next + 16)
       if (type === ZOMBIE_TYPE) {
-        this.zombies.add(entity)
-        this.zombieTraffic(id, wireBytes)
+        this.zombies.set(entity, [body.readDoubleBE(at), body.readDoubleBE(at + 16)])
+        this.zombieTraffic(id, wireBytes, entity)
       }
     } else if (id === S2C.destroy) {
       let [count, at] = readVarint(body, 0)
@@ -209,19 +218,37 @@ class LeanClient extends EventEmitter {
       while (count-- > 0) {
         const [entity, next] = readVarint(body, at)
         at = next
-        if (this.zombies.delete(entity)) zombie = true
+        if (this.zombies.has(entity)) {
+          if (!zombie) this.zombieTraffic(id, wireBytes, entity)
+          zombie = true
+          this.zombies.delete(entity)
+        }
       }
-      if (zombie) this.zombieTraffic(id, wireBytes)
     } else if (ENTITY_VARINT.has(id) || id === S2C.entityStatus) {
-      const entity = id === S2C.entityStatus ? body.readInt32BE(0) : readVarint(body, 0)[0]
-      if (this.zombies.has(entity)) this.zombieTraffic(id, wireBytes)
+      const [entity, at] = id === S2C.entityStatus ? [body.readInt32BE(0), 4] : readVarint(body, 0)
+      const where = this.zombies.get(entity)
+      if (!where) return
+      this.zombieTraffic(id, wireBytes, entity)
+      if (id === S2C.moveRel || id === S2C.moveLook) {
+        where[0] += body.readInt16BE(at) / 4096
+        where[1] += body.readInt16BE(at + 4) / 4096
+      } else if (id === S2C.teleport) {
+        where[0] = body.readDoubleBE(at)
+        where[1] = body.readDoubleBE(at + 16)
+      }
     }
   }
 
-  zombieTraffic (id, wireBytes) {
+  // Counts a zombie's packet by its kind and by how far the zombie stands from this client.
+  zombieTraffic (id, wireBytes, entity) {
     const kind = KIND[id] || 'other'
     this.stats.zombieBytes += wireBytes
     this.stats.zombieKinds[kind] = (this.stats.zombieKinds[kind] || 0) + wireBytes
+    const where = this.zombies.get(entity)
+    if (where && this.pos) {
+      const band = distanceBand(Math.hypot(where[0] - this.pos[0], where[1] - this.pos[2]))
+      this.stats.zombieBands[band] = (this.stats.zombieBands[band] || 0) + wireBytes
+    }
   }
 
   teleported (body) {
@@ -273,4 +300,4 @@ async function connectLean (port, username) {
   }
 }
 
-module.exports = { LeanClient, connectLean }
+module.exports = { LeanClient, connectLean, BANDS }

@@ -13,9 +13,10 @@ const fs = require('fs')
 const os = require('os')
 const path = require('path')
 const { spawn } = require('child_process')
-const { connectLean } = require('./lean-client')
+const { connectLean, BANDS } = require('./lean-client')
 const { Server, logfmt, track, ROOT } = require('./server')
 const HOST = '127.0.0.1'
+const BAND_NAMES = [...BANDS.map((b) => `<${b}`), `>=${BANDS[BANDS.length - 1]}`]
 const SCENARIOS = [
   { name: '10-bots-1k', bots: 10, zombies: 1000, travellers: 0.2 },
   { name: '50-bots-5k', bots: 50, zombies: 5000, travellers: 0.2 },
@@ -171,7 +172,7 @@ function startWatchers (port, names) {
 }
 
 function statsOf (clients) {
-  return clients.map((c) => ({ ...c.stats, zombieKinds: { ...c.stats.zombieKinds } }))
+  return clients.map((c) => ({ ...c.stats, zombieKinds: { ...c.stats.zombieKinds }, zombieBands: { ...c.stats.zombieBands } }))
 }
 
 // Runs one scenario on one server (`floor` or horde) and returns its figures.
@@ -291,6 +292,7 @@ async function runOnce (scenario, floor, args, outDir) {
   const mean = (xs) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length)
   const KINDS = ['spawn', 'destroy', 'move', 'moveAndTurn', 'teleport', 'turn', 'head', 'metadata', 'other']
   const kindKBps = (i, k) => ((after[i].zombieKinds[k] || 0) - (before[i].zombieKinds[k] || 0)) / seconds / 1000
+  const bandKBps = (i, b) => ((after[i].zombieBands[b] || 0) - (before[i].zombieBands[b] || 0)) / seconds / 1000
   const densest = perClient.reduce((best, c, i) => (c.zombieKBps > perClient[best].zombieKBps ? i : best), 0)
   const inViewTotal = perClient.reduce((a, c) => a + c.zombiesInView, 0)
   const zombieTotal = perClient.reduce((a, c) => a + c.zombieKBps, 0)
@@ -329,7 +331,9 @@ async function runOnce (scenario, floor, args, outDir) {
       // The client with the most zombie traffic: what it saw and what its bytes were.
       densest: {
         zombiesInView: perClient[densest].zombiesInView,
-        zombieKinds: Object.fromEntries(KINDS.map((k) => [k, kindKBps(densest, k)]))
+        zombieKinds: Object.fromEntries(KINDS.map((k) => [k, kindKBps(densest, k)])),
+        // Its zombie kB/s by how far the zombie stood from it (bands of blocks).
+        zombieBands: Object.fromEntries(BAND_NAMES.map((b) => [b, bandKBps(densest, b)]))
       }
     },
     chunks,
