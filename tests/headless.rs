@@ -265,11 +265,11 @@ fn a_player_is_sent_the_zombies_within_tracking_range_only() {
             .find_map(|x| horde::world::standable_top(layer, x, z).map(|y| BlockPos::new(x, y, z)))
             .unwrap_or_else(|| panic!("no dry ground at x in {xs:?}"))
     };
-    // Areas are 32-block squares from x = 0 and the player is at x = 0.5: the near zombie's
-    // area starts 31.5 blocks away, the far one's 95.5. The near one stands 8 blocks inside
-    // its area, so that a stroll before it is sent home does not take it into the next area
-    // (which would make that area's layer before the crossing tested below).
-    let (near_at, far_at) = (ground(&mut h, 40..63), ground(&mut h, 97..127));
+    // Zombies are filed by chunk and the player is at x = 0.5: the near zombie's chunk starts
+    // 31.5 blocks away, the far one's 95.5. The near one stands at least 3 blocks inside its
+    // chunk, so that a stroll before it is sent home does not take it into the next chunk
+    // (which would make that chunk's layer before the crossing tested below).
+    let (near_at, far_at) = (ground(&mut h, 35..45), ground(&mut h, 97..127));
     let near = h.summon(near_at);
     let far = h.summon(far_at);
     let id = |h: &Harness, e: Entity| h.app.world.get::<EntityId>(e).unwrap().get();
@@ -303,7 +303,7 @@ fn a_player_is_sent_the_zombies_within_tracking_range_only() {
     let (spawned, _) = step(&mut h);
     assert!(!spawned.contains(&far_id), "{spawned:?}");
 
-    // Walking into an area no zombie was in, a zombie is neither despawned nor spawned again
+    // Walking into a chunk no zombie was in, a zombie is neither despawned nor spawned again
     // for the player who sees both: a real client would lose the entity.
     let mut config = h.app.world.resource::<horde::config::Config>().clone();
     config.lod.tracking_range = 64.0;
@@ -332,11 +332,11 @@ fn a_player_is_sent_the_zombies_within_tracking_range_only() {
     assert_ne!(
         layer_of(&h),
         first_layer,
-        "the zombie did not walk to the next area"
+        "the zombie did not walk to the next chunk"
     );
     assert!(
         !layers_before.contains(&layer_of(&h)),
-        "the next area had a layer already: this crossing does not test a fresh one"
+        "the next chunk had a layer already: this crossing does not test a fresh one"
     );
     let (s, d) = step(&mut h);
     spawned.extend(s);

@@ -360,8 +360,7 @@ pub struct LodConfig {
     pub quarter_sync_ticks: u64,
     /// Blocks within which a player is sent zombies: as far as a vanilla client draws them at
     /// its default entity distance (vanilla servers track monsters to 128, Paper to 48).
-    /// Zombies are kept in 32-block areas, and a player sees every area with a point within
-    /// range.
+    /// Zombies are kept by chunk, and a player sees every chunk with a point within range.
     pub tracking_range: f64,
 }
 

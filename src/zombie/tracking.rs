@@ -1,9 +1,10 @@
 //! Who is sent which zombie. Valence sends a client every entity of its visible layers in its
 //! chunk view (about 190 blocks at view distance 10); vanilla tracks monsters only to 128
-//! blocks. So zombies live in entity layers of their own, one per 32-block square area, and
-//! each client sees the layers of the areas within `lod.tracking_range` of it: moves and
-//! turns of zombies beyond reach no longer cost its bandwidth. Valence spawns and despawns a
-//! zombie for a client as it changes areas or the client moves.
+//! blocks. So zombies live in entity layers of their own, one per chunk, and each client sees
+//! the layers of the chunks within `lod.tracking_range` of it: moves and turns of zombies
+//! beyond reach cost neither its bandwidth nor its own client's work. A chunk is the finest
+//! grain, as Valence files entities by chunk. Valence spawns and despawns a zombie for a
+//! client as it changes chunks or the client moves.
 
 use rustc_hash::FxHashMap;
 use valence::entity::EntityLayerId;
@@ -17,128 +18,102 @@ pub(super) struct TrackingPlugin;
 
 impl Plugin for TrackingPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<AreaLayers>().add_systems(
+        app.init_resource::<ChunkLayers>().add_systems(
             PostUpdate,
             // Layers are made by command; they must exist before clients are shown them and
             // before Valence files the zombies into them.
-            (drop_empty_areas, file_zombies, apply_deferred, show_areas)
+            (drop_empty_layers, file_zombies, apply_deferred, show_layers)
                 .chain()
                 .before(UpdateLayersPreClientSet),
         );
     }
 }
 
-/// Side of an area, in blocks (2 × 2 chunks): clients see zombies at most this far past their
-/// range, diagonally 1.41 times it.
-const AREA_SIZE: i32 = 32;
-
-/// Ticks between sweeps for areas that have emptied.
+/// Ticks between sweeps for layers that have emptied.
 const SWEEP_TICKS: i64 = 600;
 
-/// A square of `AREA_SIZE` blocks, by its corner divided by the size.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-struct Area {
-    x: i32,
-    z: i32,
-}
-
-impl Area {
-    fn of(pos: DVec3) -> Self {
-        Self {
-            x: (pos.x.floor() as i32).div_euclid(AREA_SIZE),
-            z: (pos.z.floor() as i32).div_euclid(AREA_SIZE),
-        }
-    }
-
-    /// The areas with a point within `range` blocks (across) of `pos`.
-    fn within(pos: DVec3, range: f64) -> impl Iterator<Item = Area> {
-        let size = AREA_SIZE as f64;
-        let (lo, hi) = (Area::of(pos - range), Area::of(pos + range));
-        (lo.x..=hi.x)
-            .flat_map(move |x| (lo.z..=hi.z).map(move |z| Area { x, z }))
-            .filter(move |a| {
-                // The nearest point of the square to `pos`.
-                let near = |p: f64, corner: i32| {
-                    let from = corner as f64 * size;
-                    p.clamp(from, from + size) - p
-                };
-                near(pos.x, a.x).hypot(near(pos.z, a.z)) <= range
-            })
-    }
-
-    /// The chunks the area covers.
-    fn chunks(self) -> impl Iterator<Item = ChunkPos> {
-        let per = AREA_SIZE / 16;
-        (0..per).flat_map(move |dx| {
-            (0..per).map(move |dz| ChunkPos::new(self.x * per + dx, self.z * per + dz))
+/// The chunks with a point within `range` blocks (across) of `pos`.
+fn chunks_within(pos: DVec3, range: f64) -> impl Iterator<Item = ChunkPos> {
+    let (lo, hi) = (
+        ChunkPos::from_pos(pos - range),
+        ChunkPos::from_pos(pos + range),
+    );
+    (lo.x..=hi.x)
+        .flat_map(move |x| (lo.z..=hi.z).map(move |z| ChunkPos::new(x, z)))
+        .filter(move |c| {
+            // The nearest point of the chunk to `pos`.
+            let near = |p: f64, corner: i32| {
+                let from = corner as f64 * 16.0;
+                p.clamp(from, from + 16.0) - p
+            };
+            near(pos.x, c.x).hypot(near(pos.z, c.z)) <= range
         })
-    }
 }
 
-/// The entity layer of each area that has held a zombie since the last sweep.
+/// The entity layer of each chunk that has held a zombie since the last sweep.
 #[derive(Resource, Default)]
-struct AreaLayers {
-    layers: FxHashMap<Area, Entity>,
-    /// Areas whose layers were made this tick: clients are shown them now, and zombies walk in
+struct ChunkLayers {
+    layers: FxHashMap<ChunkPos, Entity>,
+    /// Chunks whose layers were made this tick: clients are shown them now, and zombies walk in
     /// from the next tick (see [`file_zombies`]).
-    fresh: Vec<Area>,
+    fresh: Vec<ChunkPos>,
     /// Zombies waiting a tick to enter a fresh layer.
     waiting: Vec<Entity>,
     /// Whether layers were made or dropped this tick: every client's sight is then redone.
     changed: bool,
 }
 
-/// The area whose layer holds a zombie.
+/// The chunk whose layer holds a zombie.
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
-struct InArea(Area);
+struct InChunk(ChunkPos);
 
-/// The area layers a client sees, and the area and range they were chosen from.
+/// The chunk layers a client sees, and the chunk and range they were chosen from.
 #[derive(Component, Debug, Default)]
 struct Sight {
-    from: Option<(Area, f64)>,
+    from: Option<(ChunkPos, f64)>,
     layers: Vec<Entity>,
 }
 
-/// Drops the layers of areas that have held no zombie for a sweep, so wandering does not
+/// Drops the layers of chunks that have held no zombie for a sweep, so wandering does not
 /// leave layers behind. Runs before zombies are filed: a layer empty now was empty all the
 /// last tick. A zombie waiting to enter a fresh layer is still in its old one, though it
-/// stands outside that area: its old area is kept.
-fn drop_empty_areas(
+/// stands outside that chunk: its old chunk is kept.
+fn drop_empty_layers(
     mut commands: Commands,
-    mut areas: ResMut<AreaLayers>,
+    mut chunk_layers: ResMut<ChunkLayers>,
     layers: Query<&EntityLayer>,
-    filed: Query<&InArea>,
+    filed: Query<&InChunk>,
     server: Res<Server>,
 ) {
-    areas.changed = false;
+    chunk_layers.changed = false;
     if server.current_tick() % SWEEP_TICKS != 0 {
         return;
     }
-    let kept: Vec<Area> = areas
+    let kept: Vec<ChunkPos> = chunk_layers
         .waiting
         .iter()
         .filter_map(|&zombie| filed.get(zombie).ok().map(|f| f.0))
         .collect();
-    let empty: Vec<Area> = areas
+    let empty: Vec<ChunkPos> = chunk_layers
         .layers
         .iter()
-        .filter(|(area, &layer)| {
-            !kept.contains(area)
+        .filter(|(chunk, &layer)| {
+            !kept.contains(chunk)
                 && layers
                     .get(layer)
-                    .is_ok_and(|l| area.chunks().all(|c| l.entities_at(c).next().is_none()))
+                    .is_ok_and(|l| l.entities_at(**chunk).next().is_none())
         })
-        .map(|(&area, _)| area)
+        .map(|(&chunk, _)| chunk)
         .collect();
-    for area in empty {
-        if let Some(layer) = areas.layers.remove(&area) {
+    for chunk in empty {
+        if let Some(layer) = chunk_layers.layers.remove(&chunk) {
             commands.entity(layer).insert(Despawned);
-            areas.changed = true;
+            chunk_layers.changed = true;
         }
     }
 }
 
-/// Puts each new or moved zombie into the layer of its area, making the layer if need be.
+/// Puts each new or moved zombie into the layer of its chunk, making the layer if need be.
 ///
 /// Valence despawns a zombie that changes layers for a client that did not see the new layer
 /// on the tick before, and spawns it again when it does now: a real client would lose the
@@ -152,22 +127,22 @@ fn file_zombies(
             Entity,
             Ref<Position>,
             &mut EntityLayerId,
-            Option<&mut InArea>,
+            Option<&mut InChunk>,
         ),
         (With<Zombie>, Without<Despawned>),
     >,
-    mut areas: ResMut<AreaLayers>,
+    mut chunk_layers: ResMut<ChunkLayers>,
     server: Res<Server>,
 ) {
-    areas.fresh.clear();
-    for zombie in std::mem::take(&mut areas.waiting) {
+    chunk_layers.fresh.clear();
+    for zombie in std::mem::take(&mut chunk_layers.waiting) {
         if let Ok((_, pos, layer_id, filed)) = zombies.get_mut(zombie) {
             file(
                 zombie,
                 pos.0,
                 layer_id,
                 filed,
-                &mut areas,
+                &mut chunk_layers,
                 &mut commands,
                 &server,
             );
@@ -180,7 +155,7 @@ fn file_zombies(
                 pos.0,
                 layer_id,
                 filed,
-                &mut areas,
+                &mut chunk_layers,
                 &mut commands,
                 &server,
             );
@@ -193,41 +168,41 @@ fn file(
     zombie: Entity,
     pos: DVec3,
     mut layer_id: Mut<EntityLayerId>,
-    filed: Option<Mut<InArea>>,
-    areas: &mut AreaLayers,
+    filed: Option<Mut<InChunk>>,
+    chunk_layers: &mut ChunkLayers,
     commands: &mut Commands,
     server: &Server,
 ) {
-    let area = Area::of(pos);
-    if filed.as_ref().is_some_and(|f| f.0 == area) {
+    let chunk = ChunkPos::from_pos(pos);
+    if filed.as_ref().is_some_and(|f| f.0 == chunk) {
         return;
     }
-    let layer = match areas.layers.get(&area) {
+    let layer = match chunk_layers.layers.get(&chunk) {
         Some(&layer) => layer,
         None => {
             let layer = commands.spawn(EntityLayer::new(server)).id();
-            areas.layers.insert(area, layer);
-            areas.fresh.push(area);
-            areas.changed = true;
+            chunk_layers.layers.insert(chunk, layer);
+            chunk_layers.fresh.push(chunk);
+            chunk_layers.changed = true;
             layer
         }
     };
     match filed {
-        Some(_) if areas.fresh.contains(&area) => areas.waiting.push(zombie),
+        Some(_) if chunk_layers.fresh.contains(&chunk) => chunk_layers.waiting.push(zombie),
         Some(mut filed) => {
-            filed.0 = area;
+            filed.0 = chunk;
             layer_id.0 = layer;
         }
         None => {
-            commands.entity(zombie).insert(InArea(area));
+            commands.entity(zombie).insert(InChunk(chunk));
             layer_id.0 = layer;
         }
     }
 }
 
-/// Shows each client the area layers within `lod.tracking_range`, when it moved to another
-/// area, the range changed, or layers were made or dropped.
-fn show_areas(
+/// Shows each client the chunk layers within `lod.tracking_range`, when it moved to another
+/// chunk, the range changed, or layers were made or dropped.
+fn show_layers(
     mut commands: Commands,
     mut clients: Query<
         (
@@ -238,17 +213,17 @@ fn show_areas(
         ),
         With<Client>,
     >,
-    areas: Res<AreaLayers>,
+    chunk_layers: Res<ChunkLayers>,
     config: Res<Config>,
 ) {
     let range = config.lod.tracking_range;
     for (client, pos, mut visible, sight) in &mut clients {
-        let from = Some((Area::of(pos.0), range));
-        if !areas.changed && sight.as_ref().is_some_and(|s| s.from == from) {
+        let from = Some((ChunkPos::from_pos(pos.0), range));
+        if !chunk_layers.changed && sight.as_ref().is_some_and(|s| s.from == from) {
             continue;
         }
-        let mut layers: Vec<Entity> = Area::within(pos.0, range)
-            .filter_map(|a| areas.layers.get(&a).copied())
+        let mut layers: Vec<Entity> = chunks_within(pos.0, range)
+            .filter_map(|c| chunk_layers.layers.get(&c).copied())
             .collect();
         layers.sort_unstable();
         let Some(mut sight) = sight else {
@@ -277,33 +252,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn areas_are_32_block_squares_below_and_left_inclusive() {
-        assert_eq!(Area::of(DVec3::new(0.0, 64.0, 31.9)), Area { x: 0, z: 0 });
-        assert_eq!(Area::of(DVec3::new(-0.1, 64.0, 32.0)), Area { x: -1, z: 1 });
-        assert_eq!(
-            Area::of(DVec3::new(-32.0, 0.0, -33.0)),
-            Area { x: -1, z: -2 }
-        );
-        let chunks: Vec<_> = Area { x: -1, z: 2 }.chunks().collect();
-        assert_eq!(
-            chunks,
-            [(-2, 4), (-2, 5), (-1, 4), (-1, 5)].map(|(x, z)| ChunkPos::new(x, z))
-        );
-    }
-
-    #[test]
-    fn the_areas_within_range_are_those_with_a_point_in_the_circle() {
-        let at = DVec3::new(16.0, 70.0, 16.0);
-        let seen: Vec<Area> = Area::within(at, 128.0).collect();
-        // Every block within range is in a seen area...
-        for (dx, dz) in [(128.0, 0.0), (0.0, -128.0), (90.0, 90.0), (-127.0, 5.0)] {
+    fn the_chunks_within_range_are_those_with_a_point_in_the_circle() {
+        let at = DVec3::new(8.0, 70.0, 8.0);
+        let seen: Vec<ChunkPos> = chunks_within(at, 64.0).collect();
+        // Every block within range is in a seen chunk...
+        for (dx, dz) in [(64.0, 0.0), (0.0, -64.0), (45.0, 45.0), (-63.5, 5.0)] {
             let p = at + DVec3::new(dx, 0.0, dz);
-            assert!(seen.contains(&Area::of(p)), "{dx} {dz}");
+            assert!(seen.contains(&ChunkPos::from_pos(p)), "{dx} {dz}");
         }
         // ...and none is wholly out of it: its nearest point is no farther than the range.
-        assert!(!seen.contains(&Area::of(at + DVec3::new(150.0, 0.0, 0.0))));
-        assert!(!seen.contains(&Area::of(at + DVec3::new(130.0, 0.0, 130.0))));
-        // A circle of 128 over squares of 32: about π·(128 + 16)² / 32² of them.
-        assert!((60..=70).contains(&seen.len()), "{}", seen.len());
+        assert!(!seen.contains(&ChunkPos::from_pos(at + DVec3::new(80.0, 0.0, 0.0))));
+        assert!(!seen.contains(&ChunkPos::from_pos(at + DVec3::new(60.0, 0.0, 60.0))));
+        // The circle grown by a chunk's width: about (π·64² + 4·64·16 + 16²) / 16² = 67 chunks.
+        assert!((64..=72).contains(&seen.len()), "{}", seen.len());
     }
 }
