@@ -602,3 +602,32 @@ fn a_walker_far_from_players_goes_round_a_wall_by_turning_aside_without_a_search
         "the straight way and turning aside, no search"
     );
 }
+
+#[test]
+fn a_walker_boxed_in_rests_instead_of_planning_every_step_it_cannot_take() {
+    let mut h = harness();
+    // Far from the player (the half tier): it acts every 2nd tick, and could plan at each.
+    let o = arena(&mut h, [0, 0, -45]);
+    h.run("gamemode creative tester");
+    h.view(7);
+    // A shaft one block wide and three deep: no step out, and no jump either.
+    h.fill(
+        BlockPos::new(o.x - 1, o.y, o.z - 1),
+        BlockPos::new(o.x + 1, o.y + 2, o.z + 1),
+        "stone",
+    );
+    h.fill(o, BlockPos::new(o.x, o.y + 2, o.z), "air");
+    let zombie = on_errand(&mut h, o, o.x + 10, o.z);
+    let before = stats(&h);
+    let mut gave_up = false;
+    for _ in 0..400 {
+        h.app.update();
+        gave_up |= h.app.world.get::<Errand>(zombie).unwrap().0.is_none();
+    }
+    let plans = stats(&h).plans - before.plans;
+    assert!(gave_up, "the errand was given up");
+    // Without the rests it plans at nearly every one of its 200 activations.
+    assert!(plans <= 60, "{plans} plans in 400 ticks");
+    let at = h.app.world.get::<Position>(zombie).unwrap().0;
+    assert_eq!(BlockPos::from_pos(at), o, "still in the shaft");
+}

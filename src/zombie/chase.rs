@@ -160,6 +160,8 @@ pub struct Chase {
     /// Paths planned for the current stroll; a stroll that needs too many is given up.
     pub(super) stroll_plans: u8,
     pub(super) rest_until: u64,
+    /// Boxed in, the zombie rests until this tick, errands or not.
+    pub(super) boxed_in_until: u64,
     pub(super) waypoints: VecDeque<BlockPos>,
     pub(super) planner: HopPlanner,
     pub(super) retarget: bool,
@@ -183,6 +185,7 @@ impl Chase {
             stroll: None,
             stroll_plans: 0,
             rest_until: 0,
+            boxed_in_until: 0,
             waypoints: VecDeque::new(),
             planner: HopPlanner::default(),
             retarget: false,

@@ -81,6 +81,8 @@ pub struct HopPlanner {
     /// Closest the zombie has been to its target at a plan, and plans since it got closer.
     best_distance: f64,
     plans_without_progress: u32,
+    /// Plans in a row that found the zombie where the last one left it, jumps aside.
+    plans_in_place: u32,
 }
 
 impl Default for HopPlanner {
@@ -91,6 +93,7 @@ impl Default for HopPlanner {
             watchdog_at: 0,
             best_distance: f64::INFINITY,
             plans_without_progress: 0,
+            plans_in_place: 0,
         }
     }
 }
@@ -127,11 +130,24 @@ impl HopPlanner {
                 return Decision::BackOff;
             }
             let stuck = pos.distance(from) <= rules.stuck_distance && event != HopEvent::Retarget;
+            let across = (pos.x - from.x).hypot(pos.z - from.z);
+            if across <= rules.stuck_distance && event != HopEvent::Retarget {
+                self.plans_in_place += 1;
+            } else {
+                self.plans_in_place = 0;
+            }
             self.planned(now, pos, watchdog);
             return Decision::Plan { jump: stuck };
         }
+        self.plans_in_place = 0;
         self.planned(now, pos, watchdog);
         Decision::Plan { jump: false }
+    }
+
+    /// Whether the zombie is boxed in: `give_up_plans` plans in a row have not moved it
+    /// (jumping on the spot does not count as moving).
+    pub fn boxed_in(&self, rules: &HopRules) -> bool {
+        self.plans_in_place >= rules.give_up_plans
     }
 
     /// Nothing to plan (in reach of the target, or resting): the watchdog restarts.
@@ -156,10 +172,11 @@ impl HopPlanner {
         self.plans_without_progress >= rules.give_up_plans
     }
 
-    /// Forgets progress (new target).
+    /// Forgets progress (new target, or a rest after being boxed in).
     pub fn reset_progress(&mut self) {
         self.best_distance = f64::INFINITY;
         self.plans_without_progress = 0;
+        self.plans_in_place = 0;
     }
 }
 
@@ -216,6 +233,30 @@ mod tests {
             p.request(HopEvent::Reached, 30, far, &RULES, 19),
             Decision::Plan { jump: false }
         );
+    }
+
+    #[test]
+    fn plans_that_leave_the_zombie_in_place_box_it_in() {
+        let mut p = HopPlanner::default();
+        let pos = DVec3::new(1.0, 2.0, 3.0);
+        p.request(HopEvent::Retarget, 0, pos, &RULES, 19);
+        // Jumping on the spot is staying in place; the rule's count of plans in a row...
+        for i in 1..RULES.give_up_plans as u64 {
+            let jumping = pos + DVec3::new(0.0, 0.4, 0.0);
+            p.request(HopEvent::Reached, i * 10, jumping, &RULES, 19);
+            assert!(!p.boxed_in(&RULES), "{i}");
+        }
+        p.request(HopEvent::Reached, 100, pos, &RULES, 19);
+        assert!(p.boxed_in(&RULES));
+        // ...and a plan that finds it moved, or a rest's fresh start, ends it.
+        p.request(HopEvent::Reached, 110, pos + DVec3::X, &RULES, 19);
+        assert!(!p.boxed_in(&RULES));
+        for i in 0..RULES.give_up_plans as u64 {
+            p.request(HopEvent::Reached, 120 + i * 10, pos + DVec3::X, &RULES, 19);
+        }
+        assert!(p.boxed_in(&RULES));
+        p.reset_progress();
+        assert!(!p.boxed_in(&RULES));
     }
 
     #[test]

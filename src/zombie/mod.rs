@@ -57,7 +57,7 @@ pub struct Zombie {
 pub struct Arena;
 
 /// Where another module sends a zombie that has nobody to chase: shade by day, its pack's
-/// waypoint by night. Cleared when reached.
+/// waypoint by night. Cleared when reached, or when the zombie finds itself boxed in.
 #[derive(Component, Debug, Clone, Copy, Default, PartialEq)]
 pub struct Errand(pub Option<DVec3>);
 

@@ -109,8 +109,8 @@ pub(super) fn move_zombies(
     }
 }
 
-/// Where the zombie heads: its target, else its errand, else (awake) a stroll it sets out on
-/// when its rest is over.
+/// Where the zombie heads: its target, else (unless resting boxed in) its errand, else (awake)
+/// a stroll it sets out on when its rest is over.
 fn destination(
     chase: &mut Chase,
     errand: Option<DVec3>,
@@ -121,6 +121,7 @@ fn destination(
 ) -> Option<DVec3> {
     match (target, errand) {
         (Some(t), _) => Some(t),
+        (None, _) if now < chase.boxed_in_until => None,
         (None, Some(errand)) => Some(errand),
         (None, None) if chase.dozing => None,
         (None, None) => {
@@ -185,12 +186,8 @@ fn plan_hop(
         && !hop.chasing
         && (hop.dest.distance(pos) < 1.5 || strolled_enough)
     {
-        // The stroll or errand is done (or the stroll's spot is out of reach): rest a while
-        // before the next one, 2 to 10 s, 6 on average like vanilla's stroll.
-        chase.stroll = None;
-        errand.0 = None;
-        chase.goal = None;
-        chase.rest_until = now + 40 + (chase.next_random() * 160.0) as u64;
+        // The stroll or errand is done (or the stroll's spot is out of reach).
+        rest(chase, errand, now);
         return;
     }
     if event == HopEvent::Watchdog {
@@ -202,6 +199,15 @@ fn plan_hop(
     else {
         return;
     };
+    if !hop.chasing && chase.planner.boxed_in(&rules.hop) {
+        // Plan after plan has not moved it (a pit, ledges too high all round): it rests, and
+        // takes no errand either until the rest is over, rather than plan every step it
+        // cannot take. Then it tries again.
+        rest(chase, errand, now);
+        chase.planner.reset_progress();
+        chase.boxed_in_until = chase.rest_until;
+        return;
+    }
     // A hop after a player ended: the nearest player is picked again before the next one.
     chase.hop_ended |= event == HopEvent::Reached && hop.chasing;
     let goal = hop_goal(pos, hop.dest, rules.hop.radius);
@@ -272,6 +278,16 @@ fn plan_hop(
         chase.set_target(None);
         chase.waypoints.clear();
     }
+}
+
+/// Ends a stroll or errand with a rest before the next, 2 to 10 s, 6 on average like vanilla's
+/// stroll.
+fn rest(chase: &mut Chase, errand: &mut Errand, now: u64) {
+    chase.stroll = None;
+    errand.0 = None;
+    chase.goal = None;
+    chase.waypoints.clear();
+    chase.rest_until = now + 40 + (chase.next_random() * 160.0) as u64;
 }
 
 /// Walks the waypoints for `steps` ticks at `per_tick` blocks a tick; returns where the body
