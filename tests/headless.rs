@@ -266,11 +266,16 @@ fn a_player_is_sent_the_zombies_within_tracking_range_only() {
             .unwrap_or_else(|| panic!("no dry ground at x in {xs:?}"))
     };
     // Zombies are filed by chunk and the player is at x = 0.5: the near zombie's chunk starts
-    // 31.5 blocks away, the far one's 95.5. The near one stands at least 3 blocks inside its
-    // chunk, so that a stroll before it is sent home does not take it into the next chunk
+    // 31.5 blocks away, the far one's 95.5, and the one past the range's 79.5 (as a 32-block
+    // area it would start at 63.5, within range). The near one stands at least 3 blocks inside
+    // its chunk, so that a stroll before it is sent home does not take it into the next chunk
     // (which would make that chunk's layer before the crossing tested below).
-    let (near_at, far_at) = (ground(&mut h, 35..45), ground(&mut h, 97..127));
+    let near_at = ground(&mut h, 35..45);
+    let (past_at, far_at) = (ground(&mut h, 82..94), ground(&mut h, 97..111));
+    let edge_at = ground(&mut h, 68..76);
     let near = h.summon(near_at);
+    let past = h.summon(past_at);
+    let edge = h.summon(edge_at);
     let far = h.summon(far_at);
     let id = |h: &Harness, e: Entity| h.app.world.get::<EntityId>(e).unwrap().get();
     let step = |h: &mut Harness| {
@@ -282,6 +287,7 @@ fn a_player_is_sent_the_zombies_within_tracking_range_only() {
     // Entity ids are given out on the tick after a summon.
     let (near_id, far_id) = (id(&h, near), id(&h, far));
     assert!(spawned.contains(&near_id), "{spawned:?}");
+    assert!(!spawned.contains(&id(&h, past)), "{spawned:?}");
     assert!(!spawned.contains(&far_id), "{spawned:?}");
 
     // 60 blocks out, the far one is in range; back home, it is out again.
@@ -302,6 +308,20 @@ fn a_player_is_sent_the_zombies_within_tracking_range_only() {
     moved(&mut h, 60.0);
     let (spawned, _) = step(&mut h);
     assert!(!spawned.contains(&far_id), "{spawned:?}");
+
+    // Within one chunk a player's walk still brings zombies into range: the chunks are chosen
+    // from where it stands. At range 60 the edge zombie's chunk starts 63.5 blocks from
+    // x = 0.5, and 48.5 from x = 15.5, in the same chunk.
+    let mut config = h.app.world.resource::<horde::config::Config>().clone();
+    config.lod.tracking_range = 60.0;
+    h.app.world.insert_resource(config);
+    moved(&mut h, 0.0);
+    let (_, destroyed) = step(&mut h);
+    let edge_id = id(&h, edge);
+    assert!(destroyed.contains(&edge_id), "{destroyed:?}");
+    moved(&mut h, 15.0);
+    let (spawned, _) = step(&mut h);
+    assert!(spawned.contains(&edge_id), "{spawned:?}");
 
     // Walking into a chunk no zombie was in, a zombie is neither despawned nor spawned again
     // for the player who sees both: a real client would lose the entity.

@@ -67,10 +67,10 @@ struct ChunkLayers {
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
 struct InChunk(ChunkPos);
 
-/// The chunk layers a client sees, and the chunk and range they were chosen from.
+/// The chunk layers a client sees, and the position and range they were chosen from.
 #[derive(Component, Debug, Default)]
 struct Sight {
-    from: Option<(ChunkPos, f64)>,
+    from: Option<(DVec3, f64)>,
     layers: Vec<Entity>,
 }
 
@@ -200,8 +200,12 @@ fn file(
     }
 }
 
-/// Shows each client the chunk layers within `lod.tracking_range`, when it moved to another
-/// chunk, the range changed, or layers were made or dropped.
+/// Blocks a client moves before the chunks in its range are chosen again: so much nearer the
+/// range's edge a zombie may be and not yet be sent.
+const SIGHT_SLACK: f64 = 1.0;
+
+/// Shows each client the chunk layers within `lod.tracking_range`, when it moved a block or
+/// more, the range changed, or layers were made or dropped.
 fn show_layers(
     mut commands: Commands,
     mut clients: Query<
@@ -218,10 +222,13 @@ fn show_layers(
 ) {
     let range = config.lod.tracking_range;
     for (client, pos, mut visible, sight) in &mut clients {
-        let from = Some((ChunkPos::from_pos(pos.0), range));
-        if !chunk_layers.changed && sight.as_ref().is_some_and(|s| s.from == from) {
+        let current = sight.as_ref().and_then(|s| s.from).is_some_and(|(at, r)| {
+            r == range && (at.x - pos.0.x).hypot(at.z - pos.0.z) < SIGHT_SLACK
+        });
+        if !chunk_layers.changed && current {
             continue;
         }
+        let from = Some((pos.0, range));
         let mut layers: Vec<Entity> = chunks_within(pos.0, range)
             .filter_map(|c| chunk_layers.layers.get(&c).copied())
             .collect();
