@@ -330,7 +330,7 @@ pub struct ChaseConfig {
     /// Wait after a collapsed plan.
     pub backoff_s: f64,
     /// Plans in a row without getting closer before a target is given up; plans in a row
-    /// that do not move a walker (stroll or errand) before it rests instead.
+    /// that do not move a zombie on an errand before it rests instead.
     pub give_up_plans: u32,
     /// Seconds a given-up target is ignored.
     pub give_up_s: f64,

@@ -22,7 +22,8 @@ pub struct HopRules {
     pub backoff_ticks: u64,
     /// Watchdog margin k.
     pub watchdog_k: f64,
-    /// Plans in a row without getting closer to the target before giving it up.
+    /// Plans in a row without getting closer to the target before giving it up; and in place
+    /// before a walker rests (see [`HopPlanner::boxed_in`]).
     pub give_up_plans: u32,
     pub tick_rate: f64,
 }
@@ -81,7 +82,8 @@ pub struct HopPlanner {
     /// Closest the zombie has been to its target at a plan, and plans since it got closer.
     best_distance: f64,
     plans_without_progress: u32,
-    /// Plans in a row that found the zombie where the last one left it, jumps aside.
+    /// Plans in a row that found the zombie where the last one left it, height aside: a jump
+    /// on the spot is not a move.
     plans_in_place: u32,
 }
 

@@ -202,9 +202,8 @@ fn plan_hop(
     if !hop.chasing && chase.planner.boxed_in(&rules.hop) {
         // Plan after plan has not moved it (a pit, ledges too high all round): it rests, and
         // takes no errand either until the rest is over, rather than plan every step it
-        // cannot take. Then it tries again.
+        // cannot take. Then it tries again. (A stroll ends after `MAX_STROLL_PLANS` anyway.)
         rest(chase, errand, now);
-        chase.planner.reset_progress();
         chase.boxed_in_until = chase.rest_until;
         return;
     }
@@ -287,6 +286,7 @@ fn rest(chase: &mut Chase, errand: &mut Errand, now: u64) {
     errand.0 = None;
     chase.goal = None;
     chase.waypoints.clear();
+    chase.planner.reset_progress();
     chase.rest_until = now + 40 + (chase.next_random() * 160.0) as u64;
 }
 
