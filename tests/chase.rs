@@ -563,14 +563,20 @@ fn an_errand_ending_inside_a_hill_costs_a_hops_worth_of_nodes_a_plan() {
     assert!(x > (o.x + 2) as f64 && x < (o.x + 4) as f64, "at x = {x}");
 }
 
+/// An arena with the player 45 blocks off, in the half tier's range: far enough that nobody
+/// watches a zombie there pick its way, near enough that it acts. The player is in creative,
+/// so no zombie chases them.
+fn far_arena(h: &mut Harness) -> BlockPos {
+    let o = arena(h, [0, 0, -45]);
+    h.run("gamemode creative tester");
+    h.view(7);
+    o
+}
+
 #[test]
 fn a_walker_far_from_players_goes_round_a_wall_by_turning_aside_without_a_search() {
     let mut h = harness();
-    // The player 45 blocks off, in the half tier's range: far enough that nobody watches the
-    // zombie pick its way, near enough that it acts.
-    let o = arena(&mut h, [0, 0, -45]);
-    h.run("gamemode creative tester");
-    h.view(7);
+    let o = far_arena(&mut h);
     // A wall two high and seven wide between the zombie and its errand.
     h.fill(
         BlockPos::new(o.x + 2, o.y, o.z - 3),
@@ -606,10 +612,8 @@ fn a_walker_far_from_players_goes_round_a_wall_by_turning_aside_without_a_search
 #[test]
 fn a_walker_boxed_in_rests_instead_of_planning_every_step_it_cannot_take() {
     let mut h = harness();
-    // Far from the player (the half tier): it acts every 2nd tick, and could plan at each.
-    let o = arena(&mut h, [0, 0, -45]);
-    h.run("gamemode creative tester");
-    h.view(7);
+    // It acts every 2nd tick, and could plan at each.
+    let o = far_arena(&mut h);
     // A shaft one block wide and three deep: no step out, and no jump either.
     h.fill(
         BlockPos::new(o.x - 1, o.y, o.z - 1),
