@@ -158,6 +158,9 @@ fn sun_on_zombies(
     let second = server.tick_rate().get() as u64;
     let d = &config.daylight;
     let day = weather.sun_is_up(&clock);
+    if !rules::sun_burns(day, phase.0.phase, d.sun_immune_phase) {
+        return;
+    }
     let burn_ticks = (d.burn_s * second as f64).round() as u64;
     for (entity, pos, helmet, burning) in &mut zombies {
         if !staggered(entity, now, second) {

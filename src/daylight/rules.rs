@@ -20,10 +20,16 @@ pub enum Sunlight {
     Ignites,
 }
 
+/// Whether the sun burns at all: by day, below the immune phase. When it does not, nobody
+/// need look at where zombies stand.
+pub fn sun_burns(day: bool, phase: u32, immune_phase: u32) -> bool {
+    day && phase < immune_phase
+}
+
 /// The burn rule: by day, eyes under open sky, not in water or rain, below the immune phase.
 pub fn sunlight(e: Exposure, phase: u32, immune_phase: u32, has_helmet: bool) -> Sunlight {
-    let exposed = e.day && e.sees_sky && !e.in_water && !e.raining;
-    if !exposed || phase >= immune_phase {
+    let exposed = e.sees_sky && !e.in_water && !e.raining;
+    if !exposed || !sun_burns(e.day, phase, immune_phase) {
         Sunlight::None
     } else if has_helmet {
         Sunlight::WearsHelmet
@@ -89,6 +95,7 @@ mod tests {
         assert_eq!(sunlight(SUN, 0, 5, false), Sunlight::Ignites);
         assert_eq!(sunlight(SUN, 4, 5, false), Sunlight::Ignites);
         assert_eq!(sunlight(SUN, 5, 5, false), Sunlight::None, "immune");
+        assert!(sun_burns(true, 4, 5) && !sun_burns(true, 5, 5) && !sun_burns(false, 0, 5));
         assert_eq!(
             sunlight(Exposure { day: false, ..SUN }, 0, 5, false),
             Sunlight::None

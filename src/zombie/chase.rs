@@ -275,10 +275,11 @@ fn choose_targets(
     // Equal distances are broken by UUID, the same way on every run.
     candidates.sort_by_key(|(_, _, id)| id.0);
     for (entity, mut chase, pos, arena) in &mut zombies {
-        let hop_ended = std::mem::take(&mut chase.hop_ended);
-        if !hop_ended && !staggered(entity, now, rules.retarget_ticks) {
+        // Read before written: a write marks the zombie changed, and most are not due.
+        if !chase.hop_ended && !staggered(entity, now, rules.retarget_ticks) {
             continue;
         }
+        let hop_ended = std::mem::take(&mut chase.hop_ended);
         if chase.ignored.is_some_and(|(_, until)| now >= until) {
             chase.ignored = None;
         }
