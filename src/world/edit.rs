@@ -27,6 +27,13 @@ impl BlocksChanged {
             max: BlockPos::new(a.x.max(b.x), a.y.max(b.y), a.z.max(b.z)),
         }
     }
+
+    /// Whether `at` is within `reach` blocks of the box along every axis.
+    pub fn reaches(&self, at: BlockPos, reach: i32) -> bool {
+        (self.min.x - reach..=self.max.x + reach).contains(&at.x)
+            && (self.min.y - reach..=self.max.y + reach).contains(&at.y)
+            && (self.min.z - reach..=self.max.z + reach).contains(&at.z)
+    }
 }
 
 /// One bit per section, lowest section first.
@@ -253,6 +260,21 @@ mod tests {
             min: BlockPos::new(min[0], min[1], min[2]),
             max: BlockPos::new(max[0], max[1], max[2]),
         });
+    }
+
+    #[test]
+    fn an_edit_reaches_blocks_within_a_margin_on_every_axis() {
+        let door = BlocksChanged::between(BlockPos::new(4, 64, 0), BlockPos::new(4, 65, 0));
+        assert!(door.reaches(BlockPos::new(4, 66, 0), 1));
+        assert!(door.reaches(BlockPos::new(6, 62, -2), 2));
+        assert!(
+            !door.reaches(BlockPos::new(7, 64, 0), 2),
+            "three blocks aside"
+        );
+        assert!(
+            !door.reaches(BlockPos::new(4, 68, 0), 2),
+            "three blocks above"
+        );
     }
 
     #[test]

@@ -15,7 +15,7 @@ use super::lod::{Lod, Tier};
 use super::look::{posture, turns, yaw_of};
 use super::path::{find_path, straight_path, way_on, waypoints, Aside};
 use super::{Dying, Errand, Zombie, ZombieKinds};
-use crate::world::{Nav, NavVoxels, Overworld, Voxels};
+use crate::world::{BlocksChanged, Nav, NavVoxels, Overworld, Voxels};
 
 /// Hops a stroll may take: a stroll of up to `wander_radius` (8 blocks) takes three hops of
 /// `hop_radius` on open ground; more means a detour round something in the way.
@@ -38,6 +38,7 @@ pub(super) fn move_zombies(
     >,
     players: Query<&Position, (With<Client>, Without<Zombie>)>,
     layers: Query<&ChunkLayer, With<Overworld>>,
+    mut edits: EventReader<BlocksChanged>,
     nav: Res<Nav>,
     kinds: Res<ZombieKinds>,
     rules: Res<ChaseRules>,
@@ -50,6 +51,7 @@ pub(super) fn move_zombies(
     // Plans and bodies read the walkability facts, current here: every edit made before this
     // point in the tick, or after it in the last, is patched in.
     let world = &NavVoxels::new(&nav, layer);
+    let edits: Vec<BlocksChanged> = edits.iter().copied().collect();
     let now = server.current_tick() as u64;
     for (zombie, mut chase, mut errand, mut body, mut position, mut look, mut head, lod, at_door) in
         &mut zombies
@@ -74,6 +76,7 @@ pub(super) fn move_zombies(
                     chasing: target.is_some(),
                     far: lod.tier >= Tier::Half,
                     watchdog,
+                    edits: &edits,
                 };
                 plan_hop(chase, &mut errand, hop, pos, now, world, &rules, &mut stats);
             }
@@ -138,12 +141,13 @@ fn destination(
 }
 
 /// The hop being walked: where to, whether after a player, whether far from every player
-/// (beyond `lod.full_radius`), and the watchdog's countdown.
-struct Hop {
+/// (beyond `lod.full_radius`), the watchdog's countdown, and the blocks changed this tick.
+struct Hop<'a> {
     dest: DVec3,
     chasing: bool,
     far: bool,
     watchdog: u64,
+    edits: &'a [BlocksChanged],
 }
 
 /// Plans the next hop when something calls for it: a new destination, the watchdog or the
@@ -153,20 +157,22 @@ struct Hop {
 fn plan_hop(
     chase: &mut Chase,
     errand: &mut Errand,
-    hop: Hop,
+    hop: Hop<'_>,
     pos: DVec3,
     now: u64,
     world: &impl Voxels,
     rules: &ChaseRules,
     stats: &mut ChaseStats,
 ) {
-    // A block put in the way is seen at once near players; far from them the body finds it
-    // by bumping into it (`blocked_ticks`), which costs no block read.
+    // A block put in the way (or taken from under it) is seen at once near players: the next
+    // waypoint is looked at again when an edit this tick came within reach of where the body
+    // would stand there. Far from players the body finds it by bumping into it
+    // (`blocked_ticks`). Either way an untouched path costs no block read.
     let next_blocked = !hop.far
-        && chase
-            .waypoints
-            .front()
-            .is_some_and(|w| !world.standable(*w));
+        && !hop.edits.is_empty()
+        && chase.waypoints.front().is_some_and(|&w| {
+            hop.edits.iter().any(|edit| edit.reaches(w, 2)) && !world.standable(w)
+        });
     let event = if std::mem::take(&mut chase.retarget) {
         Some(HopEvent::Retarget)
     } else if let Some(due) = chase.planner.due(now) {
