@@ -2,8 +2,6 @@
 //! player it may hunt, picked again when a hop ends (`takes_over`), kept while in range. How
 //! it then moves is in `movement`; the hop rule and A* in `hop` and `path`.
 
-use std::collections::VecDeque;
-
 use bevy_ecs::query::Has;
 use rand::Rng;
 use rand_pcg::Pcg32;
@@ -11,7 +9,7 @@ use valence::prelude::*;
 
 use super::body;
 use super::hop::{HopPlanner, HopRules};
-use super::path::{Aside, PathLimits};
+use super::path::{Aside, PathLimits, Waypoints};
 use super::{staggered, Arena, Dying, Pursuing, Zombie};
 use crate::config::{Config, ConfigChanged, LodConfig};
 use crate::player::{self, Dead};
@@ -162,7 +160,7 @@ pub struct Chase {
     pub(super) rest_until: u64,
     /// Boxed in, the zombie rests until this tick, errands or not.
     pub(super) boxed_in_until: u64,
-    pub(super) waypoints: VecDeque<BlockPos>,
+    pub(super) waypoints: Waypoints,
     pub(super) planner: HopPlanner,
     pub(super) retarget: bool,
     pub(super) jump: bool,
@@ -186,7 +184,7 @@ impl Chase {
             stroll_plans: 0,
             rest_until: 0,
             boxed_in_until: 0,
-            waypoints: VecDeque::new(),
+            waypoints: Waypoints::default(),
             planner: HopPlanner::default(),
             retarget: false,
             jump: false,

@@ -256,7 +256,7 @@ fn plan_hop(
     if chase.stroll.is_some() {
         chase.stroll_plans = chase.stroll_plans.saturating_add(1);
     }
-    chase.waypoints = waypoints(start, &path.nodes, rules.hop.radius / 2.0).into();
+    chase.waypoints = waypoints(start, &path.nodes, rules.hop.radius / 2.0);
     chase.goal = Some(goal);
     // The body faces the hop's goal, steady from hop to hop; a hop that leads well aside of
     // it (a far walker turning aside, a detour) faces where it leads, not sideways.
