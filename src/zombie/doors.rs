@@ -10,7 +10,7 @@ use valence::protocol::packets::play::{BlockBreakingProgressS2c, WorldEventS2c};
 use valence::protocol::{Direction, VarInt, WritePacket};
 
 use super::chase::ZombieSet;
-use super::{Chase, Dying, Zombie};
+use super::{staggered, Chase, Dying, Zombie};
 use crate::config::Config;
 use crate::world::door::{is_door, is_open_door, lower_half, other_half};
 use crate::world::{BlocksChanged, Overworld};
@@ -31,6 +31,9 @@ const BREAK_SOUND: i32 = 1021;
 const BREAK_PARTICLES: i32 = 2001;
 /// A destroy stage outside 0..=9 clears the cracks.
 const NO_CRACKS: u8 = 255;
+/// Ticks between a chaser's looks for a door beside it (vanilla's goals run every 2nd tick):
+/// eight block reads each, for hundreds of chasers.
+const DOOR_LOOK_TICKS: u64 = 4;
 
 /// A zombie hammering at the door whose lower half is at `door`.
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,10 +91,12 @@ fn break_doors(
     mut layers: Query<&mut ChunkLayer, With<Overworld>>,
     mut changed: EventWriter<BlocksChanged>,
     config: Res<Config>,
+    server: Res<Server>,
 ) {
     let Ok(mut layer) = layers.get_single_mut() else {
         return;
     };
+    let now = server.current_tick() as u64;
     for (entity, chase, pos, id, mut swings, breaking) in &mut zombies {
         let target = chase
             .target
@@ -106,7 +111,11 @@ fn break_doors(
                 && centre.distance(pos.0) <= 2.0
                 && layer.block(*door).is_some_and(|b| breakable_door(b.state))
         });
-        let door = kept.or_else(|| target.and_then(|t| door_beside(&layer, pos.0, t)));
+        let door = kept.or_else(|| {
+            target
+                .filter(|_| staggered(entity, now, DOOR_LOOK_TICKS))
+                .and_then(|t| door_beside(&layer, pos.0, t))
+        });
         let cracks = |layer: &mut ChunkLayer, door: BlockPos, stage: u8| {
             layer
                 .view_writer(ChunkPos::from_block_pos(door))
