@@ -7,6 +7,7 @@ mod support;
 use horde::player::{DamageCause, DamagePlayer, Health};
 use horde::time::WorldClock;
 use horde::world::{LayerVoxels, Nav, NavVoxels, Voxels, WorldSpawn};
+use horde::zombie::chase::Chase;
 use horde::zombie::Errand;
 use support::headless::{harness, harness_with, Harness};
 use valence::entity::{EntityId, EntityLayerId};
@@ -267,13 +268,16 @@ fn a_player_is_sent_the_zombies_within_tracking_range_only() {
     };
     // Zombies are filed by chunk and the player is at x = 0.5: the near zombie's chunk starts
     // 31.5 blocks away, the far one's 95.5, and the one past the range's 79.5 (as a 32-block
-    // area it would start at 63.5, within range). The near one stands at least 3 blocks inside
-    // its chunk, so that a stroll before it is sent home does not take it into the next chunk
-    // (which would make that chunk's layer before the crossing tested below).
+    // area it would start at 63.5, within range).
     let near_at = ground(&mut h, 35..45);
     let (past_at, far_at) = (ground(&mut h, 82..94), ground(&mut h, 97..111));
     let edge_at = ground(&mut h, 68..76);
     let near = h.summon(near_at);
+    // Nothing takes it off before it is sent home below, or it could cross into the next
+    // chunk first: no stroll or walk to shade (it dozes), and no chase (the player is in
+    // creative; at x = 15 the player would be within its follow range).
+    h.app.world.get_mut::<Chase>(near).unwrap().dozing = true;
+    h.run("gamemode creative tester");
     let past = h.summon(past_at);
     let edge = h.summon(edge_at);
     let far = h.summon(far_at);
