@@ -684,7 +684,7 @@ impl FromIterator<BlockPos> for Waypoints {
 
 /// Every `spacing` blocks of path length, one waypoint; the last node always is one.
 pub fn waypoints(start: BlockPos, nodes: &[BlockPos], spacing: f64) -> Waypoints {
-    let mut out = Vec::new();
+    let mut out = SmallVec::new();
     let (mut prev, mut walked) = (start, 0.0);
     for (i, &node) in nodes.iter().enumerate() {
         let d = (((node.x - prev.x).pow(2) + (node.y - prev.y).pow(2) + (node.z - prev.z).pow(2))
@@ -700,7 +700,8 @@ pub fn waypoints(start: BlockPos, nodes: &[BlockPos], spacing: f64) -> Waypoints
             walked = 0.0;
         }
     }
-    out.into_iter().collect()
+    out.reverse();
+    Waypoints(out)
 }
 
 #[cfg(test)]
