@@ -104,10 +104,12 @@ impl Bound {
                 200,
             ),
             Bound::new("chase.retarget_margin", c.chase.retarget_margin, 0, 64),
+            Bound::new("lod.near_radius", c.lod.near_radius, 0, 1024),
             Bound::new("lod.full_radius", c.lod.full_radius, 0, 1024),
             Bound::new("lod.half_radius", c.lod.half_radius, 0, 1024),
             Bound::new("lod.quarter_radius", c.lod.quarter_radius, 0, 1024),
             Bound::new("lod.hysteresis", c.lod.hysteresis, 0, 64),
+            Bound::new("lod.near_sync_ticks", c.lod.near_sync_ticks as f64, 1, 200),
             Bound::new("lod.full_sync_ticks", c.lod.full_sync_ticks as f64, 1, 200),
             Bound::new("lod.half_sync_ticks", c.lod.half_sync_ticks as f64, 2, 200),
             Bound::new(

@@ -185,11 +185,13 @@ impl Default for ChaseConfig {
 impl Default for LodConfig {
     fn default() -> Self {
         Self {
+            near_radius: 16.0,
             full_radius: 32.0,
             half_radius: 64.0,
             quarter_radius: 128.0,
             hysteresis: 4.0,
-            full_sync_ticks: 3,
+            near_sync_ticks: 3,
+            full_sync_ticks: 4,
             half_sync_ticks: 16,
             quarter_sync_ticks: 40,
             tracking_range: 64.0,

@@ -345,17 +345,21 @@ pub struct ChaseConfig {
 /// player: every tick within `full_radius`, every 2nd within `half_radius`, every 4th within
 /// `quarter_radius`, frozen beyond. Beyond `full_radius`, where nobody watches closely, a
 /// stroll or a march turns aside at what is in its way rather than searching round it.
+/// Clients are sent a zombie at vanilla's rate only within `near_radius`.
 #[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct LodConfig {
+    pub near_radius: f64,
     pub full_radius: f64,
     pub half_radius: f64,
     pub quarter_radius: f64,
     /// Blocks past a boundary before a zombie changes tier, so it does not flicker.
     pub hysteresis: f64,
     /// Ticks between the moves and turns clients are sent of a zombie in each tier: vanilla's
-    /// 3 up close; fewer far away, where vanilla clients draw a zombie only up to about 64
-    /// blocks (default entity distance). A multiple of the tier's period (1, 2, 4).
+    /// 3 up close; fewer farther out, where a crowd would otherwise fill a player's
+    /// connection, and vanilla clients draw a zombie only up to about 64 blocks (default
+    /// entity distance). A multiple of the tier's period (1, 1, 2, 4).
+    pub near_sync_ticks: u64,
     pub full_sync_ticks: u64,
     pub half_sync_ticks: u64,
     pub quarter_sync_ticks: u64,
@@ -609,6 +613,15 @@ mod tests {
         let err = Config::parse("[server]\nport = = 3\n").unwrap_err().0;
         assert!(err.starts_with("line 2: "), "{err}");
         assert!(!err.contains('\n'));
+    }
+
+    #[test]
+    fn lod_radii_out_of_order_are_named() {
+        let err = Config::parse("[lod]\nnear_radius = 40.0\n").unwrap_err().0;
+        assert_eq!(
+            err,
+            "lod radii 40 / 32 / 64 / 128: expected near_radius <= full_radius <= half_radius <= quarter_radius"
+        );
     }
 
     #[test]

@@ -115,10 +115,16 @@ impl Config {
             )));
         }
         let lod = &self.lod;
-        if !(lod.full_radius <= lod.half_radius && lod.half_radius <= lod.quarter_radius) {
+        let radii = [
+            lod.near_radius,
+            lod.full_radius,
+            lod.half_radius,
+            lod.quarter_radius,
+        ];
+        if !radii.is_sorted() {
             return Err(ConfigError(format!(
-                "lod radii {} / {} / {}: expected full_radius <= half_radius <= quarter_radius",
-                lod.full_radius, lod.half_radius, lod.quarter_radius
+                "lod radii {} / {} / {} / {}: expected near_radius <= full_radius <= half_radius <= quarter_radius",
+                lod.near_radius, lod.full_radius, lod.half_radius, lod.quarter_radius
             )));
         }
         for (key, ticks, period) in [

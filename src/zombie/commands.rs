@@ -41,7 +41,7 @@ pub fn summon(world: &mut World, pos: DVec3, kind: Option<&str>) -> String {
 
 /// `zombies`: what the zombies are doing, their tiers, and the chase totals.
 pub fn report(world: &mut World) -> String {
-    let mut tiers = [0usize; 4];
+    let mut tiers = [0usize; Tier::ALL.len()];
     let (mut total, mut chasing, mut wandering, mut attacking, mut dying) = (0, 0, 0, 0, 0);
     let mut zombies = world.query::<(&Chase, &Attack, &Lod, Option<&Dying>)>();
     for (chase, attack, lod, dead) in zombies.iter(world) {
@@ -50,7 +50,7 @@ pub fn report(world: &mut World) -> String {
             dying += 1;
             continue;
         }
-        tiers[Tier::ALL.iter().position(|t| *t == lod.tier).unwrap_or(3)] += 1;
+        tiers[lod.tier as usize] += 1;
         if *attack != Attack::Ready {
             attacking += 1;
         } else if chase.target.is_some() {
@@ -63,7 +63,7 @@ pub fn report(world: &mut World) -> String {
     let stats = world.resource::<ChaseStats>();
     format!(
         "total={total} chasing={chasing} attacking={attacking} wandering={wandering} idle={idle} dying={dying} \
-         lod_full={} lod_half={} lod_quarter={} lod_frozen={} plans={} nodes={} watchdog_fires={} give_ups={}",
-        tiers[0], tiers[1], tiers[2], tiers[3], stats.plans, stats.expanded_nodes, stats.watchdog_fires, stats.give_ups
+         lod_near={} lod_full={} lod_half={} lod_quarter={} lod_frozen={} plans={} nodes={} watchdog_fires={} give_ups={}",
+        tiers[0], tiers[1], tiers[2], tiers[3], tiers[4], stats.plans, stats.expanded_nodes, stats.watchdog_fires, stats.give_ups
     )
 }

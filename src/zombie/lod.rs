@@ -1,6 +1,6 @@
-//! Level of detail: a zombie far from every player acts on fewer ticks. The distance is taken
-//! from the point it walks to (its hop goal), so a zombie heading towards players wakes up
-//! before it arrives. Zombies are spread over buckets so the slow tiers do not all act on the
+//! Level of detail: a zombie far from every player acts on fewer ticks, and clients hear of it
+//! less often. The distance is taken from the point it walks to (its hop goal), so a zombie
+//! heading towards players wakes up before it arrives. Zombies are spread over buckets so the slow tiers do not all act on the
 //! same tick, and a tier changes only past its boundary plus a hysteresis margin.
 
 use valence::prelude::*;
@@ -20,9 +20,11 @@ impl Plugin for LodPlugin {
     }
 }
 
-/// How often a zombie acts.
+/// How often a zombie acts and is sent to clients. `Near` and `Full` both act every tick;
+/// only a zombie near a player is sent at vanilla's rate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Tier {
+    Near,
     Full,
     Half,
     Quarter,
@@ -30,12 +32,18 @@ pub enum Tier {
 }
 
 impl Tier {
-    pub const ALL: [Tier; 4] = [Tier::Full, Tier::Half, Tier::Quarter, Tier::Frozen];
+    pub const ALL: [Tier; 5] = [
+        Tier::Near,
+        Tier::Full,
+        Tier::Half,
+        Tier::Quarter,
+        Tier::Frozen,
+    ];
 
     /// Ticks between activations; `None` when frozen.
     pub fn period(self) -> Option<u64> {
         match self {
-            Tier::Full => Some(1),
+            Tier::Near | Tier::Full => Some(1),
             Tier::Half => Some(2),
             Tier::Quarter => Some(4),
             Tier::Frozen => None,
@@ -45,6 +53,7 @@ impl Tier {
     /// Ticks between the moves and turns clients are sent (`lod.*_sync_ticks`).
     pub fn sync_period(self, lod: &LodConfig) -> u64 {
         match self {
+            Tier::Near => lod.near_sync_ticks,
             Tier::Full => lod.full_sync_ticks,
             Tier::Half => lod.half_sync_ticks,
             Tier::Quarter | Tier::Frozen => lod.quarter_sync_ticks,
@@ -53,12 +62,17 @@ impl Tier {
 
     /// The tier for distance `d` to the nearest player, starting from `self`.
     pub fn classify(self, d: f64, lod: &LodConfig) -> Tier {
-        let bounds = [lod.full_radius, lod.half_radius, lod.quarter_radius];
-        let raw = |d: f64| match bounds.iter().position(|&b| d <= b) {
-            Some(0) => Tier::Full,
-            Some(1) => Tier::Half,
-            Some(2) => Tier::Quarter,
-            _ => Tier::Frozen,
+        let bounds = [
+            lod.near_radius,
+            lod.full_radius,
+            lod.half_radius,
+            lod.quarter_radius,
+        ];
+        let raw = |d: f64| {
+            bounds
+                .iter()
+                .position(|&b| d <= b)
+                .map_or(Tier::Frozen, |i| Tier::ALL[i])
         };
         let wanted = raw(d);
         // Move only if the tier still differs with the distance pushed back by the margin.
@@ -87,7 +101,7 @@ impl Lod {
         // Mixed first: seeds made from floats or counters share their low bits, and one
         // bucket for everyone would put all slow zombies on the same tick.
         Self {
-            tier: Tier::Full,
+            tier: Tier::Near,
             bucket: crate::random::mix(seed) % 4,
         }
     }
@@ -143,7 +157,18 @@ mod tests {
     #[test]
     fn tiers_by_distance_with_hysteresis() {
         let lod = LodConfig::default();
-        assert_eq!(Tier::Full.classify(10.0, &lod), Tier::Full);
+        assert_eq!(
+            Tier::Near.classify(18.0, &lod),
+            Tier::Near,
+            "inside the margin"
+        );
+        assert_eq!(Tier::Near.classify(21.0, &lod), Tier::Full);
+        assert_eq!(
+            Tier::Full.classify(13.0, &lod),
+            Tier::Full,
+            "inside the margin"
+        );
+        assert_eq!(Tier::Full.classify(10.0, &lod), Tier::Near);
         assert_eq!(
             Tier::Full.classify(34.0, &lod),
             Tier::Full,
@@ -185,7 +210,7 @@ mod tests {
         let config = LodConfig::default();
         for bucket_seed in 0..16 {
             let mut lod = Lod::new(bucket_seed);
-            for tier in [Tier::Full, Tier::Half, Tier::Quarter] {
+            for tier in [Tier::Near, Tier::Full, Tier::Half, Tier::Quarter] {
                 lod.tier = tier;
                 let syncs: Vec<u64> = (0..1200).filter(|&t| lod.syncs(t, &config)).collect();
                 assert!(syncs.iter().all(|&t| lod.steps(t) > 0), "{tier:?}");

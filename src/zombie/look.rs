@@ -8,9 +8,16 @@ use super::body::EYE_HEIGHT;
 use super::lod::Tier;
 use crate::player::EYE_HEIGHT as PLAYER_EYE;
 
-/// Steps of 1/256 turn a zombie beyond `lod.full_radius` must turn before clients are told
-/// (11.25°).
-const FAR_TURN_STEPS: u8 = 8;
+/// Steps of 1/256 turn a zombie must turn before clients are told, by its tier: one up close
+/// as vanilla; 4.2° past `lod.near_radius`, where that moves a face by about a pixel; 11.25°
+/// beyond `lod.full_radius`.
+fn turn_steps(tier: Tier) -> u8 {
+    match tier {
+        Tier::Near => 1,
+        Tier::Full => 3,
+        Tier::Half | Tier::Quarter | Tier::Frozen => 8,
+    }
+}
 
 /// Body yaw, head yaw and pitch, in degrees.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -62,11 +69,7 @@ pub(super) fn turns(
     look: Look,
     head_yaw: f32,
 ) -> (Option<Look>, Option<f32>) {
-    let min_turn = if tier == Tier::Full {
-        1
-    } else {
-        FAR_TURN_STEPS
-    };
+    let min_turn = turn_steps(tier);
     let looks =
         turned(look.yaw, posture.body_yaw, min_turn) || turned(look.pitch, posture.pitch, min_turn);
     (
@@ -100,8 +103,8 @@ mod tests {
     fn turns_count_in_protocol_steps_either_way_round() {
         assert!(!turned(10.0, 10.5, 1), "under half a step");
         assert!(turned(10.0, 11.5, 1));
-        assert!(!turned(10.0, 20.0, FAR_TURN_STEPS), "7 steps");
-        assert!(turned(10.0, 22.0, FAR_TURN_STEPS));
+        assert!(!turned(10.0, 20.0, 8), "7 steps");
+        assert!(turned(10.0, 22.0, 8));
         assert!(
             turned(354.375, 5.625, 8) && !turned(354.375, 5.625, 9),
             "8 steps across north"
