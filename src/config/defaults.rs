@@ -194,7 +194,7 @@ impl Default for LodConfig {
             full_sync_ticks: 4,
             half_sync_ticks: 16,
             quarter_sync_ticks: 40,
-            tracking_range: 64.0,
+            tracking_range: 48.0,
         }
     }
 }

@@ -363,9 +363,9 @@ pub struct LodConfig {
     pub full_sync_ticks: u64,
     pub half_sync_ticks: u64,
     pub quarter_sync_ticks: u64,
-    /// Blocks within which a player is sent zombies: as far as a vanilla client draws them at
-    /// its default entity distance (vanilla servers track monsters to 128, Paper to 48).
-    /// Zombies are kept by chunk, and a player sees every chunk with a point within range.
+    /// Blocks within which a player is sent zombies: Paper's and Spigot's default for monsters
+    /// (vanilla servers track them to 128, and vanilla clients draw them to about 67). Zombies
+    /// are kept by chunk, and a player sees every chunk with a point within range.
     pub tracking_range: f64,
 }
 
