@@ -251,6 +251,17 @@ class LeanClient extends EventEmitter {
     }
   }
 
+  // How many zombies in view stand in each distance band from this client.
+  zombiesByBand () {
+    const counts = {}
+    if (!this.pos) return counts
+    for (const [x, z] of this.zombies.values()) {
+      const band = distanceBand(Math.hypot(x - this.pos[0], z - this.pos[2]))
+      counts[band] = (counts[band] || 0) + 1
+    }
+    return counts
+  }
+
   teleported (body) {
     const flags = body.readInt8(32)
     const axis = (i, bit) => body.readDoubleBE(i * 8) + ((flags & bit) && this.pos ? this.pos[i] : 0)

@@ -245,6 +245,7 @@ async function runOnce (scenario, floor, args, outDir) {
   let left = false
   let returned = false
   const viewSamples = clients.map(() => [])
+  const bandSamples = clients.map(() => [])
   while (Date.now() - t0 < args.seconds * 1000) {
     const t = (Date.now() - t0) / 1000
     if (!left && t >= leaveAt) {
@@ -264,7 +265,10 @@ async function runOnce (scenario, floor, args, outDir) {
         await server.command(`tp ${names[i]} ${fmt(home[i])}`, 'teleported=')
       }
     }
-    for (const [i, c] of clients.entries()) viewSamples[i].push(c.zombies.size)
+    for (const [i, c] of clients.entries()) {
+      viewSamples[i].push(c.zombies.size)
+      bandSamples[i].push(c.zombiesByBand())
+    }
     const sample = { t }
     if (!floor) {
       Object.assign(sample, await server.last('zombies', 'total='))
@@ -333,7 +337,9 @@ async function runOnce (scenario, floor, args, outDir) {
         zombiesInView: perClient[densest].zombiesInView,
         zombieKinds: Object.fromEntries(KINDS.map((k) => [k, kindKBps(densest, k)])),
         // Its zombie kB/s by how far the zombie stood from it (bands of blocks).
-        zombieBands: Object.fromEntries(BAND_NAMES.map((b) => [b, bandKBps(densest, b)]))
+        zombieBands: Object.fromEntries(BAND_NAMES.map((b) => [b, bandKBps(densest, b)])),
+        // How many zombies it had in each band, on average.
+        zombiesByBand: Object.fromEntries(BAND_NAMES.map((b) => [b, mean(bandSamples[densest].map((s) => s[b] || 0))]))
       }
     },
     chunks,
