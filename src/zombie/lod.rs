@@ -157,33 +157,24 @@ mod tests {
     #[test]
     fn tiers_by_distance_with_hysteresis() {
         let lod = LodConfig::default();
-        assert_eq!(
-            Tier::Near.classify(18.0, &lod),
-            Tier::Near,
-            "inside the margin"
-        );
-        assert_eq!(Tier::Near.classify(21.0, &lod), Tier::Full);
-        assert_eq!(
-            Tier::Full.classify(13.0, &lod),
-            Tier::Full,
-            "inside the margin"
-        );
-        assert_eq!(Tier::Full.classify(10.0, &lod), Tier::Near);
-        assert_eq!(
-            Tier::Full.classify(34.0, &lod),
-            Tier::Full,
-            "inside the margin"
-        );
-        assert_eq!(Tier::Full.classify(37.0, &lod), Tier::Half);
-        assert_eq!(
-            Tier::Half.classify(30.0, &lod),
-            Tier::Half,
-            "inside the margin"
-        );
-        assert_eq!(Tier::Half.classify(27.0, &lod), Tier::Full);
-        assert_eq!(Tier::Full.classify(1000.0, &lod), Tier::Frozen);
-        assert_eq!(Tier::Frozen.classify(f64::INFINITY, &lod), Tier::Frozen);
-        assert_eq!(Tier::Frozen.classify(100.0, &lod), Tier::Quarter);
+        // (tier now, distance, tier after): each boundary from both sides, once inside the
+        // 4-block margin (the tier holds) and once past it.
+        let cases = [
+            (Tier::Near, 18.0, Tier::Near),
+            (Tier::Near, 21.0, Tier::Full),
+            (Tier::Full, 13.0, Tier::Full),
+            (Tier::Full, 10.0, Tier::Near),
+            (Tier::Full, 34.0, Tier::Full),
+            (Tier::Full, 37.0, Tier::Half),
+            (Tier::Half, 30.0, Tier::Half),
+            (Tier::Half, 27.0, Tier::Full),
+            (Tier::Full, 1000.0, Tier::Frozen),
+            (Tier::Frozen, f64::INFINITY, Tier::Frozen),
+            (Tier::Frozen, 100.0, Tier::Quarter),
+        ];
+        for (from, d, to) in cases {
+            assert_eq!(from.classify(d, &lod), to, "{from:?} at {d}");
+        }
     }
 
     #[test]
