@@ -357,7 +357,7 @@ pub struct LodConfig {
     pub hysteresis: f64,
     /// Ticks between the moves and turns clients are sent of a zombie in each tier: vanilla's
     /// 3 up close; fewer farther out, where a crowd would otherwise fill a player's
-    /// connection, and vanilla clients draw a zombie only up to about 64 blocks (default
+    /// connection, and vanilla clients draw a zombie only up to about 67 blocks (default
     /// entity distance). A multiple of the tier's period (1, 1, 2, 4).
     pub near_sync_ticks: u64,
     pub full_sync_ticks: u64,

@@ -1,7 +1,8 @@
 //! Level of detail: a zombie far from every player acts on fewer ticks, and clients hear of it
 //! less often. The distance is taken from the point it walks to (its hop goal), so a zombie
-//! heading towards players wakes up before it arrives. Zombies are spread over buckets so the slow tiers do not all act on the
-//! same tick, and a tier changes only past its boundary plus a hysteresis margin.
+//! heading towards players wakes up before it arrives. Zombies are spread over buckets so the
+//! slow tiers do not all act on the same tick, and a tier changes only past its boundary plus
+//! a hysteresis margin.
 
 use valence::prelude::*;
 
