@@ -7,7 +7,7 @@ mod support;
 
 use horde::zombie::chase::ChaseRules;
 use horde::zombie::{Body, Chase, ChaseStats, Errand, Lod, Tier, Zombie, ZombieKinds};
-use support::headless::{harness, Harness};
+use support::headless::{harness, harness_with, Harness};
 use valence::prelude::*;
 use valence::testing::create_mock_client;
 
@@ -524,6 +524,105 @@ fn clients_are_sent_a_zombies_turns_only_when_it_turns() {
         plain_moves > turns,
         "{plain_moves} moves without a turn, {turns} with"
     );
+}
+
+#[test]
+fn a_crowd_round_a_player_is_sent_by_rank_and_acts_every_tick_as_ever() {
+    use std::collections::HashMap;
+    use valence::entity::EntityId;
+    use valence::protocol::packets::play::{MoveRelativeS2c, RotateAndMoveRelativeS2c};
+    use valence::protocol::Packet;
+
+    let mut config = horde::config::Config::default();
+    config.spawning.enabled = false;
+    config.weather.enabled = false;
+    config.lod.near_crowd = 4;
+    config.lod.full_crowd = 8;
+    let mut h = harness_with(config);
+    // The player at the arena's west end, in creative so that nobody chases them; east of
+    // them a row of 16 zombies 2 to 17 blocks off, one in each block of distance. By day past
+    // the immune phase they doze where they stand.
+    let o = arena(&mut h, [-11, 0, -8]);
+    h.run("gamemode creative tester");
+    h.run("time set noon");
+    h.run("phase set 5");
+    let row: Vec<Entity> = (0..16)
+        .map(|i| h.summon(BlockPos::new(o.x - 9 + i, o.y, o.z - 8)))
+        .collect();
+    for &z in &row {
+        h.app.world.get_mut::<Chase>(z).unwrap().dozing = true;
+    }
+    // Rounds of classification: the one they came in (a partial count), one that counts them
+    // all, and one that sends them by its ranks.
+    for _ in 0..3 * 8 {
+        h.app.update();
+    }
+    let sent = |h: &Harness| -> Vec<Tier> {
+        row.iter()
+            .map(|&z| h.app.world.get::<Lod>(z).unwrap().sent)
+            .collect()
+    };
+    let ranks: Vec<Tier> = (0..16)
+        .map(|i| match i {
+            0..4 => Tier::Near,
+            4..8 => Tier::Full,
+            _ => Tier::Half,
+        })
+        .collect();
+    assert_eq!(sent(&h), ranks);
+    assert!(
+        row.iter()
+            .all(|&z| h.app.world.get::<Lod>(z).unwrap().tier == Tier::Near),
+        "all act every tick"
+    );
+    let report = h.run("zombies");
+    assert!(report.contains(" lod_crowded=12 "), "{report}");
+
+    // Slid north a little each tick, the row keeps its ranks, and each zombie's moves reach
+    // the client at its rank's rate.
+    let ids: Vec<i32> = row
+        .iter()
+        .map(|&z| h.app.world.get::<EntityId>(z).unwrap().get())
+        .collect();
+    h.helper.clear_received();
+    let mut moves: HashMap<i32, usize> = HashMap::new();
+    const TICKS: usize = 96;
+    for _ in 0..TICKS {
+        for &z in &row {
+            let mut body = h.app.world.get_mut::<Body>(z).unwrap();
+            body.at = body.at.map(|at| at + DVec3::new(0.0, 0.0, 0.02));
+        }
+        h.app.update();
+        for frame in h.helper.collect_received().0 {
+            let id = match frame.id {
+                MoveRelativeS2c::ID => frame.decode::<MoveRelativeS2c>().unwrap().entity_id.0,
+                RotateAndMoveRelativeS2c::ID => {
+                    frame
+                        .decode::<RotateAndMoveRelativeS2c>()
+                        .unwrap()
+                        .entity_id
+                        .0
+                }
+                _ => continue,
+            };
+            *moves.entry(id).or_default() += 1;
+        }
+    }
+    assert_eq!(sent(&h), ranks);
+    let sync_ticks = |tier| match tier {
+        Tier::Near => 3,
+        Tier::Full => 4,
+        _ => 16,
+    };
+    for (i, (id, tier)) in ids.iter().zip(&ranks).enumerate() {
+        let n = moves.get(id).copied().unwrap_or(0);
+        let every = sync_ticks(*tier);
+        assert!(
+            n.abs_diff(TICKS / every) <= 1,
+            "zombie {} blocks off: {n} moves in {TICKS} ticks, expected one every {every}",
+            i + 2
+        );
+    }
 }
 
 /// Summons a zombie at `at` on an errand to the middle of block `x`, `z` at its own height.

@@ -118,6 +118,8 @@ impl Bound {
                 4,
                 400,
             ),
+            Bound::new("lod.near_crowd", c.lod.near_crowd as f64, 0, 100_000),
+            Bound::new("lod.full_crowd", c.lod.full_crowd as f64, 0, 100_000),
             Bound::new("lod.tracking_range", c.lod.tracking_range, 16, 1024),
             Bound::new("hunt.schedule_every_s", c.hunt.schedule_every_s, 1, 86_400),
             Bound::new("hunt.target_range", c.hunt.target_range, 1, 256),

@@ -194,6 +194,8 @@ impl Default for LodConfig {
             full_sync_ticks: 4,
             half_sync_ticks: 16,
             quarter_sync_ticks: 40,
+            near_crowd: 64,
+            full_crowd: 128,
             tracking_range: 48.0,
         }
     }

@@ -127,6 +127,12 @@ impl Config {
                 lod.near_radius, lod.full_radius, lod.half_radius, lod.quarter_radius
             )));
         }
+        if lod.near_crowd > lod.full_crowd {
+            return Err(ConfigError(format!(
+                "lod.near_crowd = {}: must not be above full_crowd ({}), which counts the near ones too",
+                lod.near_crowd, lod.full_crowd
+            )));
+        }
         for (key, ticks, period) in [
             ("half_sync_ticks", lod.half_sync_ticks, 2),
             ("quarter_sync_ticks", lod.quarter_sync_ticks, 4),

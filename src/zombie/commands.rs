@@ -42,6 +42,7 @@ pub fn summon(world: &mut World, pos: DVec3, kind: Option<&str>) -> String {
 /// `zombies`: what the zombies are doing, their tiers, and the chase totals.
 pub fn report(world: &mut World) -> String {
     let mut tiers = [0usize; Tier::ALL.len()];
+    let mut crowded = 0;
     let (mut total, mut chasing, mut wandering, mut attacking, mut dying) = (0, 0, 0, 0, 0);
     let mut zombies = world.query::<(&Chase, &Attack, &Lod, Option<&Dying>)>();
     for (chase, attack, lod, dead) in zombies.iter(world) {
@@ -51,6 +52,7 @@ pub fn report(world: &mut World) -> String {
             continue;
         }
         tiers[lod.tier as usize] += 1;
+        crowded += usize::from(lod.sent > lod.tier);
         if *attack != Attack::Ready {
             attacking += 1;
         } else if chase.target.is_some() {
@@ -63,7 +65,7 @@ pub fn report(world: &mut World) -> String {
     let stats = world.resource::<ChaseStats>();
     format!(
         "total={total} chasing={chasing} attacking={attacking} wandering={wandering} idle={idle} dying={dying} \
-         lod_near={} lod_full={} lod_half={} lod_quarter={} lod_frozen={} plans={} nodes={} watchdog_fires={} give_ups={}",
+         lod_near={} lod_full={} lod_half={} lod_quarter={} lod_frozen={} lod_crowded={crowded} plans={} nodes={} watchdog_fires={} give_ups={}",
         tiers[0], tiers[1], tiers[2], tiers[3], tiers[4], stats.plans, stats.expanded_nodes, stats.watchdog_fires, stats.give_ups
     )
 }

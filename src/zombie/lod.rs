@@ -3,7 +3,14 @@
 //! heading towards players wakes up before it arrives. Zombies are spread over buckets so the
 //! slow tiers do not all act on the same tick, and a tier changes only past its boundary plus
 //! a hysteresis margin.
+//!
+//! A crowd round one player is sent by rank as well as by distance: only its nearest
+//! `lod.near_crowd` zombies at the near rate and its nearest `lod.full_crowd` at the full rate
+//! or better; the rest are sent as if one tier farther out. They still act every tick. In
+//! ordinary play no cap binds; a crowd of hundreds would otherwise fill the player's
+//! connection with the moves of zombies hidden behind the front rows.
 
+use rustc_hash::FxHashMap;
 use valence::prelude::*;
 
 use super::{Chase, Zombie};
@@ -90,10 +97,14 @@ impl Tier {
     }
 }
 
-/// A zombie's activation tier and stagger bucket.
+/// A zombie's tiers and stagger bucket.
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Lod {
+    /// How often it acts.
     pub tier: Tier,
+    /// How often clients are sent it: as `tier`, or as a tier farther out when it stands
+    /// past the crowd caps of every player near it.
+    pub sent: Tier,
     bucket: u64,
 }
 
@@ -103,6 +114,7 @@ impl Lod {
         // bucket for everyone would put all slow zombies on the same tick.
         Self {
             tier: Tier::Near,
+            sent: Tier::Near,
             bucket: crate::random::mix(seed) % 4,
         }
     }
@@ -114,7 +126,7 @@ impl Lod {
 
     /// Whether clients are told of the zombie's moves on `tick` (see [`Tier::sync_period`]).
     pub fn syncs(&self, tick: u64, lod: &LodConfig) -> bool {
-        (tick + self.bucket).is_multiple_of(self.tier.sync_period(lod))
+        (tick + self.bucket).is_multiple_of(self.sent.sync_period(lod))
     }
 
     /// Ticks to simulate on `tick`: 0 when the zombie does not act on it.
@@ -126,29 +138,140 @@ impl Lod {
     }
 }
 
-/// Re-tiers one zombie in eight each tick.
+/// Ticks between two classifications of one zombie: a round, over which every zombie is
+/// classified once and counted in the crowds of the players near it.
+const ROUND_TICKS: u64 = 8;
+
+/// Zombies counted round one player by whole blocks of distance.
+#[derive(Debug, Clone, Default)]
+struct CrowdCount(Vec<u32>);
+
+impl CrowdCount {
+    fn add(&mut self, d: f64) {
+        let block = d as usize;
+        if block >= self.0.len() {
+            self.0.resize(block + 1, 0);
+        }
+        self.0[block] += 1;
+    }
+
+    /// The distance within which at most `cap` of the counted zombies stand: the near edge
+    /// of the block that holds the first one past the cap, or infinity if there is none.
+    fn within(&self, cap: u32) -> f64 {
+        let mut seen = 0;
+        for (block, &n) in self.0.iter().enumerate() {
+            seen += n;
+            if seen > cap {
+                return block as f64;
+            }
+        }
+        f64::INFINITY
+    }
+}
+
+/// How near to one player a zombie must stand to be sent at the near rate (its nearest
+/// `lod.near_crowd` zombies) and at the full rate or better (its nearest `lod.full_crowd`),
+/// from the last round's count.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Crowd {
+    near: f64,
+    full: f64,
+}
+
+impl Crowd {
+    /// Nobody counted yet (a player who just joined): no cap binds.
+    const OPEN: Crowd = Crowd {
+        near: f64::INFINITY,
+        full: f64::INFINITY,
+    };
+
+    fn of(count: &CrowdCount, lod: &LodConfig) -> Crowd {
+        Crowd {
+            near: count.within(lod.near_crowd),
+            full: count.within(lod.full_crowd),
+        }
+    }
+
+    /// The fastest tier a zombie `d` blocks from this player may be sent at.
+    fn tier(&self, d: f64) -> Tier {
+        if d < self.near {
+            Tier::Near
+        } else if d < self.full {
+            Tier::Full
+        } else {
+            Tier::Half
+        }
+    }
+}
+
+/// Each player's crowd: this round's count so far, and what the last round's gave.
+#[derive(Default)]
+struct Crowds {
+    counting: FxHashMap<Entity, CrowdCount>,
+    last: FxHashMap<Entity, Crowd>,
+}
+
+impl Crowds {
+    fn close_round(&mut self, lod: &LodConfig) {
+        self.last = self
+            .counting
+            .drain()
+            .map(|(player, count)| (player, Crowd::of(&count, lod)))
+            .collect();
+    }
+}
+
+/// Re-tiers one zombie in eight each tick, and counts it in the crowd of each player within
+/// reach of the full tier.
 fn classify_zombies(
     mut zombies: Query<(&mut Lod, &Position, &Chase), With<Zombie>>,
-    players: Query<&Position, (With<Client>, Without<Dead>, Without<Zombie>)>,
+    players: Query<(Entity, &Position), (With<Client>, Without<Dead>, Without<Zombie>)>,
+    mut crowds: Local<Crowds>,
     config: Res<Config>,
     server: Res<Server>,
 ) {
     let tick = server.current_tick() as u64;
-    let players: Vec<DVec3> = players.iter().map(|p| p.0).collect();
+    let lod_config = &config.lod;
+    if tick.is_multiple_of(ROUND_TICKS) {
+        crowds.close_round(lod_config);
+    }
+    // Past this distance from every player a zombie is in the half tier or beyond anyway.
+    let reach = lod_config.full_radius + lod_config.hysteresis;
+    let mut around: Vec<(Entity, DVec3, Crowd, CrowdCount)> = players
+        .iter()
+        .map(|(player, pos)| {
+            let crowd = crowds.last.get(&player).copied().unwrap_or(Crowd::OPEN);
+            let count = crowds.counting.remove(&player).unwrap_or_default();
+            (player, pos.0, crowd, count)
+        })
+        .collect();
     for (mut lod, pos, chase) in &mut zombies {
-        if !(tick + lod.bucket).is_multiple_of(8) {
+        if !(tick + lod.bucket).is_multiple_of(ROUND_TICKS) {
             continue;
         }
         let from = chase.goal.unwrap_or(pos.0);
-        let nearest = players
-            .iter()
-            .map(|p| p.distance(from))
-            .fold(f64::INFINITY, f64::min);
-        let tier = lod.tier.classify(nearest, &config.lod);
-        if tier != lod.tier {
+        let mut nearest = f64::INFINITY;
+        let mut crowded = Tier::Half;
+        for (_, at, crowd, count) in &mut around {
+            let d = at.distance(from);
+            nearest = nearest.min(d);
+            if d <= reach {
+                count.add(d);
+                crowded = crowded.min(crowd.tier(d));
+            }
+        }
+        let tier = lod.tier.classify(nearest, lod_config);
+        let sent = tier.max(crowded);
+        if (tier, sent) != (lod.tier, lod.sent) {
             lod.tier = tier;
+            lod.sent = sent;
         }
     }
+    crowds.counting.extend(
+        around
+            .into_iter()
+            .map(|(player, _, _, count)| (player, count)),
+    );
 }
 
 #[cfg(test)]
@@ -202,17 +325,65 @@ mod tests {
         let config = LodConfig::default();
         for bucket_seed in 0..16 {
             let mut lod = Lod::new(bucket_seed);
-            for tier in [Tier::Near, Tier::Full, Tier::Half, Tier::Quarter] {
-                lod.tier = tier;
+            let acting = [Tier::Near, Tier::Full, Tier::Half, Tier::Quarter];
+            // Sent as its tier, or (in a crowd) as one farther out.
+            for (tier, sent) in acting.iter().flat_map(|&t| acting.map(|s| (t, s))) {
+                if sent < tier {
+                    continue;
+                }
+                (lod.tier, lod.sent) = (tier, sent);
                 let syncs: Vec<u64> = (0..1200).filter(|&t| lod.syncs(t, &config)).collect();
-                assert!(syncs.iter().all(|&t| lod.steps(t) > 0), "{tier:?}");
+                assert!(syncs.iter().all(|&t| lod.steps(t) > 0), "{tier:?} {sent:?}");
                 assert_eq!(
                     syncs.len() as u64,
-                    1200 / tier.sync_period(&config),
-                    "{tier:?}"
+                    1200 / sent.sync_period(&config),
+                    "{tier:?} {sent:?}"
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_crowd_is_sent_by_rank_past_its_caps() {
+        let lod = LodConfig {
+            near_crowd: 5,
+            full_crowd: 12,
+            ..LodConfig::default()
+        };
+        // Two zombies in each block of distance: the cap falls inside a block, whose two are
+        // then both sent at the slower rate, so the caps are never passed.
+        let distances: Vec<f64> = (0..40).map(|i| 0.25 + i as f64 * 0.5).collect();
+        let mut count = CrowdCount::default();
+        for &d in &distances {
+            count.add(d);
+        }
+        let crowd = Crowd::of(&count, &lod);
+        let sent = |tier| distances.iter().filter(|&&d| crowd.tier(d) == tier).count();
+        assert_eq!((sent(Tier::Near), sent(Tier::Full)), (4, 8));
+        assert_eq!(sent(Tier::Half), 28);
+        // The nearest are the ones sent most often.
+        assert_eq!(crowd.tier(1.9), Tier::Near);
+        assert_eq!(crowd.tier(2.0), Tier::Full);
+        assert_eq!(crowd.tier(6.0), Tier::Half);
+    }
+
+    #[test]
+    fn no_cap_binds_below_it_nor_before_anyone_is_counted() {
+        let lod = LodConfig::default();
+        let mut count = CrowdCount::default();
+        for i in 0..lod.near_crowd {
+            count.add(i as f64 * 0.3);
+        }
+        let crowd = Crowd::of(&count, &lod);
+        assert_eq!(crowd, Crowd::OPEN);
+        assert_eq!(crowd.tier(30.0), Tier::Near);
+        // One more up close, and the near rate stops short of the farthest block of them
+        // (18 to 19 blocks off); the full cap is far off still.
+        count.add(0.0);
+        let crowd = Crowd::of(&count, &lod);
+        assert_eq!(crowd.tier(17.9), Tier::Near);
+        assert_eq!(crowd.tier(18.0), Tier::Full);
+        assert_eq!(crowd.tier(30.0), Tier::Full);
     }
 
     #[test]
