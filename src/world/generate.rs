@@ -5,7 +5,7 @@
 
 use valence::prelude::*;
 
-use super::noise::Noise;
+use super::noise::{Noise, Sampler3};
 
 /// Lowest block of the overworld.
 pub const MIN_Y: i32 = -64;
@@ -27,6 +27,13 @@ pub struct Terrain {
     entrances: Noise,
     forests: Noise,
     scatter: Noise,
+}
+
+/// The 3-D fields that shape a column, sampled up it cell by cell.
+struct Shapers {
+    cliffs: Sampler3,
+    cave_a: Sampler3,
+    cave_b: Sampler3,
 }
 
 /// Height of a river bed; water stands above it up to `SEA_LEVEL`.
@@ -76,16 +83,32 @@ impl Terrain {
         self.entrances.at2(x as f64 / 40.0, z as f64 / 40.0) > 0.45
     }
 
+    fn shapers(&self) -> Shapers {
+        Shapers {
+            cliffs: self.cliffs.sampler3(),
+            cave_a: self.cave_a.sampler3(),
+            cave_b: self.cave_b.sampler3(),
+        }
+    }
+
     /// Whether the block is solid ground (before surface blocks are chosen).
-    fn is_ground(&self, x: i32, y: i32, z: i32, surface: i32, cliff: f64, entrance: bool) -> bool {
+    fn is_ground(
+        shapers: &mut Shapers,
+        x: i32,
+        y: i32,
+        z: i32,
+        surface: i32,
+        cliff: f64,
+        entrance: bool,
+    ) -> bool {
         if y == MIN_Y {
             return true;
         }
         let mut solid = y <= surface;
         if cliff > 0.0 && (surface - 12..=surface + 12).contains(&y) {
-            let wobble = self
+            let wobble = shapers
                 .cliffs
-                .at3(x as f64 / 14.0, y as f64 / 9.0, z as f64 / 14.0);
+                .at(x as f64 / 14.0, y as f64 / 9.0, z as f64 / 14.0);
             solid = (surface - y) as f64 + 14.0 * cliff * wobble > 0.0;
         }
         let cave_top = if entrance && surface > SEA_LEVEL {
@@ -95,8 +118,8 @@ impl Terrain {
         };
         if solid && y > MIN_Y + 4 && y <= cave_top {
             let (fx, fy, fz) = (x as f64 / 40.0, y as f64 / 24.0, z as f64 / 40.0);
-            solid = self.cave_a.at3(fx, fy, fz).abs() > 0.08
-                || self.cave_b.at3(fx + 31.7, fy, fz - 11.3).abs() > 0.08;
+            solid = shapers.cave_a.at(fx, fy, fz).abs() > 0.08
+                || shapers.cave_b.at(fx + 31.7, fy, fz - 11.3).abs() > 0.08;
         }
         solid
     }
@@ -121,10 +144,11 @@ impl Terrain {
         let mut chunk = UnloadedChunk::with_height(HEIGHT);
         let (x0, z0) = (pos.x * 16, pos.z * 16);
         let mut column = Vec::with_capacity(HEIGHT as usize);
+        let mut shapers = self.shapers();
         for lz in 0..16 {
             for lx in 0..16 {
                 let (x, z) = (x0 + lx, z0 + lz);
-                self.fill_column(&mut chunk, &mut column, x, z);
+                self.fill_column(&mut chunk, &mut column, &mut shapers, x, z);
             }
         }
         for z in z0 - 2..z0 + 18 {
@@ -137,13 +161,22 @@ impl Terrain {
         chunk
     }
 
-    fn fill_column(&self, chunk: &mut UnloadedChunk, column: &mut Vec<bool>, x: i32, z: i32) {
+    fn fill_column(
+        &self,
+        chunk: &mut UnloadedChunk,
+        column: &mut Vec<bool>,
+        shapers: &mut Shapers,
+        x: i32,
+        z: i32,
+    ) {
         let surface = self.surface(x, z);
         let cliff = self.cliffiness(x, z);
         let entrance = self.has_entrance(x, z);
         let top = surface.max(SEA_LEVEL) + 13;
         column.clear();
-        column.extend((MIN_Y..=top).map(|y| self.is_ground(x, y, z, surface, cliff, entrance)));
+        column.extend(
+            (MIN_Y..=top).map(|y| Self::is_ground(shapers, x, y, z, surface, cliff, entrance)),
+        );
 
         let (lx, lz) = (x.rem_euclid(16) as u32, z.rem_euclid(16) as u32);
         let mut sky_open = true;

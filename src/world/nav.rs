@@ -39,13 +39,24 @@ impl NavChunk {
     /// Reads every block of `chunk` once: on a terrain thread, a fraction of making it.
     pub fn of(chunk: &impl Chunk) -> Self {
         let mut sections = vec![[0u32; 256]; SECTIONS];
+        // Runs of one block (stone, air) are the rule up a column: its facts are worked out
+        // once a run.
+        let mut last: Option<(BlockState, u32)> = None;
         for (s, section) in sections.iter_mut().enumerate() {
             for (i, word) in section.iter_mut().enumerate() {
                 let (x, z) = (i as u32 % 16, i as u32 / 16);
                 for y in 0..16 {
                     let block = chunk.block_state(x, (s * 16) as u32 + y, z);
-                    *word |= u32::from(is_solid(block)) << y;
-                    *word |= u32::from(block.is_liquid()) << (16 + y);
+                    let bits = match last {
+                        Some((seen, bits)) if seen == block => bits,
+                        _ => {
+                            let bits =
+                                u32::from(is_solid(block)) | u32::from(block.is_liquid()) << 16;
+                            last = Some((block, bits));
+                            bits
+                        }
+                    };
+                    *word |= bits << y;
                 }
             }
         }

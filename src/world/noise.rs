@@ -34,21 +34,13 @@ impl Noise {
         lerp(v, a, b) * std::f64::consts::SQRT_2
     }
 
-    /// 3-D gradient noise at a point measured in lattice cells.
-    pub(super) fn at3(&self, x: f64, y: f64, z: f64) -> f64 {
-        let (x0, y0, z0) = (x.floor(), y.floor(), z.floor());
-        let (fx, fy, fz) = (x - x0, y - y0, z - z0);
-        let (ix, iy, iz) = (x0 as i64, y0 as i64, z0 as i64);
-        let g = |dx: i64, dy: i64, dz: i64| {
-            let (gx, gy, gz) = GRADIENTS[(self.hash(ix + dx, iy + dy, iz + dz) % 12) as usize];
-            gx * (fx - dx as f64) + gy * (fy - dy as f64) + gz * (fz - dz as f64)
-        };
-        let (u, v, w) = (fade(fx), fade(fy), fade(fz));
-        let x00 = lerp(u, g(0, 0, 0), g(1, 0, 0));
-        let x10 = lerp(u, g(0, 1, 0), g(1, 1, 0));
-        let x01 = lerp(u, g(0, 0, 1), g(1, 0, 1));
-        let x11 = lerp(u, g(0, 1, 1), g(1, 1, 1));
-        lerp(w, lerp(v, x00, x10), lerp(v, x01, x11))
+    /// A sampler of this field's 3-D noise.
+    pub(super) fn sampler3(self) -> Sampler3 {
+        Sampler3 {
+            noise: self,
+            cell: None,
+            corners: [GRADIENTS[0]; 8],
+        }
     }
 
     /// Fractal sum of `octaves` layers, each twice as fine and half as strong.
@@ -75,6 +67,45 @@ impl Noise {
             h = mix(h ^ (v as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93));
         }
         h
+    }
+}
+
+/// 3-D gradient noise, for points that share lattice cells: a cell's corner gradients are
+/// hashed once for all the points in it (a column of blocks crosses a cell in 9 to 24 steps).
+/// The value at a point does not depend on what was sampled before.
+#[derive(Debug, Clone)]
+pub(super) struct Sampler3 {
+    noise: Noise,
+    cell: Option<[i64; 3]>,
+    /// The gradients at the cell's corners, by `dx + 2 dy + 4 dz`.
+    corners: [(f64, f64, f64); 8],
+}
+
+impl Sampler3 {
+    /// The noise at a point measured in lattice cells.
+    pub(super) fn at(&mut self, x: f64, y: f64, z: f64) -> f64 {
+        let (x0, y0, z0) = (x.floor(), y.floor(), z.floor());
+        let cell = [x0 as i64, y0 as i64, z0 as i64];
+        if self.cell != Some(cell) {
+            for (i, corner) in self.corners.iter_mut().enumerate() {
+                let (dx, dy, dz) = ((i & 1) as i64, (i >> 1 & 1) as i64, (i >> 2) as i64);
+                *corner = GRADIENTS
+                    [(self.noise.hash(cell[0] + dx, cell[1] + dy, cell[2] + dz) % 12) as usize];
+            }
+            self.cell = Some(cell);
+        }
+        let (fx, fy, fz) = (x - x0, y - y0, z - z0);
+        let g = |i: usize| {
+            let (gx, gy, gz) = self.corners[i];
+            let (dx, dy, dz) = ((i & 1) as f64, (i >> 1 & 1) as f64, (i >> 2) as f64);
+            gx * (fx - dx) + gy * (fy - dy) + gz * (fz - dz)
+        };
+        let (u, v, w) = (fade(fx), fade(fy), fade(fz));
+        let x00 = lerp(u, g(0), g(1));
+        let x10 = lerp(u, g(2), g(3));
+        let x01 = lerp(u, g(4), g(5));
+        let x11 = lerp(u, g(6), g(7));
+        lerp(w, lerp(v, x00, x10), lerp(v, x01, x11))
     }
 }
 
@@ -124,10 +155,22 @@ mod tests {
             let x = i as f64 * 0.137 - 50.0;
             let z = i as f64 * 0.291 + 11.0;
             assert!(n.at2(x, z).abs() <= 1.0001);
-            assert!(n.at3(x, z * 0.5, -x).abs() <= 1.0001);
+            assert!(n.sampler3().at(x, z * 0.5, -x).abs() <= 1.0001);
         }
         assert_eq!(n.at2(3.0, -4.0), 0.0);
-        assert_eq!(n.at3(3.0, 2.0, -4.0), 0.0);
+        assert_eq!(n.sampler3().at(3.0, 2.0, -4.0), 0.0);
+    }
+
+    #[test]
+    fn a_sampler_gives_the_same_value_whatever_it_sampled_before() {
+        let n = Noise::new(7, 3);
+        let mut column = n.sampler3();
+        // Down a column and across cells, back and forth, against a fresh sampler each time.
+        for i in 0..500 {
+            let y = (i % 97) as f64 / 9.0 - 4.0;
+            let (x, z) = (i as f64 / 140.0 - 1.3, -2.7 + (i / 97) as f64 / 14.0);
+            assert_eq!(column.at(x, y, z), n.sampler3().at(x, y, z), "{x} {y} {z}");
+        }
     }
 
     #[test]
