@@ -172,6 +172,9 @@ pub fn build_base(launch: Launch) -> anyhow::Result<App> {
         plugins = plugins.disable::<NetworkPlugin>();
     }
     let rcon = config.rcon.clone();
+    let one_by_one = |schedule: &mut Schedule| {
+        schedule.set_executor_kind(ExecutorKind::SingleThreaded);
+    };
     app.insert_resource(config)
         .insert_resource(config::ConfigPath(config_path))
         .configure_sets(
@@ -186,12 +189,13 @@ pub fn build_base(launch: Launch) -> anyhow::Result<App> {
             )
                 .chain(),
         )
-        // Our systems run one after another: nearly all of them touch the zombies, so they
-        // could hardly run side by side, and handing each to a thread pool cost about a
-        // quarter of the tick under load. Valence's schedules keep their threads.
-        .edit_schedule(Update, |schedule| {
-            schedule.set_executor_kind(ExecutorKind::SingleThreaded);
-        })
+        // Systems run one after another: nearly all of ours touch the zombies, so they could
+        // hardly run side by side, and handing each system to a thread pool costs a wake-up
+        // a system. On two cores under load, Valence's pool threads waited about as long to be
+        // scheduled as they ran. Valence's own parallel loops still use the pool.
+        .edit_schedule(PreUpdate, one_by_one)
+        .edit_schedule(Update, one_by_one)
+        .edit_schedule(PostUpdate, one_by_one)
         .add_plugins(plugins)
         .add_plugins((
             config::ConfigPlugin,
