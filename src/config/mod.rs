@@ -345,8 +345,8 @@ pub struct ChaseConfig {
 /// player: every tick within `full_radius`, every 2nd within `half_radius`, every 4th within
 /// `quarter_radius`, frozen beyond. Beyond `full_radius`, where nobody watches closely, a
 /// stroll or a march turns aside at what is in its way rather than searching round it.
-/// Clients are sent a zombie at vanilla's rate only within `near_radius`, and a crowd round
-/// one player only by rank.
+/// Clients are sent a zombie at vanilla's rate only within `near_radius`; a crowd round one
+/// player is tiered by rank as well.
 #[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct LodConfig {
@@ -364,10 +364,10 @@ pub struct LodConfig {
     pub full_sync_ticks: u64,
     pub half_sync_ticks: u64,
     pub quarter_sync_ticks: u64,
-    /// At most this many of a player's nearest zombies are sent at the near tier's rate, and
-    /// this many (those included) at the full tier's or better: the rest of a crowd is sent
-    /// as one tier farther out, though it acts as ever. Vanilla's mob cap is 70 a player, so
-    /// ordinary play never reaches either.
+    /// At most this many of a player's nearest zombies are in the near tier, and this many
+    /// (those included) in the full tier or nearer: the rest of a crowd is put one tier
+    /// farther out, where nobody can tell behind the front rows. Vanilla's mob cap is 70 a
+    /// player, so ordinary play never reaches either.
     pub near_crowd: u32,
     pub full_crowd: u32,
     /// Blocks within which a player is sent zombies: Paper's and Spigot's default for monsters

@@ -4,11 +4,12 @@
 //! slow tiers do not all act on the same tick, and a tier changes only past its boundary plus
 //! a hysteresis margin.
 //!
-//! A crowd round one player is sent by rank as well as by distance: only its nearest
-//! `lod.near_crowd` zombies at the near rate and its nearest `lod.full_crowd` at the full rate
-//! or better; the rest are sent as if one tier farther out. They still act every tick. In
-//! ordinary play no cap binds; a crowd of hundreds would otherwise fill the player's
-//! connection with the moves of zombies hidden behind the front rows.
+//! A crowd round one player is tiered by rank as well as by distance: only its nearest
+//! `lod.near_crowd` zombies are in the near tier and its nearest `lod.full_crowd` in the full
+//! tier or nearer; the rest are put one tier farther out. So the back rows are sent less often,
+//! and past the full cap act on every 2nd tick, as zombies 32 to 64 blocks off. In ordinary
+//! play no cap binds; a crowd of hundreds would otherwise fill the player's connection with
+//! the moves of zombies hidden behind the front rows, and the tick with their steps.
 
 use rustc_hash::FxHashMap;
 use valence::prelude::*;
@@ -100,11 +101,10 @@ impl Tier {
 /// A zombie's tiers and stagger bucket.
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Lod {
-    /// How often it acts.
     pub tier: Tier,
-    /// How often clients are sent it: as `tier`, or as a tier farther out when it stands
-    /// past the crowd caps of every player near it.
-    pub sent: Tier,
+    /// Whether `tier` is farther out than its distance alone would put it: it stands past
+    /// the crowd caps of every player near it.
+    pub crowded: bool,
     bucket: u64,
 }
 
@@ -114,7 +114,7 @@ impl Lod {
         // bucket for everyone would put all slow zombies on the same tick.
         Self {
             tier: Tier::Near,
-            sent: Tier::Near,
+            crowded: false,
             bucket: crate::random::mix(seed) % 4,
         }
     }
@@ -126,7 +126,7 @@ impl Lod {
 
     /// Whether clients are told of the zombie's moves on `tick` (see [`Tier::sync_period`]).
     pub fn syncs(&self, tick: u64, lod: &LodConfig) -> bool {
-        (tick + self.bucket).is_multiple_of(self.sent.sync_period(lod))
+        (tick + self.bucket).is_multiple_of(self.tier.sync_period(lod))
     }
 
     /// Ticks to simulate on `tick`: 0 when the zombie does not act on it.
@@ -169,8 +169,8 @@ impl CrowdCount {
     }
 }
 
-/// How near to one player a zombie must stand to be sent at the near rate (its nearest
-/// `lod.near_crowd` zombies) and at the full rate or better (its nearest `lod.full_crowd`),
+/// How near to one player a zombie must stand to be in the near tier (its nearest
+/// `lod.near_crowd` zombies) and in the full tier or nearer (its nearest `lod.full_crowd`),
 /// from the last round's count.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Crowd {
@@ -192,7 +192,7 @@ impl Crowd {
         }
     }
 
-    /// The fastest tier a zombie `d` blocks from this player may be sent at.
+    /// The nearest tier a zombie `d` blocks from this player may be in.
     fn tier(&self, d: f64) -> Tier {
         if d < self.near {
             Tier::Near
@@ -260,11 +260,12 @@ fn classify_zombies(
                 crowded = crowded.min(crowd.tier(d));
             }
         }
-        let tier = lod.tier.classify(nearest, lod_config);
-        let sent = tier.max(crowded);
-        if (tier, sent) != (lod.tier, lod.sent) {
+        let by_distance = lod.tier.classify(nearest, lod_config);
+        let tier = by_distance.max(crowded);
+        let crowded = tier > by_distance;
+        if (tier, crowded) != (lod.tier, lod.crowded) {
             lod.tier = tier;
-            lod.sent = sent;
+            lod.crowded = crowded;
         }
     }
     crowds.counting.extend(
@@ -325,43 +326,38 @@ mod tests {
         let config = LodConfig::default();
         for bucket_seed in 0..16 {
             let mut lod = Lod::new(bucket_seed);
-            let acting = [Tier::Near, Tier::Full, Tier::Half, Tier::Quarter];
-            // Sent as its tier, or (in a crowd) as one farther out.
-            for (tier, sent) in acting.iter().flat_map(|&t| acting.map(|s| (t, s))) {
-                if sent < tier {
-                    continue;
-                }
-                (lod.tier, lod.sent) = (tier, sent);
+            for tier in [Tier::Near, Tier::Full, Tier::Half, Tier::Quarter] {
+                lod.tier = tier;
                 let syncs: Vec<u64> = (0..1200).filter(|&t| lod.syncs(t, &config)).collect();
-                assert!(syncs.iter().all(|&t| lod.steps(t) > 0), "{tier:?} {sent:?}");
+                assert!(syncs.iter().all(|&t| lod.steps(t) > 0), "{tier:?}");
                 assert_eq!(
                     syncs.len() as u64,
-                    1200 / sent.sync_period(&config),
-                    "{tier:?} {sent:?}"
+                    1200 / tier.sync_period(&config),
+                    "{tier:?}"
                 );
             }
         }
     }
 
     #[test]
-    fn a_crowd_is_sent_by_rank_past_its_caps() {
+    fn a_crowd_is_tiered_by_rank_past_its_caps() {
         let lod = LodConfig {
             near_crowd: 5,
             full_crowd: 12,
             ..LodConfig::default()
         };
         // Two zombies in each block of distance: the cap falls inside a block, whose two are
-        // then both sent at the slower rate, so the caps are never passed.
+        // then both put farther out, so the caps are never passed.
         let distances: Vec<f64> = (0..40).map(|i| 0.25 + i as f64 * 0.5).collect();
         let mut count = CrowdCount::default();
         for &d in &distances {
             count.add(d);
         }
         let crowd = Crowd::of(&count, &lod);
-        let sent = |tier| distances.iter().filter(|&&d| crowd.tier(d) == tier).count();
-        assert_eq!((sent(Tier::Near), sent(Tier::Full)), (4, 8));
-        assert_eq!(sent(Tier::Half), 28);
-        // The nearest are the ones sent most often.
+        let in_tier = |tier| distances.iter().filter(|&&d| crowd.tier(d) == tier).count();
+        assert_eq!((in_tier(Tier::Near), in_tier(Tier::Full)), (4, 8));
+        assert_eq!(in_tier(Tier::Half), 28);
+        // The nearest are the ones kept near.
         assert_eq!(crowd.tier(1.9), Tier::Near);
         assert_eq!(crowd.tier(2.0), Tier::Full);
         assert_eq!(crowd.tier(6.0), Tier::Half);
@@ -377,7 +373,7 @@ mod tests {
         let crowd = Crowd::of(&count, &lod);
         assert_eq!(crowd, Crowd::OPEN);
         assert_eq!(crowd.tier(30.0), Tier::Near);
-        // One more up close, and the near rate stops short of the farthest block of them
+        // One more up close, and the near tier stops short of the farthest block of them
         // (18 to 19 blocks off); the full cap is far off still.
         count.add(0.0);
         let crowd = Crowd::of(&count, &lod);

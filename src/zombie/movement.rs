@@ -101,7 +101,7 @@ pub(super) fn move_zombies(
         let body_yaw = heading.map_or(look.yaw, |step| chase.facing.unwrap_or(yaw_of(step)));
         if sync {
             let posture = posture(body_yaw, pos, target, chase.dozing, holding);
-            let (turn, head_turn) = turns(posture, lod.sent, *look, head.0);
+            let (turn, head_turn) = turns(posture, lod.tier, *look, head.0);
             if let Some(turn) = turn {
                 *look = turn;
             }
