@@ -365,9 +365,9 @@ pub struct LodConfig {
     pub half_sync_ticks: u64,
     pub quarter_sync_ticks: u64,
     /// At most this many of a player's nearest zombies are in the near tier, and this many
-    /// (those included) in the full tier or nearer: the rest of a crowd is put one tier
-    /// farther out, where nobody can tell behind the front rows. Vanilla's mob cap is 70 a
-    /// player, so ordinary play never reaches either.
+    /// (those included) in the full tier or nearer: the rest of a crowd is put no nearer than
+    /// the full tier, or the half tier past the second cap, where nobody can tell behind the
+    /// front rows. Vanilla's mob cap is 70 a player, so ordinary play never reaches either.
     pub near_crowd: u32,
     pub full_crowd: u32,
     /// Blocks within which a player is sent zombies: Paper's and Spigot's default for monsters

@@ -52,7 +52,7 @@ pub fn report(world: &mut World) -> String {
             continue;
         }
         tiers[lod.tier as usize] += 1;
-        crowded += usize::from(lod.crowded);
+        crowded += usize::from(lod.crowded());
         if *attack != Attack::Ready {
             attacking += 1;
         } else if chase.target.is_some() {

@@ -5,16 +5,17 @@
 //! a hysteresis margin.
 //!
 //! A crowd round one player is tiered by rank as well as by distance: only its nearest
-//! `lod.near_crowd` zombies are in the near tier and its nearest `lod.full_crowd` in the full
-//! tier or nearer; the rest are put one tier farther out. So the back rows are sent less often,
-//! and past the full cap act on every 2nd tick, as zombies 32 to 64 blocks off. In ordinary
-//! play no cap binds; a crowd of hundreds would otherwise fill the player's connection with
-//! the moves of zombies hidden behind the front rows, and the tick with their steps.
+//! `lod.near_crowd` zombies may be in the near tier and its nearest `lod.full_crowd` in the
+//! full tier or nearer; the back rows are in the half tier, sent every 16 ticks and acting on
+//! every 2nd, as zombies 32 to 64 blocks off. In ordinary play no cap binds; a crowd of
+//! hundreds would otherwise fill the player's connection with the moves of zombies hidden
+//! behind the front rows, and the tick with their steps.
 
+use bevy_ecs::query::Has;
 use rustc_hash::FxHashMap;
 use valence::prelude::*;
 
-use super::{Chase, Zombie};
+use super::{Chase, Dying, Zombie};
 use crate::config::{Config, LodConfig};
 use crate::player::Dead;
 
@@ -102,9 +103,9 @@ impl Tier {
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Lod {
     pub tier: Tier,
-    /// Whether `tier` is farther out than its distance alone would put it: it stands past
-    /// the crowd caps of every player near it.
-    pub crowded: bool,
+    /// The tier by distance alone, from which the next classification starts: `tier` is
+    /// farther out when the zombie stands past the crowd caps of every player near it.
+    by_distance: Tier,
     bucket: u64,
 }
 
@@ -114,9 +115,14 @@ impl Lod {
         // bucket for everyone would put all slow zombies on the same tick.
         Self {
             tier: Tier::Near,
-            crowded: false,
+            by_distance: Tier::Near,
             bucket: crate::random::mix(seed) % 4,
         }
+    }
+
+    /// Whether a crowd put the zombie in a farther tier than its distance.
+    pub fn crowded(&self) -> bool {
+        self.tier > self.by_distance
     }
 
     /// The zombie's stagger bucket, `0..4`.
@@ -171,32 +177,35 @@ impl CrowdCount {
 
 /// How near to one player a zombie must stand to be in the near tier (its nearest
 /// `lod.near_crowd` zombies) and in the full tier or nearer (its nearest `lod.full_crowd`),
-/// from the last round's count.
+/// from the last round's count. A zombie already in a tier keeps it up to the distance of an
+/// eighth more, so one standing at a cap does not change tiers every round.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Crowd {
-    near: f64,
-    full: f64,
+    near: [f64; 2],
+    full: [f64; 2],
 }
 
 impl Crowd {
     /// Nobody counted yet (a player who just joined): no cap binds.
     const OPEN: Crowd = Crowd {
-        near: f64::INFINITY,
-        full: f64::INFINITY,
+        near: [f64::INFINITY; 2],
+        full: [f64::INFINITY; 2],
     };
 
     fn of(count: &CrowdCount, lod: &LodConfig) -> Crowd {
+        let within = |cap: u32| [count.within(cap), count.within(cap + cap / 8)];
         Crowd {
-            near: count.within(lod.near_crowd),
-            full: count.within(lod.full_crowd),
+            near: within(lod.near_crowd),
+            full: within(lod.full_crowd),
         }
     }
 
-    /// The nearest tier a zombie `d` blocks from this player may be in.
-    fn tier(&self, d: f64) -> Tier {
-        if d < self.near {
+    /// The nearest tier a zombie `d` blocks from this player may be in, if it is in `now`.
+    fn tier(&self, d: f64, now: Tier) -> Tier {
+        let held = |bounds: [f64; 2], tier| bounds[usize::from(now <= tier)];
+        if d < held(self.near, Tier::Near) {
             Tier::Near
-        } else if d < self.full {
+        } else if d < held(self.full, Tier::Full) {
             Tier::Full
         } else {
             Tier::Half
@@ -221,10 +230,10 @@ impl Crowds {
     }
 }
 
-/// Re-tiers one zombie in eight each tick, and counts it in the crowd of each player within
-/// reach of the full tier.
+/// Re-tiers each zombie once a round, a quarter of them on each of 4 ticks of the 8, and counts
+/// it in the crowd of each player within reach of the full tier.
 fn classify_zombies(
-    mut zombies: Query<(&mut Lod, &Position, &Chase), With<Zombie>>,
+    mut zombies: Query<(&mut Lod, &Position, &Chase, Has<Dying>), With<Zombie>>,
     players: Query<(Entity, &Position), (With<Client>, Without<Dead>, Without<Zombie>)>,
     mut crowds: Local<Crowds>,
     config: Res<Config>,
@@ -245,7 +254,7 @@ fn classify_zombies(
             (player, pos.0, crowd, count)
         })
         .collect();
-    for (mut lod, pos, chase) in &mut zombies {
+    for (mut lod, pos, chase, dying) in &mut zombies {
         if !(tick + lod.bucket).is_multiple_of(ROUND_TICKS) {
             continue;
         }
@@ -256,16 +265,18 @@ fn classify_zombies(
             let d = at.distance(from);
             nearest = nearest.min(d);
             if d <= reach {
-                count.add(d);
-                crowded = crowded.min(crowd.tier(d));
+                // The dying take nobody's place in the crowd.
+                if !dying {
+                    count.add(d);
+                }
+                crowded = crowded.min(crowd.tier(d, lod.tier));
             }
         }
-        let by_distance = lod.tier.classify(nearest, lod_config);
+        let by_distance = lod.by_distance.classify(nearest, lod_config);
         let tier = by_distance.max(crowded);
-        let crowded = tier > by_distance;
-        if (tier, crowded) != (lod.tier, lod.crowded) {
+        if (tier, by_distance) != (lod.tier, lod.by_distance) {
             lod.tier = tier;
-            lod.crowded = crowded;
+            lod.by_distance = by_distance;
         }
     }
     crowds.counting.extend(
@@ -354,13 +365,18 @@ mod tests {
             count.add(d);
         }
         let crowd = Crowd::of(&count, &lod);
-        let in_tier = |tier| distances.iter().filter(|&&d| crowd.tier(d) == tier).count();
+        let in_tier = |tier| {
+            distances
+                .iter()
+                .filter(|&&d| crowd.tier(d, Tier::Half) == tier)
+                .count()
+        };
         assert_eq!((in_tier(Tier::Near), in_tier(Tier::Full)), (4, 8));
         assert_eq!(in_tier(Tier::Half), 28);
         // The nearest are the ones kept near.
-        assert_eq!(crowd.tier(1.9), Tier::Near);
-        assert_eq!(crowd.tier(2.0), Tier::Full);
-        assert_eq!(crowd.tier(6.0), Tier::Half);
+        assert_eq!(crowd.tier(1.9, Tier::Half), Tier::Near);
+        assert_eq!(crowd.tier(2.0, Tier::Half), Tier::Full);
+        assert_eq!(crowd.tier(6.0, Tier::Half), Tier::Half);
     }
 
     #[test]
@@ -372,14 +388,37 @@ mod tests {
         }
         let crowd = Crowd::of(&count, &lod);
         assert_eq!(crowd, Crowd::OPEN);
-        assert_eq!(crowd.tier(30.0), Tier::Near);
+        assert_eq!(crowd.tier(30.0, Tier::Half), Tier::Near);
         // One more up close, and the near tier stops short of the farthest block of them
         // (18 to 19 blocks off); the full cap is far off still.
         count.add(0.0);
         let crowd = Crowd::of(&count, &lod);
-        assert_eq!(crowd.tier(17.9), Tier::Near);
-        assert_eq!(crowd.tier(18.0), Tier::Full);
-        assert_eq!(crowd.tier(30.0), Tier::Full);
+        assert_eq!(crowd.tier(17.9, Tier::Full), Tier::Near);
+        assert_eq!(crowd.tier(18.0, Tier::Full), Tier::Full);
+        assert_eq!(crowd.tier(30.0, Tier::Half), Tier::Full);
+    }
+
+    #[test]
+    fn a_zombie_at_a_cap_keeps_its_tier_within_an_eighth_more() {
+        let lod = LodConfig {
+            near_crowd: 16,
+            full_crowd: 64,
+            ..LodConfig::default()
+        };
+        // Two zombies a block: the 17th and 18th stand 8 blocks off, past the near cap but
+        // within an eighth more (18).
+        let mut count = CrowdCount::default();
+        for i in 0..80 {
+            count.add(0.25 + i as f64 * 0.5);
+        }
+        let crowd = Crowd::of(&count, &lod);
+        assert_eq!(crowd.tier(8.5, Tier::Full), Tier::Full, "coming in");
+        assert_eq!(crowd.tier(8.5, Tier::Near), Tier::Near, "held");
+        assert_eq!(crowd.tier(9.0, Tier::Near), Tier::Full, "past the margin");
+        // The same at the full cap (32 blocks; 36 with its margin of 8 zombies).
+        assert_eq!(crowd.tier(33.0, Tier::Half), Tier::Half);
+        assert_eq!(crowd.tier(33.0, Tier::Full), Tier::Full);
+        assert_eq!(crowd.tier(36.0, Tier::Near), Tier::Half);
     }
 
     #[test]
