@@ -256,18 +256,16 @@ impl ChunkLifecycle {
     }
 }
 
-/// Lets the calling thread run only on a core nothing else wants (`SCHED_IDLE`). Generation
-/// is the heaviest work a server does while players explore; on a machine with few cores it
-/// must not delay ticks, and a chunk a few ticks late is better than every tick late. At
-/// nice 10, under Linux's EEVDF scheduler, the tick's threads still waited behind it.
+/// Lowers the calling thread's priority (nice 10). Generation is the heaviest work a server
+/// does while players explore; on a machine with few cores it must not delay ticks, and a
+/// chunk a few ticks late is better than every tick late. Not `SCHED_IDLE`, which measured a
+/// little better under load: any busy process could then starve generation, and an
+/// unprivileged thread cannot take it back.
 fn yield_to_the_tick() {
     #[cfg(target_os = "linux")]
-    // SAFETY: both calls only read their arguments; on Linux, pid 0 is the calling thread.
+    // SAFETY: setpriority only reads its arguments; on Linux, who = 0 is the calling thread.
     unsafe {
-        let param = libc::sched_param { sched_priority: 0 };
-        if libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) != 0 {
-            libc::setpriority(libc::PRIO_PROCESS, 0, 10);
-        }
+        libc::setpriority(libc::PRIO_PROCESS, 0, 10);
     }
 }
 
