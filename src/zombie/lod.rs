@@ -350,21 +350,27 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_crowd_is_tiered_by_rank_past_its_caps() {
-        let lod = LodConfig {
-            near_crowd: 5,
-            full_crowd: 12,
-            ..LodConfig::default()
-        };
-        // Two zombies in each block of distance: the cap falls inside a block, whose two are
-        // then both put farther out, so the caps are never passed.
-        let distances: Vec<f64> = (0..40).map(|i| 0.25 + i as f64 * 0.5).collect();
+    /// Two zombies in each of the first `blocks` blocks of distance, and the crowd they make
+    /// under caps `near` and `full`.
+    fn two_a_block(blocks: usize, near: u32, full: u32) -> (Vec<f64>, Crowd) {
+        let distances: Vec<f64> = (0..2 * blocks).map(|i| 0.25 + i as f64 * 0.5).collect();
         let mut count = CrowdCount::default();
         for &d in &distances {
             count.add(d);
         }
-        let crowd = Crowd::of(&count, &lod);
+        let lod = LodConfig {
+            near_crowd: near,
+            full_crowd: full,
+            ..LodConfig::default()
+        };
+        (distances, Crowd::of(&count, &lod))
+    }
+
+    #[test]
+    fn a_crowd_is_tiered_by_rank_past_its_caps() {
+        // The cap falls inside a block, whose two are then both put farther out, so the caps
+        // are never passed.
+        let (distances, crowd) = two_a_block(20, 5, 12);
         let in_tier = |tier| {
             distances
                 .iter()
@@ -400,18 +406,9 @@ mod tests {
 
     #[test]
     fn a_zombie_at_a_cap_keeps_its_tier_within_an_eighth_more() {
-        let lod = LodConfig {
-            near_crowd: 16,
-            full_crowd: 64,
-            ..LodConfig::default()
-        };
-        // Two zombies a block: the 17th and 18th stand 8 blocks off, past the near cap but
-        // within an eighth more (18).
-        let mut count = CrowdCount::default();
-        for i in 0..80 {
-            count.add(0.25 + i as f64 * 0.5);
-        }
-        let crowd = Crowd::of(&count, &lod);
+        // The 17th and 18th stand 8 blocks off, past the near cap but within an eighth more
+        // (18).
+        let (_, crowd) = two_a_block(40, 16, 64);
         assert_eq!(crowd.tier(8.5, Tier::Full), Tier::Full, "coming in");
         assert_eq!(crowd.tier(8.5, Tier::Near), Tier::Near, "held");
         assert_eq!(crowd.tier(9.0, Tier::Near), Tier::Full, "past the margin");
