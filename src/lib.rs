@@ -200,7 +200,10 @@ pub fn build_base(launch: Launch) -> anyhow::Result<App> {
         .add_plugins((
             config::ConfigPlugin,
             metrics::MetricsPlugin,
-            world::WorldPlugin { dir: world_dir },
+            world::WorldPlugin {
+                dir: world_dir,
+                terrain_between_ticks: network,
+            },
             time::TimePlugin,
             weather::WeatherPlugin,
             access::AccessPlugin,

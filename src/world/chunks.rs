@@ -10,6 +10,7 @@
 //! to the tick it is dropped. The pack system's dematerialisation grace is judged against them.
 
 use std::collections::{HashMap, HashSet};
+use std::time::Duration;
 
 use rustc_hash::FxHashSet;
 
@@ -19,6 +20,7 @@ use valence::prelude::*;
 
 use super::anvil::{Loaded, Loader};
 use super::edit::Edits;
+use super::gate::{close_gate, open_gate, TickGate};
 use super::generate::Terrain;
 use super::nav::{Nav, NavChunk};
 use super::surface::{surface, ChunkArrived, Surface};
@@ -29,16 +31,27 @@ use crate::TickSet;
 
 pub struct ChunksPlugin {
     pub seed: i64,
+    /// Whether the terrain worker waits for each tick to end (see [`TickGate`]).
+    pub between_ticks: bool,
 }
 
 impl Plugin for ChunksPlugin {
     fn build(&self, app: &mut App) {
         let config = &app.world.resource::<Config>().chunks;
         let lifecycle = ChunkLifecycle::new(config.retention_ticks, config.report_interval_ticks);
+        let gate = self.between_ticks.then(|| {
+            let budget = Duration::from_secs(1) / app.world.resource::<Server>().tick_rate().get();
+            (TickGate::default(), budget)
+        });
+        if let Some((gate, _)) = &gate {
+            app.insert_resource(gate.clone())
+                .add_systems(First, close_gate)
+                .add_systems(Last, open_gate);
+        }
         app.add_event::<ChunkDropped>()
             .insert_resource(EntityTicking::default())
             .insert_resource(lifecycle)
-            .insert_resource(Generator::start(self.seed))
+            .insert_resource(Generator::start(self.seed, gate))
             .add_systems(
                 PostUpdate,
                 note_needed_chunks.before(UpdateLayersPreClientSet),
@@ -278,7 +291,9 @@ pub(super) struct Generator {
 }
 
 impl Generator {
-    fn start(seed: i64) -> Self {
+    /// Starts the worker; with a gate, it generates between ticks or once a tick has run its
+    /// budget.
+    fn start(seed: i64, gate: Option<(TickGate, Duration)>) -> Self {
         let (requests, todo) = flume::unbounded::<ChunkPos>();
         let (finished, done) = flume::unbounded();
         std::thread::Builder::new()
@@ -287,6 +302,9 @@ impl Generator {
                 yield_to_the_tick();
                 let terrain = Terrain::new(seed);
                 for pos in todo.iter() {
+                    if let Some((gate, budget)) = &gate {
+                        gate.wait_between_ticks(*budget);
+                    }
                     let chunk = terrain.generate(pos);
                     let (surface, nav) = (surface(&chunk), NavChunk::of(&chunk));
                     if finished.send((pos, chunk, surface, nav)).is_err() {

@@ -6,6 +6,7 @@ pub mod anvil;
 pub mod chunks;
 pub mod door;
 mod edit;
+mod gate;
 pub mod generate;
 mod nav;
 mod noise;
@@ -27,6 +28,9 @@ pub use voxels::{is_solid, Column, Grid, LayerVoxels, Voxels};
 /// Loads and generates the world folder given at construction.
 pub struct WorldPlugin {
     pub dir: PathBuf,
+    /// Generate terrain only between ticks (see `gate`): for a server whose ticks are paced
+    /// in real time. A headless test runs its ticks back to back and leaves it off.
+    pub terrain_between_ticks: bool,
 }
 
 impl Plugin for WorldPlugin {
@@ -37,7 +41,10 @@ impl Plugin for WorldPlugin {
             .insert_resource(WorldSpawn::default())
             .init_resource::<Edits>()
             .init_resource::<Nav>()
-            .add_plugins(chunks::ChunksPlugin { seed })
+            .add_plugins(chunks::ChunksPlugin {
+                seed,
+                between_ticks: self.terrain_between_ticks,
+            })
             .add_event::<BlocksChanged>()
             .add_event::<surface::ChunkArrived>()
             .add_systems(Startup, create_overworld)
