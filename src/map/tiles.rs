@@ -98,6 +98,27 @@ const KEPT: usize = 65_536;
 pub struct Tiles {
     tiles: HashMap<(i32, i32), ([u8; 256], u64)>,
     version: u64,
+    colours: Colours,
+}
+
+/// Palette indices by block kind, each worked out once: [`colour`] matches names, and a
+/// traveller brings hundreds of chunks a second.
+#[derive(Debug, Default)]
+struct Colours(Vec<u8>);
+
+impl Colours {
+    const UNKNOWN: u8 = u8::MAX;
+
+    fn of(&mut self, block: BlockState) -> u8 {
+        let kind = block.to_kind().to_raw() as usize;
+        if kind >= self.0.len() {
+            self.0.resize(kind + 1, Self::UNKNOWN);
+        }
+        if self.0[kind] == Self::UNKNOWN {
+            self.0[kind] = colour(block);
+        }
+        self.0[kind]
+    }
 }
 
 impl Tiles {
@@ -112,14 +133,15 @@ impl Tiles {
             TileUpdate::Chunk(pos, surface) => {
                 let mut colours = [0; 256];
                 for (c, block) in colours.iter_mut().zip(surface.iter()) {
-                    *c = colour(*block);
+                    *c = self.colours.of(*block);
                 }
                 self.tiles.insert((pos.x, pos.z), (colours, self.version));
             }
             TileUpdate::Column { x, z, top } => {
                 let key = (x.div_euclid(16), z.div_euclid(16));
+                let colour = self.colours.of(top);
                 let tile = self.tiles.entry(key).or_insert(([0; 256], 0));
-                tile.0[(x.rem_euclid(16) + 16 * z.rem_euclid(16)) as usize] = colour(top);
+                tile.0[(x.rem_euclid(16) + 16 * z.rem_euclid(16)) as usize] = colour;
                 tile.1 = self.version;
             }
         }
@@ -157,6 +179,20 @@ mod tests {
         assert_eq!(colour(BlockState::STONE), 1);
         assert_eq!(colour(BlockState::SAND), 4);
         assert!(PALETTE.len() < 40, "one printable character per colour");
+    }
+
+    #[test]
+    fn every_kind_keeps_its_colour_once_worked_out() {
+        let mut colours = Colours::default();
+        for _ in 0..2 {
+            for kind in BlockKind::ALL {
+                assert_eq!(
+                    colours.of(kind.to_state()),
+                    colour(kind.to_state()),
+                    "{kind:?}"
+                );
+            }
+        }
     }
 
     #[test]
