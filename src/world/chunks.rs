@@ -23,7 +23,7 @@ use super::edit::Edits;
 use super::gate::{close_gate, open_gate, TickGate};
 use super::generate::Terrain;
 use super::nav::{Nav, NavChunk};
-use super::surface::{surface, ChunkArrived, Surface};
+use super::surface::{ChunkArrived, Surface};
 use super::Overworld;
 use crate::config::{Config, ConfigChanged};
 use crate::metrics::Histogram;
@@ -305,9 +305,11 @@ impl Generator {
                     if let Some((gate, budget)) = &gate {
                         gate.wait_between_ticks(*budget);
                     }
-                    let chunk = terrain.generate(pos);
-                    let (surface, nav) = (surface(&chunk), NavChunk::of(&chunk));
-                    if finished.send((pos, chunk, surface, nav)).is_err() {
+                    let made = terrain.generate(pos);
+                    if finished
+                        .send((pos, made.chunk, made.surface, made.nav))
+                        .is_err()
+                    {
                         break;
                     }
                 }

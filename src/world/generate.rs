@@ -3,9 +3,12 @@
 //! and the block position, so a chunk is identical whenever and wherever it is generated, and
 //! trees that straddle a chunk border are whole on both sides.
 
+use valence::layer::chunk::Chunk;
 use valence::prelude::*;
 
-use super::noise::{Noise, Sampler3};
+use super::nav::NavChunk;
+use super::noise::{Fractal2, Noise, Sampler2, Sampler3};
+use super::surface::{surface, Surface};
 
 /// Lowest block of the overworld.
 pub const MIN_Y: i32 = -64;
@@ -29,6 +32,36 @@ pub struct Terrain {
     scatter: Noise,
 }
 
+/// A generated chunk, with what the tick needs of it besides its blocks.
+pub struct Generated {
+    pub chunk: UnloadedChunk,
+    /// Its top blocks, for the map.
+    pub surface: Surface,
+    /// Its walkability facts, for paths and bodies.
+    pub nav: NavChunk,
+}
+
+/// The 2-D fields that shape columns, sampled across a chunk column by column.
+struct Fields {
+    hills: Fractal2,
+    bumps: Sampler2,
+    rivers: Fractal2,
+    cliff_mask: Fractal2,
+    entrances: Sampler2,
+    forests: Fractal2,
+}
+
+/// What shapes one column.
+#[derive(Debug, Clone, Copy)]
+struct Shape {
+    /// Height of the ground before cliffs and caves shape it.
+    surface: i32,
+    /// How strongly cliffs and overhangs shape it, `0.0..=1.0`.
+    cliff: f64,
+    /// Whether caves may open to the sky here.
+    entrance: bool,
+}
+
 /// The 3-D fields that shape a column, sampled up it cell by cell.
 struct Shapers {
     cliffs: Sampler3,
@@ -38,6 +71,84 @@ struct Shapers {
 
 /// Height of a river bed; water stands above it up to `SEA_LEVEL`.
 const RIVER_BED: i32 = 56;
+
+/// Trees rooted this many blocks outside a chunk reach into it.
+const TREE_REACH: i32 = 2;
+
+/// A chunk's blocks as the generator lays them, in a plain array (`x`, then `z`, then `y`, as
+/// in a section): trees, the surface and the walkability facts read them back far faster than
+/// through the sections' palettes, and the sections are filled once at the end.
+struct Blocks {
+    blocks: Vec<BlockState>,
+    /// Every block from this height up is air.
+    air_from: u32,
+}
+
+impl Blocks {
+    const SECTION: usize = 16 * 16 * 16;
+
+    fn new() -> Self {
+        Self {
+            blocks: vec![BlockState::AIR; 16 * 16 * HEIGHT as usize],
+            air_from: 0,
+        }
+    }
+
+    fn index(x: u32, y: u32, z: u32) -> usize {
+        ((y * 16 + z) * 16 + x) as usize
+    }
+
+    fn get(&self, x: u32, y: u32, z: u32) -> BlockState {
+        self.blocks[Self::index(x, y, z)]
+    }
+
+    fn set(&mut self, x: u32, y: u32, z: u32, block: BlockState) {
+        self.blocks[Self::index(x, y, z)] = block;
+        if !block.is_air() {
+            self.air_from = self.air_from.max(y + 1);
+        }
+    }
+
+    /// The chunk's surface.
+    fn surface(&self) -> Surface {
+        surface(|x, y, z| self.get(x, y, z), self.air_from)
+    }
+
+    /// Valence's chunk of these blocks: each section is filled with its commonest block, and
+    /// only the others are set one by one.
+    fn into_chunk(self) -> UnloadedChunk {
+        let mut chunk = UnloadedChunk::with_height(HEIGHT);
+        let built = (self.air_from as usize).div_ceil(16) * Self::SECTION;
+        for (s, section) in self.blocks[..built].chunks_exact(Self::SECTION).enumerate() {
+            // Blocks come in runs along x: the count of the run's block is at hand.
+            let mut counts: Vec<(BlockState, usize)> = Vec::new();
+            let mut last = 0;
+            for &block in section {
+                if counts.get(last).is_none_or(|(b, _)| *b != block) {
+                    last = match counts.iter().position(|(b, _)| *b == block) {
+                        Some(i) => i,
+                        None => {
+                            counts.push((block, 0));
+                            counts.len() - 1
+                        }
+                    };
+                }
+                counts[last].1 += 1;
+            }
+            let Some(&(common, _)) = counts.iter().max_by_key(|(_, n)| *n) else {
+                continue;
+            };
+            chunk.fill_block_state_section(s as u32, common);
+            for (i, &block) in section.iter().enumerate() {
+                if block != common {
+                    let (x, z, y) = (i % 16, i / 16 % 16, s * 16 + i / 256);
+                    chunk.set_block_state(x as u32, y as u32, z as u32, block);
+                }
+            }
+        }
+        chunk
+    }
+}
 
 impl Terrain {
     pub fn new(seed: i64) -> Self {
@@ -55,32 +166,34 @@ impl Terrain {
         }
     }
 
-    /// Height of the ground before cliffs and caves shape it.
-    pub fn surface(&self, x: i32, z: i32) -> i32 {
+    fn fields(&self) -> Fields {
+        Fields {
+            hills: self.hills.fractal2(4),
+            bumps: self.bumps.sampler2(),
+            rivers: self.rivers.fractal2(2),
+            cliff_mask: self.cliff_mask.fractal2(2),
+            entrances: self.entrances.sampler2(),
+            forests: self.forests.fractal2(2),
+        }
+    }
+
+    fn shape(fields: &mut Fields, x: i32, z: i32) -> Shape {
         let (fx, fz) = (x as f64, z as f64);
         let mut h = 67.0
-            + 15.0 * self.hills.fractal2(fx / 220.0, fz / 220.0, 4)
-            + 2.5 * self.bumps.at2(fx / 31.0, fz / 31.0);
-        let river = self.rivers.fractal2(fx / 480.0, fz / 480.0, 2).abs();
+            + 15.0 * fields.hills.at(fx / 220.0, fz / 220.0)
+            + 2.5 * fields.bumps.at(fx / 31.0, fz / 31.0);
+        let river = fields.rivers.at(fx / 480.0, fz / 480.0).abs();
         if river < 0.05 && h > RIVER_BED as f64 {
             let t = river / 0.05;
             let bank = t * t * (3.0 - 2.0 * t);
             h = RIVER_BED as f64 + (h - RIVER_BED as f64) * bank;
         }
-        h.round() as i32
-    }
-
-    /// How strongly cliffs and overhangs shape this column, `0.0..=1.0`.
-    fn cliffiness(&self, x: i32, z: i32) -> f64 {
-        let m = self
-            .cliff_mask
-            .fractal2(x as f64 / 150.0, z as f64 / 150.0, 2);
-        ((m - 0.2) / 0.2).clamp(0.0, 1.0)
-    }
-
-    /// Whether caves may open to the sky in this column.
-    fn has_entrance(&self, x: i32, z: i32) -> bool {
-        self.entrances.at2(x as f64 / 40.0, z as f64 / 40.0) > 0.45
+        let mask = fields.cliff_mask.at(fx / 150.0, fz / 150.0);
+        Shape {
+            surface: h.round() as i32,
+            cliff: ((mask - 0.2) / 0.2).clamp(0.0, 1.0),
+            entrance: fields.entrances.at(fx / 40.0, fz / 40.0) > 0.45,
+        }
     }
 
     fn shapers(&self) -> Shapers {
@@ -92,15 +205,12 @@ impl Terrain {
     }
 
     /// Whether the block is solid ground (before surface blocks are chosen).
-    fn is_ground(
-        shapers: &mut Shapers,
-        x: i32,
-        y: i32,
-        z: i32,
-        surface: i32,
-        cliff: f64,
-        entrance: bool,
-    ) -> bool {
+    fn is_ground(shapers: &mut Shapers, x: i32, y: i32, z: i32, shape: Shape) -> bool {
+        let Shape {
+            surface,
+            cliff,
+            entrance,
+        } = shape;
         if y == MIN_Y {
             return true;
         }
@@ -125,58 +235,70 @@ impl Terrain {
     }
 
     /// The trunk height of a tree rooted on this column's ground, if one grows there.
-    fn tree_at(&self, x: i32, z: i32) -> Option<i32> {
-        let surface = self.surface(x, z);
-        if surface <= SEA_LEVEL || self.cliffiness(x, z) > 0.0 || self.has_entrance(x, z) {
+    fn tree_at(&self, fields: &mut Fields, x: i32, z: i32, shape: Shape) -> Option<i32> {
+        if shape.surface <= SEA_LEVEL || shape.cliff > 0.0 || shape.entrance {
             return None;
         }
-        let forest = self
+        let forest = fields
             .forests
-            .fractal2(x as f64 / 180.0, z as f64 / 180.0, 2)
+            .at(x as f64 / 180.0, z as f64 / 180.0)
             .max(0.0);
         let density = 0.002 + 0.09 * forest;
         (self.scatter.unit(x as i64, 1, z as i64) < density)
             .then(|| 4 + (self.scatter.unit(x as i64, 2, z as i64) * 3.0) as i32)
     }
 
-    /// Generates one chunk column.
-    pub fn generate(&self, pos: ChunkPos) -> UnloadedChunk {
-        let mut chunk = UnloadedChunk::with_height(HEIGHT);
+    /// Generates one chunk column, with its surface and walkability facts.
+    pub fn generate(&self, pos: ChunkPos) -> Generated {
+        let mut blocks = Blocks::new();
         let (x0, z0) = (pos.x * 16, pos.z * 16);
+        // The shapes of the chunk's columns and of those its trees may grow from.
+        let width = 16 + 2 * TREE_REACH;
+        let mut fields = self.fields();
+        let shapes: Vec<Shape> = (0..width * width)
+            .map(|i| {
+                let (x, z) = (x0 - TREE_REACH + i % width, z0 - TREE_REACH + i / width);
+                Self::shape(&mut fields, x, z)
+            })
+            .collect();
+        let shape_at =
+            |x: i32, z: i32| shapes[((z - z0 + TREE_REACH) * width + x - x0 + TREE_REACH) as usize];
         let mut column = Vec::with_capacity(HEIGHT as usize);
         let mut shapers = self.shapers();
         for lz in 0..16 {
             for lx in 0..16 {
                 let (x, z) = (x0 + lx, z0 + lz);
-                self.fill_column(&mut chunk, &mut column, &mut shapers, x, z);
+                self.fill_column(&mut blocks, &mut column, &mut shapers, x, z, shape_at(x, z));
             }
         }
-        for z in z0 - 2..z0 + 18 {
-            for x in x0 - 2..x0 + 18 {
-                if let Some(trunk) = self.tree_at(x, z) {
-                    self.place_tree(&mut chunk, pos, x, self.surface(x, z) + 1, z, trunk);
+        for z in z0 - TREE_REACH..z0 + 16 + TREE_REACH {
+            for x in x0 - TREE_REACH..x0 + 16 + TREE_REACH {
+                let shape = shape_at(x, z);
+                if let Some(trunk) = self.tree_at(&mut fields, x, z, shape) {
+                    self.place_tree(&mut blocks, pos, x, shape.surface + 1, z, trunk);
                 }
             }
         }
-        chunk
+        Generated {
+            surface: blocks.surface(),
+            nav: NavChunk::of(|x, y, z| blocks.get(x, y, z)),
+            chunk: blocks.into_chunk(),
+        }
     }
 
     fn fill_column(
         &self,
-        chunk: &mut UnloadedChunk,
+        blocks: &mut Blocks,
         column: &mut Vec<bool>,
         shapers: &mut Shapers,
         x: i32,
         z: i32,
+        shape: Shape,
     ) {
-        let surface = self.surface(x, z);
-        let cliff = self.cliffiness(x, z);
-        let entrance = self.has_entrance(x, z);
+        let surface = shape.surface;
         let top = surface.max(SEA_LEVEL) + 13;
         column.clear();
-        column.extend(
-            (MIN_Y..=top).map(|y| Self::is_ground(shapers, x, y, z, surface, cliff, entrance)),
-        );
+        column.extend((MIN_Y..=top).map(|y| Self::is_ground(shapers, x, y, z, shape)));
 
         let (lx, lz) = (x.rem_euclid(16) as u32, z.rem_euclid(16) as u32);
         let mut sky_open = true;
@@ -216,12 +338,12 @@ impl Terrain {
                     BlockState::STONE
                 }
             };
-            chunk.set_block_state(lx, (y - MIN_Y) as u32, lz, block);
+            blocks.set(lx, (y - MIN_Y) as u32, lz, block);
             if block == BlockState::GRASS_BLOCK
                 && self.scatter.unit(x as i64, 3, z as i64) < 0.12
                 && (y + 1 - MIN_Y) < HEIGHT as i32
             {
-                chunk.set_block_state(lx, (y + 1 - MIN_Y) as u32, lz, BlockState::GRASS);
+                blocks.set(lx, (y + 1 - MIN_Y) as u32, lz, BlockState::GRASS);
             }
         }
     }
@@ -229,7 +351,7 @@ impl Terrain {
     /// Places the parts of an oak rooted at `(x, base, z)` that fall inside chunk `pos`.
     fn place_tree(
         &self,
-        chunk: &mut UnloadedChunk,
+        blocks: &mut Blocks,
         pos: ChunkPos,
         x: i32,
         base: i32,
@@ -246,9 +368,9 @@ impl Terrain {
                 return;
             }
             let (lx, lz) = (bx.rem_euclid(16) as u32, bz.rem_euclid(16) as u32);
-            let old = chunk.block_state(lx, ly as u32, lz);
+            let old = blocks.get(lx, ly as u32, lz);
             if overwrite || old.is_air() || old == BlockState::GRASS {
-                chunk.set_block_state(lx, ly as u32, lz, block);
+                blocks.set(lx, ly as u32, lz, block);
             }
         };
         for dy in trunk - 2..=trunk + 1 {
@@ -294,26 +416,61 @@ mod tests {
     #[test]
     fn same_seed_same_chunk_different_seed_different_chunk() {
         let pos = ChunkPos::new(3, -7);
-        let a = blocks(&Terrain::new(1).generate(pos));
-        let b = blocks(&Terrain::new(1).generate(pos));
-        let c = blocks(&Terrain::new(2).generate(pos));
+        let a = blocks(&Terrain::new(1).generate(pos).chunk);
+        let b = blocks(&Terrain::new(1).generate(pos).chunk);
+        let c = blocks(&Terrain::new(2).generate(pos).chunk);
         assert!(a == b, "same seed must give the same blocks");
         assert!(a != c, "another seed must give other blocks");
+    }
+
+    /// Players' edits are saved, and the rest of the world is generated again whenever it
+    /// loads: a generator that made other blocks than it used to would shift the land under
+    /// saved chunks and leave seams. A digest of chunks over a thousand blocks square of the
+    /// shipped seed (hills, lakes, rivers, forests, cliffs, caves): any change to how the
+    /// generator works must leave it as it is.
+    #[test]
+    fn the_shipped_seed_makes_the_land_it_always_made() {
+        let terrain = Terrain::new(20_230_612);
+        // FNV-1a over the blocks' raw states.
+        let mut digest: u64 = 0xcbf2_9ce4_8422_2325;
+        for cz in -4..4 {
+            for cx in -4..4 {
+                for block in blocks(&terrain.generate(ChunkPos::new(cx * 8, cz * 8)).chunk) {
+                    for byte in block.to_raw().to_le_bytes() {
+                        digest = (digest ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+                    }
+                }
+            }
+        }
+        assert_eq!(digest, 0x5ee4_4129_c296_8642, "{digest:#018x}");
+    }
+
+    #[test]
+    fn a_chunks_surface_and_facts_are_those_of_its_blocks() {
+        let terrain = Terrain::new(20_230_612);
+        for cz in -2..2 {
+            for cx in -2..2 {
+                let made = terrain.generate(ChunkPos::new(cx * 13, cz * 13));
+                let block = |x, y, z| made.chunk.block_state(x, y, z);
+                assert!(made.surface == surface(block, HEIGHT), "{cx} {cz}");
+                assert!(made.nav == NavChunk::of(block), "{cx} {cz}");
+            }
+        }
     }
 
     #[test]
     fn generation_order_does_not_matter() {
         let terrain = Terrain::new(99);
-        let first = blocks(&terrain.generate(ChunkPos::new(0, 0)));
+        let first = blocks(&terrain.generate(ChunkPos::new(0, 0)).chunk);
         for x in -3..3 {
             terrain.generate(ChunkPos::new(x, 5));
         }
-        assert!(first == blocks(&terrain.generate(ChunkPos::new(0, 0))));
+        assert!(first == blocks(&terrain.generate(ChunkPos::new(0, 0)).chunk));
     }
 
     #[test]
     fn bedrock_floor_and_solid_ground_under_every_column() {
-        let chunk = Terrain::new(5).generate(ChunkPos::new(0, 0));
+        let chunk = Terrain::new(5).generate(ChunkPos::new(0, 0)).chunk;
         for z in 0..16 {
             for x in 0..16 {
                 assert_eq!(chunk.block_state(x, 0, z), BlockState::BEDROCK);
@@ -334,7 +491,7 @@ mod tests {
         let (mut lowest, mut highest) = (i32::MAX, i32::MIN);
         for cz in -8..8 {
             for cx in -8..8 {
-                let chunk = terrain.generate(ChunkPos::new(cx * 4, cz * 4));
+                let chunk = terrain.generate(ChunkPos::new(cx * 4, cz * 4)).chunk;
                 for z in 0..16 {
                     for x in 0..16 {
                         let mut air_above_ground = false;

@@ -8,7 +8,6 @@
 use std::cell::Cell;
 
 use rustc_hash::FxHashMap;
-use valence::layer::chunk::Chunk;
 use valence::prelude::*;
 
 use super::voxels::{is_solid, Column, LayerVoxels, Voxels};
@@ -20,6 +19,7 @@ const SECTIONS: usize = HEIGHT as usize / 16;
 /// liquid in the high half, one word a section's column. Each column's words lie together, so
 /// that a search reading a column touches one cache line; the runs of sections all of stone
 /// or all of air at the bottom and top of the chunk are not stored.
+#[cfg_attr(test, derive(Debug, PartialEq))]
 pub struct NavChunk {
     /// Sections `lo..lo + span`, column by column: `words[i * span + s - lo]` for section
     /// `s` of column `i` (`x + 16 * z`).
@@ -36,8 +36,9 @@ const SOLID: u32 = 0xFFFF;
 const OPEN: u32 = 0;
 
 impl NavChunk {
-    /// Reads every block of `chunk` once: on a terrain thread, a fraction of making it.
-    pub fn of(chunk: &impl Chunk) -> Self {
+    /// Reads every block of a chunk once, by `x`, `y` (from the bottom of the world) and `z`:
+    /// on a terrain thread, a fraction of making it.
+    pub fn of(block_at: impl Fn(u32, u32, u32) -> BlockState) -> Self {
         let mut sections = vec![[0u32; 256]; SECTIONS];
         // Runs of one block (stone, air) are the rule up a column: its facts are worked out
         // once a run.
@@ -46,7 +47,7 @@ impl NavChunk {
             for (i, word) in section.iter_mut().enumerate() {
                 let (x, z) = (i as u32 % 16, i as u32 / 16);
                 for y in 0..16 {
-                    let block = chunk.block_state(x, (s * 16) as u32 + y, z);
+                    let block = block_at(x, (s * 16) as u32 + y, z);
                     let bits = match last {
                         Some((seen, bits)) if seen == block => bits,
                         _ => {
@@ -313,7 +314,7 @@ impl Voxels for NavVoxels<'_> {
 #[cfg(test)]
 mod tests {
     use rand::Rng;
-    use valence::layer::chunk::UnloadedChunk;
+    use valence::layer::chunk::{Chunk, UnloadedChunk};
 
     use super::*;
     use crate::world::Terrain;
@@ -349,8 +350,8 @@ mod tests {
     fn facts_agree_with_the_blocks_before_and_after_edits() {
         let mut rng = crate::random::generator(7);
         // A generated chunk at the sea: stone, water, air, plants.
-        let mut chunk = Terrain::new(1).generate(ChunkPos::new(3, -2));
-        let mut facts = NavChunk::of(&chunk);
+        let mut chunk = Terrain::new(1).generate(ChunkPos::new(3, -2)).chunk;
+        let mut facts = NavChunk::of(|x, y, z| chunk.block_state(x, y, z));
         assert!(
             facts.bytes() < 256 * SECTIONS * 4 / 2,
             "the stone below and the air above are not stored: {} bytes",
@@ -396,7 +397,7 @@ mod tests {
                     chunk.set_block_state(i % 16, y, i / 16, BlockState::STONE);
                 }
             }
-            let mut facts = NavChunk::of(&chunk);
+            let mut facts = NavChunk::of(|x, y, z| chunk.block_state(x, y, z));
             assert_eq!(facts.bytes(), 0);
             assert_agree(&chunk, &facts, &mut rng);
             // Edits above the stone and in it, each widening what is stored.

@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-use valence::layer::chunk::Chunk;
 use valence::prelude::*;
 
 use super::{is_solid, HEIGHT, MIN_Y};
@@ -23,14 +22,15 @@ fn seen(block: BlockState) -> bool {
     is_solid(block) || block.is_liquid()
 }
 
-/// A chunk's surface.
-pub fn surface(chunk: &impl Chunk) -> Surface {
+/// A chunk's surface, from its blocks by `x`, `y` (from the bottom of the world) and `z`, all
+/// air from `air_from` up.
+pub fn surface(block: impl Fn(u32, u32, u32) -> BlockState, air_from: u32) -> Surface {
     (0..256u32)
         .map(|i| {
             let (x, z) = (i % 16, i / 16);
-            (0..HEIGHT)
+            (0..air_from.min(HEIGHT))
                 .rev()
-                .map(|y| chunk.block_state(x, y, z))
+                .map(|y| block(x, y, z))
                 .find(|b| seen(*b))
                 .unwrap_or(BlockState::AIR)
         })

@@ -16,6 +16,7 @@ use valence::prelude::*;
 
 use super::nav::NavChunk;
 use super::surface::{surface, Surface};
+use super::HEIGHT;
 
 pub use chunk::{encode_biomes, encode_blocks, BiomeNames, ChunkEdit, SectionEdit, SECTIONS};
 use region::RegionFolder;
@@ -178,7 +179,8 @@ fn load(regions: &Regions, biomes: &BiomeNames, pos: ChunkPos) -> Loaded {
     let read = regions.lock().read(pos);
     let error = match read.map(|nbt| nbt.map(|nbt| chunk::decode(&nbt, biomes))) {
         Ok(Some(Ok(Some(chunk)))) => {
-            let (surface, nav) = (surface(&chunk), NavChunk::of(&chunk));
+            let block = |x, y, z| chunk.block_state(x, y, z);
+            let (surface, nav) = (surface(block, HEIGHT), NavChunk::of(block));
             return Loaded::Chunk(chunk, surface, nav);
         }
         Ok(None) | Ok(Some(Ok(None))) => return Loaded::Missing,
