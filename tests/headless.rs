@@ -6,7 +6,9 @@ mod support;
 
 use horde::player::{DamageCause, DamagePlayer, Health};
 use horde::time::WorldClock;
-use horde::world::{LayerVoxels, Nav, NavVoxels, Voxels, WorldSpawn};
+use horde::world::{
+    ChunkLifecycle, LayerVoxels, Nav, NavVoxels, Voxels, WorldSpawn, SPAWN_CHUNK_RADIUS,
+};
 use horde::zombie::chase::Chase;
 use horde::zombie::Errand;
 use support::headless::{harness, harness_with, Harness};
@@ -188,6 +190,40 @@ fn cached_block_reads_and_walkability_facts_match_the_layer() {
         let nav = NavVoxels::new(h.app.world.resource::<Nav>(), layers.single(&h.app.world));
         assert_eq!(nav.liquid(spawn), block == "water", "{block}");
     }
+}
+
+#[test]
+fn a_departed_players_chunks_go_when_their_retention_ends_and_the_spawn_chunks_stay() {
+    let mut config = horde::config::Config::default();
+    config.spawning.enabled = false;
+    config.chunks.retention_ticks = 5;
+    let mut h = harness_with(config);
+    let loaded = |app: &mut App| {
+        let mut layers = app.world.query::<&ChunkLayer>();
+        let mut chunks: Vec<ChunkPos> =
+            layers.single(&app.world).chunks().map(|(p, _)| p).collect();
+        chunks.sort_by_key(|p| (p.x, p.z));
+        chunks
+    };
+    let spawn_chunks: Vec<ChunkPos> = (-SPAWN_CHUNK_RADIUS..=SPAWN_CHUNK_RADIUS)
+        .flat_map(|x| (-SPAWN_CHUNK_RADIUS..=SPAWN_CHUNK_RADIUS).map(move |z| ChunkPos::new(x, z)))
+        .collect();
+    h.view(6);
+    assert!(loaded(&mut h.app).len() > spawn_chunks.len() + 100);
+    // Its connection closes: Valence takes the client away and its view with it.
+    h.app.world.entity_mut(h.client).remove::<Client>();
+    horde::headless::run_until(&mut h.app, "only the spawn chunks are left", |app| {
+        loaded(app) == spawn_chunks
+    });
+    let report = h.app.world.resource::<ChunkLifecycle>().report();
+    assert!(
+        report.starts_with(&format!("loaded={} ", spawn_chunks.len())),
+        "{report}"
+    );
+    assert!(
+        report.contains(" unload_p50=5 "),
+        "dropped at the end of the retention: {report}"
+    );
 }
 
 #[test]

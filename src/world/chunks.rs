@@ -9,11 +9,13 @@
 //! first needs a chunk to the tick it is in the layer, and from the tick its last viewer leaves
 //! to the tick it is dropped. The pack system's dematerialisation grace is judged against them.
 
-use std::collections::{HashMap, HashSet};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashSet};
 use std::time::Duration;
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
+use valence::client::ClientMarker;
 use valence::layer::UpdateLayersPreClientSet;
 use valence::log::{info, warn};
 use valence::prelude::*;
@@ -181,11 +183,13 @@ pub struct ChunkLifecycle {
     retention_ticks: u64,
     report_interval_ticks: u64,
     /// Chunks a client needs that are not loaded yet, with the tick the need began.
-    needed_since: HashMap<ChunkPos, i64>,
-    /// Loaded chunks nobody views, with the tick the last viewer left.
-    unviewed_since: HashMap<ChunkPos, i64>,
+    needed_since: FxHashMap<ChunkPos, i64>,
+    /// Chunks that may have no viewer left: they left a client's view or arrived. Looked at
+    /// on the next tick, once Valence has counted their viewers.
+    maybe_unviewed: Vec<ChunkPos>,
+    unviewed: Unviewed,
     /// Chunks never dropped (spawn chunks).
-    pinned: HashSet<ChunkPos>,
+    pinned: FxHashSet<ChunkPos>,
     loaded: usize,
     generated: u64,
     failed: u64,
@@ -200,9 +204,10 @@ impl ChunkLifecycle {
         Self {
             retention_ticks,
             report_interval_ticks,
-            needed_since: HashMap::new(),
-            unviewed_since: HashMap::new(),
-            pinned: HashSet::new(),
+            needed_since: FxHashMap::default(),
+            maybe_unviewed: Vec::new(),
+            unviewed: Unviewed::default(),
+            pinned: FxHashSet::default(),
             loaded: 0,
             generated: 0,
             failed: 0,
@@ -220,6 +225,7 @@ impl ChunkLifecycle {
     pub fn set_timing(&mut self, retention_ticks: u64, report_interval_ticks: u64) {
         self.retention_ticks = retention_ticks;
         self.report_interval_ticks = report_interval_ticks;
+        self.unviewed.retime(retention_ticks);
     }
 
     /// Keeps a chunk loaded for good, and counts it as needed from `now`.
@@ -238,19 +244,16 @@ impl ChunkLifecycle {
         }
     }
 
-    /// Whether a chunk with `viewers` should go, given it is `now`.
-    fn should_drop(&mut self, pos: ChunkPos, viewers: u32, now: i64) -> bool {
-        if viewers > 0 || self.pinned.contains(&pos) {
-            self.unviewed_since.remove(&pos);
-            return false;
-        }
-        let since = *self.unviewed_since.entry(pos).or_insert(now);
-        if (now - since) as u64 >= self.retention_ticks {
-            self.unviewed_since.remove(&pos);
-            self.unload_latency.record((now - since) as u64);
-            true
-        } else {
-            false
+    /// Chunk `pos` arrived, or left a client's view: it may have no viewer left.
+    fn maybe_unviewed(&mut self, pos: ChunkPos) {
+        self.maybe_unviewed.push(pos);
+    }
+
+    /// Chunk `pos`, which may have lost its last viewer, has `viewers` now: with none its
+    /// retention starts (a spawn chunk has none).
+    fn counted(&mut self, pos: ChunkPos, viewers: u32, now: i64) {
+        if viewers == 0 && !self.pinned.contains(&pos) {
+            self.unviewed.left(pos, now, self.retention_ticks);
         }
     }
 
@@ -266,6 +269,61 @@ impl ChunkLifecycle {
             self.load_latency.logfmt("load"),
             self.unload_latency.logfmt("unload"),
         )
+    }
+}
+
+/// Loaded chunks nobody views and when each goes: `retention` ticks after its last viewer left,
+/// unless a viewer comes back. Only the chunks that may have lost their last viewer are looked
+/// at, and each again when its retention ends, rather than every loaded chunk every tick.
+#[derive(Debug, Default)]
+struct Unviewed {
+    /// The chunks, with the tick the last viewer left.
+    since: FxHashMap<ChunkPos, i64>,
+    /// When to look at a chunk again: its retention's end, or later for one held back. An
+    /// entry for a chunk that has been viewed again since is stale and skipped.
+    checks: BinaryHeap<Reverse<(i64, ChunkPos)>>,
+}
+
+impl Unviewed {
+    /// The last viewer of `pos` left at `now`.
+    fn left(&mut self, pos: ChunkPos, now: i64, retention: u64) {
+        self.since.insert(pos, now);
+        self.checks.push(Reverse((now + retention as i64, pos)));
+    }
+
+    /// A chunk whose retention has run out by `now`, with the tick its last viewer left; it
+    /// stays listed until [`Self::forget`] or [`Self::hold`].
+    fn next_due(&mut self, now: i64, retention: u64) -> Option<(ChunkPos, i64)> {
+        while let Some(&Reverse((at, pos))) = self.checks.peek() {
+            if at > now {
+                return None;
+            }
+            self.checks.pop();
+            match self.since.get(&pos) {
+                Some(&since) if now - since >= retention as i64 => return Some((pos, since)),
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// `pos` is viewed again, or gone.
+    fn forget(&mut self, pos: ChunkPos) {
+        self.since.remove(&pos);
+    }
+
+    /// `pos` must stay for now: it is looked at again at `until`.
+    fn hold(&mut self, pos: ChunkPos, until: i64) {
+        self.checks.push(Reverse((until, pos)));
+    }
+
+    /// A new retention (a reload): every chunk is looked at again when it ends.
+    fn retime(&mut self, retention: u64) {
+        self.checks = self
+            .since
+            .iter()
+            .map(|(&pos, &since)| Reverse((since + retention as i64, pos)))
+            .collect();
     }
 }
 
@@ -331,9 +389,10 @@ impl Generator {
 }
 
 /// Asks for the chunks entering clients' views, nearest first, and records the tick each was
-/// first needed.
+/// first needed; notes the chunks leaving views, which may have no viewer left.
 fn note_needed_chunks(
     clients: Query<(View, OldView, Ref<OldEntityLayerId>), With<Client>>,
+    leaving: Query<View, (With<ClientMarker>, With<Despawned>)>,
     layers: Query<&ChunkLayer, With<Overworld>>,
     server: Res<Server>,
     mut lifecycle: ResMut<ChunkLifecycle>,
@@ -360,7 +419,15 @@ fn note_needed_chunks(
             view.iter().for_each(&mut note);
         } else {
             view.diff(old_view).for_each(&mut note);
+            old_view
+                .diff(view)
+                .for_each(|pos| lifecycle.maybe_unviewed(pos));
         }
+    }
+    for view in &leaving {
+        view.get()
+            .iter()
+            .for_each(|pos| lifecycle.maybe_unviewed(pos));
     }
     wanted.sort_unstable_by_key(|&(distance, _)| distance);
     for (_, pos) in wanted.drain(..) {
@@ -393,6 +460,8 @@ fn insert_read_chunks(
                     nav.insert(pos, facts);
                     edits.loaded_from_disk(pos);
                     arrived.send(ChunkArrived { pos, surface });
+                    lifecycle.loaded += 1;
+                    lifecycle.maybe_unviewed(pos);
                 }
                 lifecycle.arrived(pos, server.current_tick());
             }
@@ -431,17 +500,28 @@ fn insert_generated_chunks(
             nav.insert(pos, facts);
             lifecycle.generated += 1;
             arrived.send(ChunkArrived { pos, surface });
+            lifecycle.loaded += 1;
+            lifecycle.maybe_unviewed(pos);
         }
         lifecycle.arrived(pos, server.current_tick());
     }
 }
 
+/// Chunks dropped in one tick at most. Players who teleport away leave hundreds of chunks
+/// each, whose retention then ends on one tick: dropping thousands at once made that tick
+/// overrun; the rest go on the next ticks.
+const MOST_DROPPED_A_TICK: usize = 256;
+
+/// Ticks before a chunk kept for its unsaved changes is looked at again.
+const HELD_TICKS: i64 = 20;
+
+/// Drops the chunks whose retention has run out since their last viewer left, but those with
+/// changes not yet saved.
 pub(super) fn drop_unviewed_chunks(
     mut layers: Query<&mut ChunkLayer, With<Overworld>>,
     mut lifecycle: ResMut<ChunkLifecycle>,
     mut edits: ResMut<Edits>,
     mut nav: ResMut<Nav>,
-    mut to_drop: Local<Vec<ChunkPos>>,
     mut dropped: EventWriter<ChunkDropped>,
     server: Res<Server>,
 ) {
@@ -449,39 +529,61 @@ pub(super) fn drop_unviewed_chunks(
         return;
     };
     let now = server.current_tick();
-    let mut loaded = 0;
-    for (pos, chunk) in layer.chunks() {
-        loaded += 1;
-        if !edits.holds(pos) && lifecycle.should_drop(pos, chunk.viewer_count(), now) {
-            to_drop.push(pos);
+    let lifecycle = &mut *lifecycle;
+    let retention = lifecycle.retention_ticks;
+    for pos in std::mem::take(&mut lifecycle.maybe_unviewed) {
+        if let Some(chunk) = layer.chunk(pos) {
+            lifecycle.counted(pos, chunk.viewer_count(), now);
         }
     }
-    lifecycle.loaded = loaded - to_drop.len();
-    for pos in to_drop.drain(..) {
-        layer.remove_chunk(pos);
-        nav.remove(pos);
-        edits.unloaded(pos);
-        dropped.send(ChunkDropped(pos));
+    let mut gone = 0;
+    while gone < MOST_DROPPED_A_TICK {
+        let Some((pos, since)) = lifecycle.unviewed.next_due(now, retention) else {
+            break;
+        };
+        match layer.chunk(pos).map(|c| c.viewer_count()) {
+            Some(0) if edits.holds(pos) => lifecycle.unviewed.hold(pos, now + HELD_TICKS),
+            Some(0) => {
+                lifecycle.unviewed.forget(pos);
+                lifecycle.unload_latency.record((now - since) as u64);
+                lifecycle.loaded -= 1;
+                layer.remove_chunk(pos);
+                nav.remove(pos);
+                edits.unloaded(pos);
+                dropped.send(ChunkDropped(pos));
+                gone += 1;
+            }
+            _ => lifecycle.unviewed.forget(pos),
+        }
     }
 }
 
-/// Recomputes [`EntityTicking`] from the players' chunks. The set is replaced only when it
-/// differs: readers that rebuild on a change (the packs' sleep index) then do so when a player
-/// crosses a chunk or a chunk loads, not every tick.
+/// Recomputes [`EntityTicking`] when a player crossed into another chunk or chunks came or
+/// went. The set is replaced only when it differs: readers that rebuild on a change (the packs'
+/// sleep index) then do so when a player crosses a chunk or a chunk loads, not every tick.
 pub fn mark_entity_ticking(
     players: Query<&Position, With<Client>>,
     layers: Query<&ChunkLayer, With<Overworld>>,
     mut ticking: ResMut<EntityTicking>,
+    mut arrived: EventReader<ChunkArrived>,
+    mut dropped: EventReader<ChunkDropped>,
     mut scratch: Local<FxHashSet<ChunkPos>>,
+    mut made_from: Local<(Vec<ChunkPos>, i32)>,
     config: Res<Config>,
 ) {
     let Ok(layer) = layers.get_single() else {
         return;
     };
     let radius = (config.lod.quarter_radius / 16.0).ceil() as i32;
+    let mut centres: Vec<ChunkPos> = players.iter().map(|p| ChunkPos::from_pos(p.0)).collect();
+    centres.sort_unstable();
+    let came_or_went = arrived.iter().count() + dropped.iter().count() > 0;
+    if !came_or_went && made_from.0 == centres && made_from.1 == radius {
+        return;
+    }
+    *made_from = (centres, radius);
     scratch.clear();
-    for pos in &players {
-        let centre = ChunkPos::from_pos(pos.0);
+    for &centre in &made_from.0 {
         for dz in -radius..=radius {
             for dx in -radius..=radius {
                 let chunk = ChunkPos::new(centre.x + dx, centre.z + dz);
@@ -552,28 +654,39 @@ mod tests {
     }
 
     #[test]
-    fn dropped_only_after_retention_without_viewers() {
-        let mut l = ChunkLifecycle::new(10, 1200);
-        let pos = ChunkPos::new(0, 0);
-        assert!(!l.should_drop(pos, 1, 0));
-        assert!(!l.should_drop(pos, 0, 1));
-        assert!(!l.should_drop(pos, 0, 10));
-        assert!(
-            !l.should_drop(pos, 2, 11),
-            "a returning viewer resets the clock"
-        );
-        assert!(!l.should_drop(pos, 0, 12));
-        assert!(!l.should_drop(pos, 0, 21));
-        assert!(l.should_drop(pos, 0, 22));
-        assert_eq!(l.unload_latency.max(), Some(10));
+    fn a_chunk_goes_when_its_retention_runs_out_unless_viewed_again() {
+        let mut u = Unviewed::default();
+        let (a, b) = (ChunkPos::new(0, 0), ChunkPos::new(1, 0));
+        u.left(a, 0, 10);
+        u.left(b, 5, 10);
+        assert_eq!(u.next_due(9, 10), None);
+        assert_eq!(u.next_due(10, 10), Some((a, 0)));
+        u.forget(a);
+        // b is viewed again and left again at 13: the check for its first leaving is stale.
+        u.left(b, 13, 10);
+        assert_eq!(u.next_due(22, 10), None);
+        assert_eq!(u.next_due(23, 10), Some((b, 13)));
+        // Held back (unsaved changes), it is looked at again later.
+        u.hold(b, 30);
+        assert_eq!(u.next_due(29, 10), None);
+        assert_eq!(u.next_due(31, 10), Some((b, 13)));
+        // A reload lengthens the retention: it goes at the new end.
+        u.retime(40);
+        assert_eq!(u.next_due(52, 40), None);
+        assert_eq!(u.next_due(53, 40), Some((b, 13)));
+        u.forget(b);
+        assert_eq!(u.next_due(1000, 40), None);
     }
 
     #[test]
     fn pinned_chunks_stay() {
         let mut l = ChunkLifecycle::new(1, 1200);
-        let pos = ChunkPos::new(0, 0);
-        l.pin(pos, 0);
-        assert!(!l.should_drop(pos, 0, 0));
-        assert!(!l.should_drop(pos, 0, 1000));
+        let (pinned, plain) = (ChunkPos::new(0, 0), ChunkPos::new(5, 5));
+        l.pin(pinned, 0);
+        l.counted(pinned, 0, 0);
+        l.counted(plain, 0, 0);
+        l.counted(ChunkPos::new(6, 6), 2, 0);
+        assert_eq!(l.unviewed.next_due(1000, 1), Some((plain, 0)));
+        assert_eq!(l.unviewed.next_due(1000, 1), None);
     }
 }
