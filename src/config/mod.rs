@@ -344,7 +344,8 @@ pub struct ChaseConfig {
 /// `[lod]`: how often zombies act by the distance from the point they walk to to the nearest
 /// player: every tick within `full_radius`, every 2nd within `half_radius`, every 4th within
 /// `quarter_radius`, frozen beyond. Beyond `full_radius`, where nobody watches closely, a
-/// stroll or a march turns aside at what is in its way rather than searching round it.
+/// stroll or a march swims on through water and turns aside at what is in its way rather than
+/// searching round it.
 /// Clients are sent a zombie at vanilla's rate only within `near_radius`; a crowd round one
 /// player is tiered by rank as well.
 #[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]

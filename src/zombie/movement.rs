@@ -13,7 +13,7 @@ use super::doors::BreakingDoor;
 use super::hop::{hop_goal, Decision, HopEvent};
 use super::lod::{Lod, Tier};
 use super::look::{posture, turns, yaw_of};
-use super::path::{find_path, straight_path, way_on, waypoints, Aside};
+use super::path::{find_path, straight_path, way_on, waypoints, Aside, Water};
 use super::{Dying, Errand, Zombie, ZombieKinds};
 use crate::world::{BlocksChanged, Nav, NavVoxels, Overworld, Voxels};
 
@@ -227,9 +227,10 @@ fn plan_hop(
     };
     // A chase always searches, round whatever the player hides behind. A stroll or an errand
     // (a pack on the march) takes the straight way when the ground allows it: the same path
-    // on open ground for a tenth of the block reads. Far from every player it walks on as far
-    // as the straight way goes, or turns aside (keeping to one side), and searches only when
-    // no way makes a step: nobody watches it pick its way round a tree.
+    // on open ground for a tenth of the block reads. Far from every player it walks (or
+    // swims) on as far as the straight way goes, or turns aside (keeping to one side), and
+    // when no way makes a step searches the square its hop spans only: nobody watches it
+    // pick its way round a tree, and the next hop turns aside again.
     let path = if hop.chasing {
         find_path(world, start, end, limits)
     } else if hop.far {
@@ -240,11 +241,11 @@ fn plan_hop(
             }
             None => {
                 chase.aside = Aside::Either;
-                find_path(world, start, end, limits)
+                find_path(world, start, end, rules.hop_square_limits)
             }
         }
     } else {
-        let line = straight_path(world, start, end, limits);
+        let line = straight_path(world, start, end, limits, Water::Shun);
         if line.complete {
             line
         } else {

@@ -130,17 +130,27 @@ fn step(
     None
 }
 
-/// The straight way to `goal` on dry ground, as far as it goes: the grid line from `start`
-/// (diagonal steps spread evenly among straight ones, as many of each as the shortest way
-/// has), each step a move A* could make, never swimming, round the corner of a diagonal cut
-/// off. It stops before the first step that is not open; `complete` when it reached `goal`.
-/// On open ground it is a path A* would find, for the block reads of one line instead of a
-/// search.
+/// Whether a straight way may take steps in water.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Water {
+    /// Stop before it, as a search that prices swimming dearly would go round it.
+    Shun,
+    /// Swim on through it.
+    Swim,
+}
+
+/// The straight way to `goal`, as far as it goes: the grid line from `start` (diagonal steps
+/// spread evenly among straight ones, as many of each as the shortest way has), each step a
+/// move A* could make, round the corner of a diagonal cut off, into water only if `water`
+/// says so. It stops before the first step that is not open; `complete` when it reached
+/// `goal`. On open dry ground it is a path A* would find, for the block reads of one line
+/// instead of a search.
 pub fn straight_path(
     world: &impl Voxels,
     start: BlockPos,
     goal: BlockPos,
     limits: PathLimits,
+    water: Water,
 ) -> Path {
     let (dx, dz) = (goal.x - start.x, goal.z - start.z);
     let (long, short) = (dx.abs().max(dz.abs()), dx.abs().min(dz.abs()));
@@ -166,7 +176,7 @@ pub fn straight_path(
         };
         let Some(price) = ways
             .iter()
-            .find_map(|way| dry_steps(world, at, way, limits, &mut nodes))
+            .find_map(|way| steps(world, at, way, limits, water, &mut nodes))
         else {
             break;
         };
@@ -193,7 +203,8 @@ pub enum Aside {
 /// A far walker's way: the straight way as far as it goes or, when its first step is
 /// blocked, the straight way turned 45° and then 90° to one side (to `side`, once it has
 /// turned one way; else right, then left). Keeping to one side follows a wall to its end,
-/// where turning by turns would pace along it. With the way it turned; `None` when no way
+/// where turning by turns would pace along it. It swims where its way crosses water, as
+/// nobody watches it pick a dry way round a lake. With the way it turned; `None` when no way
 /// makes a step, and only a search can find a way on.
 pub fn way_on(
     world: &impl Voxels,
@@ -210,7 +221,7 @@ pub fn way_on(
         Aside::Right => &right,
         Aside::Left => &left,
     };
-    let straight = straight_path(world, start, goal, limits);
+    let straight = straight_path(world, start, goal, limits, Water::Swim);
     if !straight.nodes.is_empty() {
         return Some((straight, Aside::Either));
     }
@@ -221,24 +232,25 @@ pub fn way_on(
             goal.y,
             start.z + aside.y.round() as i32,
         );
-        let way = straight_path(world, start, to, limits);
+        let way = straight_path(world, start, to, limits, Water::Swim);
         (!way.nodes.is_empty()).then_some((way, turned))
     })
 }
 
-/// Takes the steps of `way` from `from` on dry ground, each onto `nodes`: their price, or
-/// `None` (and `nodes` as it was) when one is not open.
-fn dry_steps(
+/// Takes the steps of `way` from `from`, each onto `nodes`: their price, or `None` (and
+/// `nodes` as it was) when one is not open, or in water that `water` shuns.
+fn steps(
     world: &impl Voxels,
     from: BlockPos,
     way: &[(i32, i32)],
     limits: PathLimits,
+    water: Water,
     nodes: &mut Vec<BlockPos>,
 ) -> Option<u32> {
     let (kept, mut at, mut price) = (nodes.len(), from, 0);
     for &(sx, sz) in way {
         match step(world, at, sx, sz, limits) {
-            Some((next, cost)) if !world.liquid(next) => {
+            Some((next, cost)) if water == Water::Swim || !world.liquid(next) => {
                 (at, price) = (next, price + cost);
                 nodes.push(at);
             }
@@ -845,7 +857,7 @@ mod tests {
             p(6, 1, 6),
             p(0, 1, -12),
         ] {
-            let straight = straight_path(&flat, p(0, 1, 0), goal, LIMITS);
+            let straight = straight_path(&flat, p(0, 1, 0), goal, LIMITS, Water::Shun);
             assert!(straight.complete);
             assert_walkable(&flat, p(0, 1, 0), &straight);
             assert_eq!(straight.nodes.last(), Some(&goal));
@@ -857,7 +869,7 @@ mod tests {
         // Over a one-block step and down again, it climbs as A* may.
         let mut bump = Grid::new([-2, 0, -2], [12, 5, 2]).floor(0);
         bump.set([5, 1, 0], BlockState::STONE);
-        let over = straight_path(&bump, p(0, 1, 0), p(10, 1, 0), LIMITS);
+        let over = straight_path(&bump, p(0, 1, 0), p(10, 1, 0), LIMITS, Water::Shun);
         assert!(over.complete);
         assert_walkable(&bump, p(0, 1, 0), &over);
         assert!(over.nodes.contains(&p(5, 2, 0)));
@@ -867,7 +879,7 @@ mod tests {
     fn the_straight_way_goes_round_a_corner_that_cuts_a_diagonal_off() {
         let mut corner = Grid::new([-2, 0, -2], [8, 5, 8]).floor(0);
         corner.fill([1, 1, 0], [1, 2, 0], BlockState::STONE);
-        let round = straight_path(&corner, p(0, 1, 0), p(4, 1, 4), LIMITS);
+        let round = straight_path(&corner, p(0, 1, 0), p(4, 1, 4), LIMITS, Water::Shun);
         assert!(round.complete);
         assert_walkable(&corner, p(0, 1, 0), &round);
         assert_eq!(round.nodes[..2], [p(0, 1, 1), p(1, 1, 1)]);
@@ -905,23 +917,42 @@ mod tests {
     }
 
     #[test]
+    fn a_far_walker_swims_on_where_its_way_crosses_water() {
+        let mut lake = Grid::new([-2, 0, -2], [12, 5, 2]).floor(0);
+        lake.fill([2, 1, -2], [6, 1, 2], BlockState::WATER);
+        let (across, side) = way_on(&lake, p(0, 1, 0), p(8, 1, 0), LIMITS, Aside::Either).unwrap();
+        assert!(across.complete, "straight on, through the water");
+        assert_eq!(side, Aside::Either);
+        assert_walkable(&lake, p(0, 1, 0), &across);
+        assert!(across.nodes.iter().any(|n| lake.liquid(*n)));
+        // From the middle of the lake too, where no dry step is to be had.
+        let (out, _) = way_on(&lake, p(4, 1, 0), p(8, 1, 0), LIMITS, Aside::Either).unwrap();
+        assert!(out.complete);
+        // A near walker's straight way stops at the shore, as a search would go round.
+        let shunned = straight_path(&lake, p(0, 1, 0), p(8, 1, 0), LIMITS, Water::Shun);
+        assert_eq!(shunned.nodes.last(), Some(&p(1, 1, 0)));
+    }
+
+    #[test]
     fn the_straight_way_stops_before_a_wall_or_water() {
         let mut wall = Grid::new([-2, 0, -8], [12, 5, 8]).floor(0);
         wall.fill([4, 1, -5], [4, 2, 5], BlockState::STONE);
-        let short = straight_path(&wall, p(0, 1, 0), p(8, 1, 0), LIMITS);
+        let short = straight_path(&wall, p(0, 1, 0), p(8, 1, 0), LIMITS, Water::Shun);
         assert!(!short.complete);
         assert_walkable(&wall, p(0, 1, 0), &short);
         assert_eq!(short.nodes.last(), Some(&p(3, 1, 0)));
         let mut wet = Grid::new([-2, 0, -2], [12, 5, 2]).floor(0);
         wet.set([3, 1, 0], BlockState::WATER);
-        let dry = straight_path(&wet, p(0, 1, 0), p(8, 1, 0), LIMITS);
+        let dry = straight_path(&wet, p(0, 1, 0), p(8, 1, 0), LIMITS, Water::Shun);
         assert!(!dry.complete);
         assert_eq!(dry.nodes.last(), Some(&p(2, 1, 0)));
         let mut blocked = Grid::new([-2, 0, -2], [12, 5, 2]).floor(0);
         blocked.fill([1, 1, -2], [1, 2, 2], BlockState::STONE);
-        assert!(straight_path(&blocked, p(0, 1, 0), p(8, 1, 0), LIMITS)
-            .nodes
-            .is_empty());
+        assert!(
+            straight_path(&blocked, p(0, 1, 0), p(8, 1, 0), LIMITS, Water::Shun)
+                .nodes
+                .is_empty()
+        );
     }
 
     #[test]
