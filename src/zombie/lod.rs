@@ -116,7 +116,7 @@ impl Lod {
         Self {
             tier: Tier::Near,
             by_distance: Tier::Near,
-            bucket: crate::random::mix(seed) % 4,
+            bucket: crate::random::mix(seed) % ROUND_TICKS,
         }
     }
 
@@ -125,7 +125,8 @@ impl Lod {
         self.tier > self.by_distance
     }
 
-    /// The zombie's stagger bucket, `0..4`.
+    /// The zombie's stagger bucket, `0..8`: its tick of a classification round, and (by the
+    /// rest of its division) its turn in the slower tiers.
     pub fn bucket(&self) -> u64 {
         self.bucket
     }
@@ -230,8 +231,8 @@ impl Crowds {
     }
 }
 
-/// Re-tiers each zombie once a round, a quarter of them on each of 4 ticks of the 8, and counts
-/// it in the crowd of each player within reach of the full tier.
+/// Re-tiers each zombie once a round, an eighth of them on each tick, and counts it in the
+/// crowd of each player within reach of the full tier.
 fn classify_zombies(
     mut zombies: Query<(&mut Lod, &Position, &Chase, Has<Dying>), With<Zombie>>,
     players: Query<(Entity, &Position), (With<Client>, Without<Dead>, Without<Zombie>)>,
@@ -316,7 +317,11 @@ mod tests {
     #[test]
     fn buckets_stagger_and_steps_cover_every_tick() {
         let mut a = Lod::new(0);
-        let mut b = Lod::new(1);
+        // One whose turn in the quarter tier is another.
+        let mut b = (1..)
+            .map(Lod::new)
+            .find(|b| b.bucket() % 4 != a.bucket() % 4)
+            .unwrap();
         a.tier = Tier::Quarter;
         b.tier = Tier::Quarter;
         let total: u64 = (0..40).map(|t| a.steps(t)).sum();
@@ -420,10 +425,10 @@ mod tests {
 
     #[test]
     fn seeds_sharing_low_bits_still_spread_over_buckets() {
-        let mut counts = [0; 4];
+        let mut counts = [0; ROUND_TICKS as usize];
         for i in 0..4000u64 {
             counts[Lod::new(i << 11).bucket() as usize] += 1;
         }
-        assert!(counts.iter().all(|&n| n > 800), "{counts:?}");
+        assert!(counts.iter().all(|&n| n > 400), "{counts:?}");
     }
 }
