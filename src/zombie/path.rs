@@ -285,7 +285,8 @@ fn search<V: Voxels>(
     let mut moves = Vec::with_capacity(8);
     let mut complete = false;
 
-    while let Some(Entry { cost, node, .. }) = open.pop() {
+    while let Some(entry) = open.pop() {
+        let (cost, node) = (entry.cost(), entry.node);
         if area.cost(node).is_some_and(|c| c < cost) {
             continue; // A cheaper way here was already expanded.
         }
@@ -329,29 +330,29 @@ fn search<V: Voxels>(
 
 /// A node waiting in the search's heap. The heap pops the lowest estimate first and, among
 /// equal estimates, the node farthest along: on open ground many nodes tie, and going on with
-/// the deepest reaches the goal without expanding the others.
+/// the deepest reaches the goal without expanding the others. Both are packed in one rank, so
+/// the heap compares a single integer.
 struct Entry {
-    estimate: u32,
-    cost: u32,
+    rank: u64,
     node: BlockPos,
 }
 
 impl Entry {
     fn new(estimate: u32, cost: u32, node: BlockPos) -> Self {
         Self {
-            estimate,
-            cost,
+            rank: (u64::from(u32::MAX - estimate) << 32) | u64::from(cost),
             node,
         }
+    }
+
+    fn cost(&self) -> u32 {
+        self.rank as u32
     }
 }
 
 impl Ord for Entry {
     fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .estimate
-            .cmp(&self.estimate)
-            .then(self.cost.cmp(&other.cost))
+        self.rank.cmp(&other.rank)
     }
 }
 
@@ -388,7 +389,9 @@ thread_local! {
 struct Scratch {
     search: u16,
     slots: Vec<Cell<Slot>>,
-    columns: Vec<Cell<Facts>>,
+    /// Each column's search stamp, apart from its facts: checking it touches no facts.
+    stamps: Vec<u16>,
+    columns: Vec<Facts>,
 }
 
 /// A node of the area, once the search reached it: its best cost and the move that came in.
@@ -424,7 +427,6 @@ impl Move {
 /// asks the same questions block by block.
 #[derive(Clone, Copy, Default)]
 struct Facts {
-    search: u16,
     solid: u128,
     liquid: u128,
     fits: u128,
@@ -432,7 +434,7 @@ struct Facts {
 }
 
 impl Facts {
-    fn of(column: Column, len: u32, search: u16) -> Self {
+    fn of(column: Column, len: u32) -> Self {
         let Column {
             solid,
             liquid,
@@ -440,7 +442,6 @@ impl Facts {
         } = column;
         let fits = !solid & !(solid >> 1) & (u128::MAX >> (128 - len));
         Self {
-            search,
             solid,
             liquid,
             fits,
@@ -470,7 +471,8 @@ struct Area<'a, V> {
     /// `facts_min`, each `FACTS_HEIGHT` blocks. Empty when the slots' box is taller.
     facts_min: BlockPos,
     facts_size: [i32; 2],
-    columns: &'a [Cell<Facts>],
+    stamps: &'a mut [u16],
+    columns: &'a mut [Facts],
 }
 
 impl<'a, V: Voxels> Area<'a, V> {
@@ -508,13 +510,14 @@ impl<'a, V: Voxels> Area<'a, V> {
             0
         };
         if scratch.columns.len() < columns {
-            scratch.columns.resize(columns, Cell::default());
+            scratch.columns.resize(columns, Facts::default());
+            scratch.stamps.resize(columns, 0);
         }
         scratch.search = scratch.search.wrapping_add(1);
         if scratch.search == 0 {
             // Stamps came round: forget every search before.
             scratch.slots.iter().for_each(|s| s.set(Slot::default()));
-            scratch.columns.iter().for_each(|c| c.set(Facts::default()));
+            scratch.stamps.fill(0);
             scratch.search = 1;
         }
         Self {
@@ -526,7 +529,8 @@ impl<'a, V: Voxels> Area<'a, V> {
             outside: FxHashMap::default(),
             facts_min,
             facts_size,
-            columns: &scratch.columns[..columns],
+            stamps: &mut scratch.stamps[..columns],
+            columns: &mut scratch.columns[..columns],
         }
     }
 
@@ -551,23 +555,22 @@ impl<'a, V: Voxels> Area<'a, V> {
         Some((cell, slot))
     }
 
-    /// The facts of the column at `x`, `z` (inside the facts' box), read on first use.
-    fn facts(&self, x: i32, z: i32) -> Facts {
+    /// The index of the column at `x`, `z` (inside the facts' box), its facts read on first
+    /// use.
+    fn facts(&mut self, x: i32, z: i32) -> usize {
         let (min, [sx, _]) = (self.facts_min, self.facts_size);
-        let cell = &self.columns[((z - min.z) * sx + x - min.x) as usize];
-        let facts = cell.get();
-        if facts.search == self.search {
-            return facts;
+        let i = ((z - min.z) * sx + x - min.x) as usize;
+        if self.stamps[i] != self.search {
+            let len = FACTS_HEIGHT as u32;
+            self.columns[i] = Facts::of(self.world.column(x, z, min.y, len), len);
+            self.stamps[i] = self.search;
         }
-        let len = FACTS_HEIGHT as u32;
-        let facts = Facts::of(self.world.column(x, z, min.y, len), len, self.search);
-        cell.set(facts);
-        facts
+        i
     }
 
     /// The moves out of `from`, as [`neighbours`] finds them: from the columns' facts when
     /// every block a move looks at is inside the area, else block by block.
-    fn moves(&self, from: BlockPos, limits: PathLimits, out: &mut Vec<(BlockPos, u32)>) {
+    fn moves(&mut self, from: BlockPos, limits: PathLimits, out: &mut Vec<(BlockPos, u32)>) {
         let min = self.facts_min;
         let (x, i, z) = (from.x - min.x, from.y - min.y, from.z - min.z);
         let [sx, sz] = self.facts_size;
@@ -581,10 +584,12 @@ impl<'a, V: Voxels> Area<'a, V> {
         }
         out.clear();
         // The 3 × 3 columns around `from`, by (dx + 1) * 3 + dz + 1.
-        let near: [Facts; 9] = std::array::from_fn(|k| {
+        // Read where they lie rather than copied: a move looks at a word or two of each.
+        let near: [usize; 9] = std::array::from_fn(|k| {
             self.facts(from.x + k as i32 / 3 - 1, from.z + k as i32 % 3 - 1)
         });
-        let at = |dx: i32, dz: i32| &near[((dx + 1) * 3 + dz + 1) as usize];
+        let columns = &*self.columns;
+        let at = |dx: i32, dz: i32| &columns[near[((dx + 1) * 3 + dz + 1) as usize]];
         for (dx, dz) in DIRS {
             let diagonal = dx != 0 && dz != 0;
             if diagonal && !(bit(at(dx, 0).fits, i) && bit(at(0, dz).fits, i)) {
@@ -1010,7 +1015,7 @@ mod tests {
                 g.set(at, blocks[rng.gen_range(0..blocks.len())]);
             }
             let mut scratch = Scratch::default();
-            let area = Area::around(&g, p(2, 0, 2), p(4, 0, 3), limits, &mut scratch);
+            let mut area = Area::around(&g, p(2, 0, 2), p(4, 0, 3), limits, &mut scratch);
             let (mut from_facts, mut block_by_block) = (Vec::new(), Vec::new());
             for x in -4..=16 {
                 for z in -4..=16 {
