@@ -51,8 +51,9 @@ pub(super) fn give_brains(
 /// counting neighbours), the loose ones free to form a pack, and materialised packs by
 /// centroid.
 pub(super) struct DecisionGrids {
-    /// Rebuilt once per `decision_divisor` ticks: neighbours are counted, and a zombie moves
-    /// a fraction of a block a tick.
+    /// Only a decision counts neighbours: filled on a tick someone decides, at most once per
+    /// `decision_divisor` ticks (a zombie moves a fraction of a block a tick), and not at
+    /// all while every zombie is in a pack.
     everyone: SpatialGrid<Entity>,
     everyone_at: Option<u64>,
     loose: SpatialGrid<Entity>,
@@ -100,23 +101,14 @@ pub(super) fn member_decisions(
         nearby: Vec::new(),
         near_packs: Vec::new(),
     });
-    let divisor = rules.decision_divisor as u64;
-    let fill_everyone = grids.everyone_at.is_none_or(|at| now >= at + divisor);
-    if fill_everyone {
-        grids.everyone.clear();
-        grids.everyone_at = Some(now);
-    }
     grids.loose.clear();
     grids.centroids.clear();
     grids.centroids.extend(packs.materialised_centroids());
-    // One walk over every zombie fills the grids and runs the counters; the few zombies whose
-    // turn it is to decide do so after it, when the grids are whole.
+    // One walk over every zombie fills the loose grid and runs the counters; the few zombies
+    // whose turn it is to decide do so after it.
     grids.deciders.clear();
     for (entity, pos, pursuing, mut brain) in &mut zombies {
         let at = flat(pos.0);
-        if fill_everyone {
-            grids.everyone.insert(entity, at);
-        }
         if brain.pack.is_none() && !pursuing {
             grids.loose.insert(entity, at);
         }
@@ -153,11 +145,20 @@ pub(super) fn member_decisions(
     }
 
     let scan = rules.scan_cap as usize;
-    if !grids.deciders.is_empty() {
-        grids.packs.clear();
-        for (id, centroid) in packs.materialised_centroids() {
-            grids.packs.insert(id, centroid);
+    if grids.deciders.is_empty() {
+        return;
+    }
+    let divisor = rules.decision_divisor as u64;
+    if grids.everyone_at.is_none_or(|at| now >= at + divisor) {
+        grids.everyone.clear();
+        for (entity, pos, ..) in &zombies {
+            grids.everyone.insert(entity, flat(pos.0));
         }
+        grids.everyone_at = Some(now);
+    }
+    grids.packs.clear();
+    for (id, centroid) in packs.materialised_centroids() {
+        grids.packs.insert(id, centroid);
     }
     let mut joins: Vec<(Entity, PackId)> = Vec::new();
     let mut forming: Vec<Vec<Entity>> = Vec::new();
