@@ -7,7 +7,7 @@
 //! then a few bit tests. Fed from the server's walkability facts ([`crate::world::Nav`]), a
 //! column costs a few shifts.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
@@ -388,7 +388,7 @@ thread_local! {
 #[derive(Default)]
 struct Scratch {
     search: u16,
-    slots: Vec<Cell<Slot>>,
+    slots: Vec<Slot>,
     /// Each column's search stamp, apart from its facts: checking it touches no facts.
     stamps: Vec<u16>,
     columns: Vec<Facts>,
@@ -464,7 +464,7 @@ struct Area<'a, V> {
     min: BlockPos,
     size: [i32; 3],
     search: u16,
-    slots: &'a [Cell<Slot>],
+    slots: &'a mut [Slot],
     outside: FxHashMap<BlockPos, (u32, Move)>,
     /// The columns' facts, in a wider box than the slots' (columns are cheap to keep and a
     /// node outside them reads the world block by block): `facts_size` columns from
@@ -496,7 +496,7 @@ impl<'a, V: Voxels> Area<'a, V> {
         ];
         let len = size.iter().map(|&s| s as usize).product();
         if scratch.slots.len() < len {
-            scratch.slots.resize(len, Cell::default());
+            scratch.slots.resize(len, Slot::default());
         }
         let facts_min = BlockPos::new(
             min.x - FACTS_MARGIN,
@@ -516,7 +516,7 @@ impl<'a, V: Voxels> Area<'a, V> {
         scratch.search = scratch.search.wrapping_add(1);
         if scratch.search == 0 {
             // Stamps came round: forget every search before.
-            scratch.slots.iter().for_each(|s| s.set(Slot::default()));
+            scratch.slots.fill(Slot::default());
             scratch.stamps.fill(0);
             scratch.search = 1;
         }
@@ -525,7 +525,7 @@ impl<'a, V: Voxels> Area<'a, V> {
             min,
             size,
             search: scratch.search,
-            slots: &scratch.slots[..len],
+            slots: &mut scratch.slots[..len],
             outside: FxHashMap::default(),
             facts_min,
             facts_size,
@@ -534,15 +534,16 @@ impl<'a, V: Voxels> Area<'a, V> {
         }
     }
 
-    /// The slot of `p`, fresh for this search, when `p` is inside the area.
-    fn slot(&self, p: BlockPos) -> Option<(&Cell<Slot>, Slot)> {
+    /// The slot of `p` (its index, and what it holds fresh for this search), when `p` is
+    /// inside the area.
+    fn slot(&self, p: BlockPos) -> Option<(usize, Slot)> {
         let (x, y, z) = (p.x - self.min.x, p.y - self.min.y, p.z - self.min.z);
         let [sx, sy, sz] = self.size;
         if !((0..sx).contains(&x) && (0..sy).contains(&y) && (0..sz).contains(&z)) {
             return None;
         }
-        let cell = &self.slots[((z * sx + x) * sy + y) as usize];
-        let slot = cell.get();
+        let i = ((z * sx + x) * sy + y) as usize;
+        let slot = self.slots[i];
         let slot = if slot.search == self.search {
             slot
         } else {
@@ -552,7 +553,7 @@ impl<'a, V: Voxels> Area<'a, V> {
                 cost: u32::MAX,
             }
         };
-        Some((cell, slot))
+        Some((i, slot))
     }
 
     /// The index of the column at `x`, `z` (inside the facts' box), its facts read on first
@@ -646,10 +647,10 @@ impl<'a, V: Voxels> Area<'a, V> {
     fn improve(&mut self, p: BlockPos, cost: u32, parent: Option<BlockPos>) -> bool {
         let came = parent.map_or(Move::default(), |q| Move::between(q, p));
         match self.slot(p) {
-            Some((cell, slot)) => {
+            Some((i, slot)) => {
                 let better = cost < slot.cost;
                 if better {
-                    cell.set(Slot { cost, came, ..slot });
+                    self.slots[i] = Slot { cost, came, ..slot };
                 }
                 better
             }
