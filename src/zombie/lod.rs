@@ -106,6 +106,8 @@ pub struct Lod {
     /// The tier by distance alone, from which the next classification starts: `tier` is
     /// farther out when the zombie stands past the crowd caps of every player near it.
     by_distance: Tier,
+    /// The zombie's stagger bucket, `0..8`: its tick of a classification round, and (by the
+    /// rest of its division) its turn in the slower tiers.
     bucket: u64,
 }
 
@@ -123,12 +125,6 @@ impl Lod {
     /// Whether a crowd put the zombie in a farther tier than its distance.
     pub fn crowded(&self) -> bool {
         self.tier > self.by_distance
-    }
-
-    /// The zombie's stagger bucket, `0..8`: its tick of a classification round, and (by the
-    /// rest of its division) its turn in the slower tiers.
-    pub fn bucket(&self) -> u64 {
-        self.bucket
     }
 
     /// Whether clients are told of the zombie's moves on `tick` (see [`Tier::sync_period`]).
@@ -320,7 +316,7 @@ mod tests {
         // One whose turn in the quarter tier is another.
         let mut b = (1..)
             .map(Lod::new)
-            .find(|b| b.bucket() % 4 != a.bucket() % 4)
+            .find(|b| b.bucket % 4 != a.bucket % 4)
             .unwrap();
         a.tier = Tier::Quarter;
         b.tier = Tier::Quarter;
@@ -427,7 +423,7 @@ mod tests {
     fn seeds_sharing_low_bits_still_spread_over_buckets() {
         let mut counts = [0; ROUND_TICKS as usize];
         for i in 0..4000u64 {
-            counts[Lod::new(i << 11).bucket() as usize] += 1;
+            counts[Lod::new(i << 11).bucket as usize] += 1;
         }
         assert!(counts.iter().all(|&n| n > 400), "{counts:?}");
     }
