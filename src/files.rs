@@ -12,6 +12,12 @@ use anyhow::Context;
 /// Replaces `path` with `bytes`, creating its folder if need be. One replacement at a time in
 /// the process: two threads saving the same file must not share its temp file.
 pub fn replace(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    replace_keeping(path, bytes, None)
+}
+
+/// Like [`replace`], and the file replaced (if any) is kept as `previous` (a save's
+/// `.dat_old`), renamed there just before the new one goes in.
+pub fn replace_keeping(path: &Path, bytes: &[u8], previous: Option<&Path>) -> anyhow::Result<()> {
     static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let dir = match path.parent() {
@@ -29,6 +35,9 @@ pub fn replace(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
             file.set_permissions(old.permissions())?;
         }
         file.sync_all()?;
+        if let Some(previous) = previous.filter(|_| path.exists()) {
+            fs::rename(path, previous)?;
+        }
         fs::rename(&tmp, path)?;
         File::open(dir)?.sync_all()
     };

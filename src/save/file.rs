@@ -1,8 +1,8 @@
 //! One `data/*.dat` file of the world save: gzipped NBT, written atomically, read with a
 //! fallback to the previous copy, never silently overwritten when it cannot be read.
 
-use std::fs::{self, File};
-use std::io::{Read, Write};
+use std::fs;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
@@ -57,8 +57,9 @@ impl SaveFile {
         self.sibling("_old")
     }
 
-    /// Writes `data` (plus `DataVersion` and our format version): temp file, fsync, the
-    /// current file kept as `.dat_old`, rename into place.
+    /// Writes `data` (plus `DataVersion` and our format version) as [`crate::files`] writes
+    /// every file, the current one kept as `.dat_old`: a leaving player's file and the
+    /// autosave's copy of it are written one after the other, never over one temp file.
     pub fn write(&self, data: &Compound) -> anyhow::Result<()> {
         let mut root = data.clone();
         root.insert("DataVersion", DATA_VERSION);
@@ -67,25 +68,7 @@ impl SaveFile {
         root.to_binary(&mut gz, "")?;
         let bytes = gz.finish()?;
 
-        if let Some(dir) = self.path.parent() {
-            fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        }
-        let tmp = self.sibling(".tmp");
-        let mut file = File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
-        file.write_all(&bytes)?;
-        file.sync_all()?;
-        drop(file);
-        if self.path.exists() {
-            fs::rename(&self.path, self.old_path())
-                .with_context(|| format!("keeping {} as _old", self.path.display()))?;
-        }
-        fs::rename(&tmp, &self.path)
-            .with_context(|| format!("moving {} into place", tmp.display()))?;
-        if let Some(dir) = self.path.parent() {
-            // Make the renames themselves durable.
-            File::open(dir).and_then(|d| d.sync_all()).ok();
-        }
-        Ok(())
+        crate::files::replace_keeping(&self.path, &bytes, Some(&self.old_path()))
     }
 
     /// Reads, checks and interprets one file: `Ok(None)` when it does not exist.
@@ -240,6 +223,28 @@ mod tests {
             assert!(dir.join("x.dat.corrupt").exists());
             assert!(cut == 0 || dir.join(format!("x.dat.corrupt{}", cut + 1)).exists());
         }
+    }
+
+    #[test]
+    fn writers_on_two_threads_never_share_a_temp_file() {
+        // A player leaving while the autosave writes their file: both writes go through, one
+        // after the other, and what is left is one of them, whole.
+        let dir = temp_dir("threads");
+        let file = SaveFile::new(dir.join("playerdata/p.dat"), 1);
+        let writers: Vec<_> = (0..4)
+            .map(|t| {
+                let file = file.clone();
+                std::thread::spawn(move || {
+                    (0..50).all(|i| file.write(&sample(t * 1000 + i)).is_ok())
+                })
+            })
+            .collect();
+        for writer in writers {
+            assert!(writer.join().unwrap(), "a write failed");
+        }
+        let last = file.load().unwrap().unwrap();
+        assert!(matches!(last.get("Time"), Some(Value::Long(n)) if n % 1000 == 49));
+        assert!(file.load().is_ok() && !dir.join("playerdata/p.dat.tmp").exists());
     }
 
     #[test]
