@@ -114,21 +114,27 @@ impl Config {
             .collect()
     }
 
-    /// This config with the restart-only values of `running` kept.
-    pub fn applicable_now(mut self, running: &Config) -> Config {
-        let (s, r) = (&mut self.server, &running.server);
-        s.address = r.address.clone();
-        s.port = r.port;
-        s.online_mode = r.online_mode;
-        s.max_players = r.max_players;
-        s.world = r.world.clone();
-        s.seed = r.seed;
-        s.tick_rate = r.tick_rate;
-        s.connection_mode = r.connection_mode;
-        s.velocity_secret = r.velocity_secret.clone();
-        self.rcon = running.rcon.clone();
-        self.time = running.time.clone();
-        self
+    /// This config with the values of `running` kept for every key that needs a restart
+    /// ([`needs_restart`], the one list of them).
+    pub fn applicable_now(self, running: &Config) -> Config {
+        let (Ok(toml::Value::Table(mut new)), Ok(toml::Value::Table(old))) =
+            (toml::Value::try_from(&self), toml::Value::try_from(running))
+        else {
+            return self;
+        };
+        for (table, keys) in &old {
+            let (toml::Value::Table(keys), Some(toml::Value::Table(into))) =
+                (keys, new.get_mut(table))
+            else {
+                continue;
+            };
+            for (key, value) in keys {
+                if needs_restart(&format!("{table}.{key}")) {
+                    into.insert(key.clone(), value.clone());
+                }
+            }
+        }
+        toml::Value::Table(new).try_into().unwrap_or(self)
     }
 }
 
@@ -187,5 +193,31 @@ mod tests {
         let applied = new.applicable_now(&old);
         assert_eq!(applied.server.port, old.server.port, "restart-only kept");
         assert_eq!(applied.pack.max_size, 3, "live keys applied");
+    }
+
+    #[test]
+    fn every_key_that_needs_a_restart_keeps_its_running_value_and_no_other_does() {
+        let old = Config::default();
+        let mut new = Config::default();
+        new.server.port = 1234;
+        new.server.max_players = 7;
+        new.rcon.port = 4321;
+        new.time.day_length_ticks = 12_000;
+        new.map.port = 9999;
+        new.map.enabled = !old.map.enabled;
+        new.map.publish_interval_ticks = 40;
+        new.pack.max_size = 3;
+        new.chase.hop_radius = 6.0;
+        let changed = new.changed_keys(&old);
+        let applied = new.clone().applicable_now(&old).flatten();
+        let (old, new) = (old.flatten(), new.flatten());
+        for (((key, applied), (_, was)), (_, wanted)) in applied.iter().zip(&old).zip(&new) {
+            let expected = if needs_restart(key) { was } else { wanted };
+            assert_eq!(applied, expected, "{key}");
+        }
+        assert!(
+            changed.iter().any(|k| k == "map.port") && changed.len() == 9,
+            "{changed:?}"
+        );
     }
 }
