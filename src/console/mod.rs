@@ -142,7 +142,10 @@ pub fn execute(world: &mut World, command: Command) -> String {
         Command::Tps => world.resource::<TickTimes>().report(),
         Command::Chunks => world.resource::<ChunkLifecycle>().report(),
         Command::PerfStart => metrics::perf_start(world),
-        Command::PerfStop => metrics::perf_stop(world),
+        Command::PerfStop => {
+            let debug = world.resource::<crate::world::WorldDir>().0.join("debug");
+            metrics::perf_stop(world, &debug)
+        }
         Command::TimeQuery => world.resource::<WorldClock>().report(),
         Command::TimeSet(ticks) => time::set_time(world, ticks),
         Command::Tp { player, to } => player::commands::teleport(world, &player, |from| {

@@ -206,19 +206,18 @@ pub fn perf_start(world: &mut World) -> String {
     }
 }
 
-/// `perf stop`: ends the recording and writes its ticks next to the world, as vanilla writes
-/// its profiles under `debug/`.
-pub fn perf_stop(world: &mut World) -> String {
+/// `perf stop`: ends the recording and writes its ticks into `dir` (the world's `debug/`,
+/// where vanilla writes its profiles).
+pub fn perf_stop(world: &mut World, dir: &std::path::Path) -> String {
     let Some(recording) = world.resource_mut::<TickTimes>().stop_recording() else {
         return "error=\"no recording is running; perf start begins one\"".into();
     };
-    let dir = world.resource::<crate::world::WorldDir>().0.join("debug");
     let stamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     let file = dir.join(format!("tick-times-{stamp}.csv"));
     let written =
-        std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&file, recording.csv()));
+        std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&file, recording.csv()));
     match written {
         Ok(()) => {
             valence::log::info!("tick times written to {}", file.display());
