@@ -19,7 +19,8 @@ use horde::world::{
     standable_top, ChunkLifecycle, LayerVoxels, Nav, NavVoxels, Overworld, WorldSpawn,
 };
 use horde::zombie::path::{find_path, heuristic, neighbours, PathLimits};
-use horde::zombie::{zombie_bundle, Chase, ChaseStats, Zombie, ZombieKinds};
+use horde::zombie::record::new_zombie;
+use horde::zombie::{ChaseStats, HopGoal, Target, Zombie, ZombieKinds};
 use valence::prelude::*;
 use valence::testing::{create_mock_client, MockClientHelper};
 
@@ -158,7 +159,7 @@ impl Sim {
             let pos = DVec3::new(x as f64 + 0.5, y as f64, z as f64 + 0.5);
             self.app
                 .world
-                .spawn(zombie_bundle(overworld, pos, kind, &kinds, seed.next_u64()));
+                .spawn(new_zombie(overworld, pos, kind, &kinds, seed.next_u64()));
             spawned += 1;
         }
     }
@@ -229,9 +230,9 @@ impl Sim {
         let targets: Vec<(Option<Entity>, Option<DVec3>)> = self
             .app
             .world
-            .query::<&Chase>()
+            .query::<(&Target, &HopGoal)>()
             .iter(&self.app.world)
-            .map(|c| (c.target, c.goal))
+            .map(|(t, g)| (t.player, g.0))
             .collect();
         let gaps: Vec<f64> = targets
             .into_iter()
@@ -250,9 +251,9 @@ impl Sim {
         let jobs: Vec<(BlockPos, BlockPos, Entity, DVec3)> = {
             let world = &mut self.app.world;
             let chasers: Vec<(DVec3, Entity)> = world
-                .query::<(&Position, &Chase)>()
+                .query::<(&Position, &Target)>()
                 .iter(world)
-                .filter_map(|(p, c)| Some((p.0, c.target?)))
+                .filter_map(|(p, t)| Some((p.0, t.player?)))
                 .collect();
             chasers
                 .into_iter()
@@ -329,9 +330,9 @@ fn chase_scenario(zombies: usize, radius: f64, every_tick: bool) {
             extra_paths += sim
                 .app
                 .world
-                .query::<&Chase>()
+                .query::<&Target>()
                 .iter(&sim.app.world)
-                .filter(|c| c.target.is_some())
+                .filter(|t| t.chasing())
                 .count() as u64;
         }
         times.push(ms(took));

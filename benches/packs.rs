@@ -8,10 +8,10 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use horde::config::Config;
-use horde::pack::ghost::GhostMember;
 use horde::pack::Packs;
 use horde::world::{standable_top, Overworld, WorldSpawn};
-use horde::zombie::{zombie_bundle, ZombieKinds};
+use horde::zombie::record::new_zombie;
+use horde::zombie::{ZombieKinds, ZombieRecord};
 use valence::math::DVec2;
 use valence::prelude::*;
 use valence::testing::create_mock_client;
@@ -104,8 +104,7 @@ fn main() {
             .single(&app.world);
         if let Some(y) = standable_top(layer, x, z) {
             let pos = DVec3::new(x as f64 + 0.5, y as f64, z as f64 + 0.5);
-            app.world
-                .spawn(zombie_bundle(overworld, pos, 0, &kinds, rng));
+            app.world.spawn(new_zombie(overworld, pos, 0, &kinds, rng));
             placed += 1;
         }
     }
@@ -113,16 +112,16 @@ fn main() {
     for _ in 0..400 {
         app.update();
     }
-    app.world.resource_mut::<Packs>().cost.clear();
+    app.world.resource_mut::<Packs>().clear_cost();
     for _ in 0..MEASURED_TICKS {
         app.update();
     }
     let packs = app.world.resource::<Packs>();
-    let in_packs: usize = packs.packs.values().map(|p| p.members.len()).sum();
-    let (mean, p99) = packs.cost.summary();
+    let in_packs: usize = packs.iter().map(|p| p.members.len()).sum();
+    let (mean, p99) = packs.cost().summary();
     println!(
         "scenario=packs zombies={ZOMBIES} in_packs={in_packs} packs={} ghost_members={} ticks={MEASURED_TICKS} pack_mean_ms={mean:.3} pack_p99_ms={p99:.3}",
-        packs.packs.len(),
+        packs.len(),
         packs.ghost_members()
     );
 
@@ -130,12 +129,7 @@ fn main() {
     let before = live_bytes();
     {
         let mut packs = app.world.resource_mut::<Packs>();
-        let member = GhostMember {
-            kind: 0,
-            health: 20.0,
-            fire_ticks: 0,
-            helmet: None,
-        };
+        let member = ZombieRecord::fresh(0, &kinds);
         for i in 0..GHOST_MEMBERS / 24 {
             let at = DVec2::new(
                 20_000.0 + (i % 200) as f64 * 50.0,
@@ -151,17 +145,17 @@ fn main() {
         for _ in 0..skipped {
             app.update();
         }
-        app.world.resource_mut::<Packs>().cost.clear();
+        app.world.resource_mut::<Packs>().clear_cost();
         for _ in 0..MEASURED_TICKS {
             app.update();
         }
         let packs = app.world.resource::<Packs>();
-        let (mean, p99) = packs.cost.summary();
+        let (mean, p99) = packs.cost().summary();
         println!(
             "scenario=packs_and_ghosts when={when} zombies={ZOMBIES} ghost_members={} packs={} ticks={MEASURED_TICKS} pack_mean_ms={mean:.3} pack_p99_ms={p99:.3} bytes_per_ghost_member={bytes_per_ghost:.1} ghost_record_bytes={}",
             packs.ghost_members(),
-            packs.packs.len(),
-            std::mem::size_of::<GhostMember>()
+            packs.len(),
+            std::mem::size_of::<ZombieRecord>()
         );
     }
     let _ = std::fs::remove_dir_all(&dir);

@@ -75,7 +75,7 @@ fn main() {
         }
         let packs = app.world.resource::<Packs>();
         for (id, trail) in &trails {
-            if !packs.packs.contains_key(id) && trail.last().is_some_and(|s| !s.ghost) {
+            if packs.get(*id).is_none() && trail.last().is_some_and(|s| !s.ghost) {
                 if let Some(last) = trail.last() {
                     if !merged_at.contains(&last.at) {
                         merged_at.push(last.at);
@@ -83,7 +83,7 @@ fn main() {
                 }
             }
         }
-        for pack in packs.packs.values() {
+        for pack in packs.iter() {
             trails.entry(pack.id).or_default().push(Sample {
                 at: pack.centroid,
                 ghost: pack.state == PackState::Ghost,

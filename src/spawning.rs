@@ -13,7 +13,8 @@ use crate::player::Dead;
 use crate::time::WorldClock;
 use crate::weather::Weather;
 use crate::world::{standable_top, Overworld};
-use crate::zombie::{zombie_bundle, Zombie, ZombieKinds};
+use crate::zombie::record::new_zombie;
+use crate::zombie::{Zombie, ZombieKinds};
 
 pub struct SpawningPlugin;
 
@@ -23,7 +24,7 @@ impl Plugin for SpawningPlugin {
             Update,
             spawn_in_the_dark
                 .in_set(crate::TickSet::Zombies)
-                .before(crate::zombie::chase::ZombieSet::Classify),
+                .before(crate::zombie::ZombieSet::Classify),
         );
     }
 }
@@ -107,7 +108,7 @@ fn spawn_in_the_dark(
                 continue;
             }
             let seed = (random() * u64::MAX as f64) as u64;
-            commands.spawn(zombie_bundle(layer_entity, spot, kind, &kinds, seed));
+            commands.spawn(new_zombie(layer_entity, spot, kind, &kinds, seed));
             room -= 1;
         }
     }

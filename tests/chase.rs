@@ -5,8 +5,11 @@
 
 mod support;
 
-use horde::zombie::chase::ChaseRules;
-use horde::zombie::{Body, Chase, ChaseStats, Errand, Lod, Tier, Zombie, ZombieKinds};
+use horde::zombie::errand::MAX_REST_TICKS;
+use horde::zombie::ChaseRules;
+use horde::zombie::{
+    Body, ChaseStats, Destination, Dozing, Lod, March, Target, Tier, Why, Zombie, ZombieKinds,
+};
 use support::headless::{harness, harness_with, Harness};
 use valence::prelude::*;
 use valence::testing::create_mock_client;
@@ -57,8 +60,8 @@ fn stats(h: &Harness) -> ChaseStats {
 }
 
 /// The longest a zombie may go without a plan: the last hop of a stroll, which the watchdog
-/// bounds, then the rest before the next stroll (after it gave a target up), at most 199 ticks
-/// like vanilla's; one more tick either side for where the counting starts.
+/// bounds, then the rest before the next stroll (after it gave a target up), at most
+/// `MAX_REST_TICKS` like vanilla's; one more tick either side for where the counting starts.
 fn quiet_limit(h: &mut Harness) -> usize {
     let z = zombie(h);
     let kind = h.app.world.get::<Zombie>(z).unwrap().kind;
@@ -69,7 +72,7 @@ fn quiet_limit(h: &mut Harness) -> usize {
         .resource::<ChaseRules>()
         .hop
         .watchdog_ticks(speed);
-    199 + watchdog as usize + 2
+    MAX_REST_TICKS as usize + watchdog as usize + 2
 }
 
 /// Runs ticks, recording whether the zombie ever chased and the longest stretch without a plan.
@@ -79,7 +82,7 @@ fn watch(h: &mut Harness, ticks: usize) -> (bool, usize) {
     for _ in 0..ticks {
         h.app.update();
         let z = zombie(h);
-        chased |= h.app.world.get::<Chase>(z).unwrap().target.is_some();
+        chased |= h.app.world.get::<Target>(z).unwrap().player.is_some();
         let now = stats(h).plans;
         quiet = if now == plans { quiet + 1 } else { 0 };
         longest = longest.max(quiet);
@@ -237,7 +240,7 @@ fn at_the_end_of_a_hop_a_chaser_turns_to_a_clearly_nearer_player() {
     ));
     let target = |h: &mut Harness| {
         let z = zombie(h);
-        h.app.world.get::<Chase>(z).unwrap().target
+        h.app.world.get::<Target>(z).unwrap().player
     };
     for _ in 0..40 {
         h.app.update();
@@ -288,7 +291,7 @@ fn fence(h: &mut Harness, o: BlockPos) {
 fn chased_again(h: &mut Harness, z: Entity) -> bool {
     for _ in 0..1200 {
         h.app.update();
-        if h.app.world.get::<Chase>(z).unwrap().target == Some(h.client) {
+        if h.app.world.get::<Target>(z).unwrap().player == Some(h.client) {
             return true;
         }
     }
@@ -305,7 +308,7 @@ fn a_player_who_walls_themselves_in_mid_chase_is_given_up_on_then_chased_again()
     let mut chasing = false;
     for _ in 0..200 {
         h.app.update();
-        if h.app.world.get::<Chase>(z).unwrap().target == Some(h.client) {
+        if h.app.world.get::<Target>(z).unwrap().player == Some(h.client) {
             chasing = true;
             break;
         }
@@ -551,7 +554,7 @@ fn a_crowd_round_a_player_is_tiered_by_rank_and_its_back_rows_sent_less_often() 
         .map(|i| h.summon(BlockPos::new(o.x - 9 + i, o.y, o.z - 8)))
         .collect();
     for &z in &row {
-        h.app.world.get_mut::<Chase>(z).unwrap().dozing = true;
+        h.app.world.entity_mut(z).insert(Dozing);
     }
     // Rounds of classification: the one they came in (a partial count), one that counts them
     // all, and one that tiers them by its ranks.
@@ -626,7 +629,7 @@ fn a_crowd_round_a_player_is_tiered_by_rank_and_its_back_rows_sent_less_often() 
 fn on_errand(h: &mut Harness, at: BlockPos, x: i32, z: i32) -> Entity {
     let zombie = h.summon(at);
     let to = DVec3::new(x as f64 + 0.5, at.y as f64, z as f64 + 0.5);
-    h.app.world.get_mut::<Errand>(zombie).unwrap().0 = Some(to);
+    h.app.world.get_mut::<March>(zombie).unwrap().0 = Some(to);
     zombie
 }
 
@@ -680,7 +683,7 @@ fn a_walker_far_from_players_goes_round_a_wall_by_turning_aside_without_a_search
         "stone",
     );
     let zombie = on_errand(&mut h, BlockPos::new(o.x - 4, o.y, o.z), o.x + 8, o.z);
-    let errand = h.app.world.get::<Errand>(zombie).unwrap().0.unwrap();
+    let errand = h.app.world.get::<March>(zombie).unwrap().0.unwrap();
     let before = stats(&h);
     let mut arrived = false;
     for _ in 0..600 {
@@ -722,7 +725,7 @@ fn a_walker_boxed_in_rests_instead_of_planning_every_step_it_cannot_take() {
     let mut gave_up = false;
     for _ in 0..400 {
         h.app.update();
-        gave_up |= h.app.world.get::<Errand>(zombie).unwrap().0.is_none();
+        gave_up |= h.app.world.get::<Destination>(zombie).unwrap().why == Why::Nowhere;
         // A plan that finds it stuck jumps on the spot: where its body really is, not the
         // position clients were last sent, stays in the shaft's column below the rim.
         let sent = h.app.world.get::<Position>(zombie).unwrap().0;

@@ -3,15 +3,20 @@
 //! zombie walks to shade and dozes, and wakes only for a player within the wake radius; hunt
 //! zombies neither burn nor doze. Weather: rain puts a burning zombie out and keeps the sun off
 //! it, the sun lights one again once the rain is over; a thunderstorm lets zombies stand in the
-//! open at noon.
+//! open at noon. A helmet comes back out of a ghost pack or a save as it went in.
 
 mod support;
 
-use horde::daylight::Burning;
+use horde::config::HelmetKind;
+use horde::pack::Packs;
 use horde::weather::Weather;
-use horde::zombie::{Arena, Chase, Errand, Vitality};
+use horde::zombie::{
+    Arena, Burning, Dozing, Equipment, Helmet, Shade, Target, Vitality, Zombie, ZombieKinds,
+    ZombieRecord,
+};
 use support::headless::{harness, Harness};
 use valence::entity::entity::Flags;
+use valence::math::DVec2;
 use valence::prelude::*;
 
 /// A stone arena around spawn with a roof over its west side; the player watches in
@@ -180,8 +185,8 @@ fn a_thunderstorm_lets_zombies_stand_in_the_open_at_noon() {
         h.app.update();
         assert!(!on_fire(&h, out), "no sun in a thunderstorm");
         // It may stroll anywhere, but never on an errand to shade nor dozing as by day.
-        assert_eq!(h.app.world.get::<Errand>(out).unwrap().0, None, "no shade");
-        assert!(!h.app.world.get::<Chase>(out).unwrap().dozing, "awake");
+        assert_eq!(h.app.world.get::<Shade>(out).unwrap().0, None, "no shade");
+        assert!(h.app.world.get::<Dozing>(out).is_none(), "awake");
     }
     assert_eq!(h.app.world.get::<Vitality>(out).unwrap().0, 20.0);
 }
@@ -205,14 +210,11 @@ fn water_puts_the_fire_out() {
         assert!(!on_fire(&h, wet), "a zombie in water does not burn");
     }
     // A burning zombie pushed into water goes out.
-    h.app
-        .world
-        .entity_mut(wet)
-        .insert(Burning { ticks_left: 160 });
+    h.app.world.get_mut::<Burning>(wet).unwrap().ticks_left = 160;
     h.app.update();
     h.app.update();
     assert!(!on_fire(&h, wet));
-    assert!(h.app.world.get::<Burning>(wet).is_none());
+    assert_eq!(h.app.world.get::<Burning>(wet).unwrap().ticks_left, 0);
 }
 
 #[test]
@@ -223,7 +225,7 @@ fn an_idle_zombie_walks_into_shade_and_dozes() {
     let mut dozed = false;
     for _ in 0..600 {
         h.app.update();
-        if h.app.world.get::<Chase>(zombie).unwrap().dozing {
+        if h.app.world.get::<Dozing>(zombie).is_some() {
             dozed = true;
             break;
         }
@@ -236,10 +238,7 @@ fn an_idle_zombie_walks_into_shade_and_dozes() {
         h.app.update();
     }
     assert!(!on_fire(&h, zombie));
-    assert!(
-        h.app.world.get::<Chase>(zombie).unwrap().dozing,
-        "still dozing"
-    );
+    assert!(h.app.world.get::<Dozing>(zombie).is_some(), "still dozing");
 }
 
 #[test]
@@ -247,7 +246,7 @@ fn a_dozing_zombie_wakes_only_for_a_player_within_the_wake_radius() {
     let mut h = harness();
     let o = arena(&mut h);
     let zombie = h.summon(BlockPos::new(o.x - 8, o.y, o.z));
-    let dozing = |h: &Harness| h.app.world.get::<Chase>(zombie).unwrap().dozing;
+    let dozing = |h: &Harness| h.app.world.get::<Dozing>(zombie).is_some();
     for _ in 0..600 {
         h.app.update();
         if dozing(&h) {
@@ -276,7 +275,7 @@ fn a_dozing_zombie_wakes_only_for_a_player_within_the_wake_radius() {
     }
     assert!(woke, "a player within the wake radius wakes it");
     assert_eq!(
-        h.app.world.get::<Chase>(zombie).unwrap().target,
+        h.app.world.get::<Target>(zombie).unwrap().player,
         Some(h.client)
     );
 }
@@ -290,10 +289,94 @@ fn hunt_zombies_are_out_of_the_suns_reach() {
     for _ in 0..200 {
         h.app.update();
         assert!(!on_fire(&h, fighter), "a hunt zombie does not burn");
-        assert!(
-            !h.app.world.get::<Chase>(fighter).unwrap().dozing,
-            "nor doze"
-        );
+        assert!(h.app.world.get::<Dozing>(fighter).is_none(), "nor doze");
     }
     assert_eq!(h.app.world.get::<Vitality>(fighter).unwrap().0, 20.0);
+}
+
+/// The helmets of the armored zombies in the world, sorted (none for a bare head).
+fn helmets(app: &mut App) -> Vec<Option<u16>> {
+    let mut worn: Vec<Option<u16>> = app
+        .world
+        .query_filtered::<&Equipment, With<horde::zombie::Zombie>>()
+        .iter(&app.world)
+        .map(|e| e.helmet.map(|h| h.durability))
+        .collect();
+    worn.sort();
+    worn
+}
+
+#[test]
+fn a_worn_helmet_comes_back_worn_and_one_the_sun_wore_out_stays_gone() {
+    let mut h = harness();
+    let o = arena(&mut h);
+    h.run("time set midnight");
+    let kinds = h.app.world.resource::<ZombieKinds>().clone();
+    let armored = kinds.find("armored_zombie").unwrap();
+    let worn = Helmet {
+        kind: HelmetKind::Iron,
+        durability: 7,
+    };
+    for (i, helmet) in [Some(worn), None].into_iter().enumerate() {
+        let answer = h.run(&format!(
+            "summon zombie {} {} {} armored_zombie",
+            o.x + 2 * i as i32,
+            o.y,
+            o.z
+        ));
+        assert!(answer.starts_with("summoned="), "{answer}");
+        h.app.update();
+        let zombie = h
+            .app
+            .world
+            .query_filtered::<(Entity, &Zombie), With<Zombie>>()
+            .iter(&h.app.world)
+            .filter(|(_, z)| z.kind == armored)
+            .map(|(e, _)| e)
+            .max()
+            .unwrap();
+        h.app.world.get_mut::<Equipment>(zombie).unwrap().helmet = helmet;
+    }
+    assert_eq!(helmets(&mut h.app), [None, Some(7)]);
+
+    // Loose zombies through a restart.
+    assert!(h.run("save-all").starts_with("saved=true "));
+    let config = h.app.world.resource::<horde::config::Config>().clone();
+    let mut restarted = horde::headless::start(config, h.world.path()).unwrap();
+    for _ in 0..5 {
+        restarted.update();
+    }
+    assert_eq!(helmets(&mut restarted), [None, Some(7)], "after a restart");
+    drop(restarted);
+
+    // Members of a ghost pack, restored where the player stands.
+    let records = [Some(worn), None].map(|helmet| ZombieRecord {
+        helmet,
+        ..ZombieRecord::fresh(armored, &kinds)
+    });
+    let at = DVec2::new(o.x as f64 + 0.5, o.z as f64 + 4.5);
+    let rules = h.app.world.resource::<horde::config::Config>().pack.clone();
+    h.app.world.resource_mut::<Packs>().adopt_ghost(
+        at,
+        o.y as f64,
+        records.to_vec(),
+        7,
+        &kinds,
+        &rules,
+    );
+    let mut restored = false;
+    for _ in 0..100 {
+        h.app.update();
+        if h.app.world.resource::<Packs>().ghost_members() == 0 {
+            restored = true;
+            break;
+        }
+    }
+    assert!(restored, "the ghost pack came back");
+    h.app.update();
+    assert_eq!(
+        helmets(&mut h.app),
+        [None, None, Some(7), Some(7)],
+        "out of a ghost pack"
+    );
 }

@@ -9,8 +9,7 @@ use horde::time::WorldClock;
 use horde::world::{
     ChunkLifecycle, LayerVoxels, Nav, NavVoxels, Voxels, WorldSpawn, SPAWN_CHUNK_RADIUS,
 };
-use horde::zombie::chase::Chase;
-use horde::zombie::Errand;
+use horde::zombie::{Dozing, March};
 use support::headless::{harness, harness_with, Harness};
 use valence::entity::{EntityId, EntityLayerId};
 use valence::prelude::*;
@@ -312,7 +311,7 @@ fn a_player_is_sent_the_zombies_within_tracking_range_only() {
     // Nothing takes it off before it is sent home below, or it could cross into the next
     // chunk first: no stroll or walk to shade (it dozes), and no chase (the player is in
     // creative; at x = 15 the player would be within its follow range).
-    h.app.world.get_mut::<Chase>(near).unwrap().dozing = true;
+    h.app.world.entity_mut(near).insert(Dozing);
     h.run("gamemode creative tester");
     let past = h.summon(past_at);
     let edge = h.summon(edge_at);
@@ -379,7 +378,7 @@ fn a_player_is_sent_the_zombies_within_tracking_range_only() {
         .iter(&h.app.world)
         .collect();
     h.run("time set 14000");
-    h.app.world.get_mut::<Errand>(near).unwrap().0 = Some(spawn);
+    h.app.world.get_mut::<March>(near).unwrap().0 = Some(spawn);
     let (mut spawned, mut destroyed) = (Vec::new(), Vec::new());
     for _ in 0..1200 {
         let (s, d) = step(&mut h);

@@ -8,7 +8,7 @@ mod support;
 use horde::config::{Config, HuntPreset};
 use horde::hunt::HuntZombie;
 use horde::world::{standable_top, Overworld};
-use horde::zombie::{Arena, Chase, Dying, Vitality};
+use horde::zombie::{Arena, Dying, Target, Vitality};
 use support::headless::{harness_with, Harness};
 use valence::prelude::*;
 use valence::protocol::packets::play::BossBarS2c;
@@ -198,7 +198,7 @@ fn hunt_zombies_find_the_rounds_players_within_71_blocks_others_within_35() {
     let roamer = summon_east(&mut h, -50);
     let far = summon_east(&mut h, 80);
     h.app.world.entity_mut(far).insert(Arena);
-    let target = |h: &Harness, z: Entity| h.app.world.get::<Chase>(z).unwrap().target;
+    let target = |h: &Harness, z: Entity| h.app.world.get::<Target>(z).unwrap().player;
     for _ in 0..30 {
         h.app.update();
     }

@@ -65,7 +65,7 @@ fn check_books(h: &mut Harness, population: usize) {
     let ghosts = packs.ghost_members();
     assert_eq!(zombies.len() + ghosts, population, "population conserved");
     let mut seen = HashSet::new();
-    for pack in packs.packs.values() {
+    for pack in packs.iter() {
         if pack.state == PackState::Ghost {
             assert!(pack.members.is_empty());
         }
@@ -101,7 +101,7 @@ fn six_zombies_near_each_other_form_one_pack() {
     for _ in 0..400 {
         h.app.update();
         let packs = h.app.world.resource::<Packs>();
-        if packs.packs.values().any(|p| p.members.len() == 6) {
+        if packs.iter().any(|p| p.members.len() == 6) {
             formed = true;
             break;
         }
@@ -146,8 +146,7 @@ fn soak_hundreds_of_zombies_for_thousands_of_ticks_lose_and_duplicate_nobody() {
             .app
             .world
             .resource::<Packs>()
-            .packs
-            .values()
+            .iter()
             .filter(|p| p.state == PackState::Ghost)
             .min_by_key(|p| p.id)
             .map(|p| (p.id, p.centroid, p.y));
@@ -161,11 +160,7 @@ fn soak_hundreds_of_zombies_for_thousands_of_ticks_lose_and_duplicate_nobody() {
         for _ in 0..400 {
             run(&mut h, 20);
             let packs = h.app.world.resource::<Packs>();
-            if packs
-                .packs
-                .get(&id)
-                .is_none_or(|p| p.state != PackState::Ghost)
-            {
+            if packs.get(id).is_none_or(|p| p.state != PackState::Ghost) {
                 break;
             }
         }

@@ -7,9 +7,8 @@ mod support;
 use std::collections::BTreeMap;
 
 use horde::config::{Config, ConfigPath};
-use horde::pack::ghost::GhostMember;
 use horde::pack::Packs;
-use horde::zombie::{Zombie, ZombieKinds};
+use horde::zombie::{Zombie, ZombieKinds, ZombieRecord};
 use support::headless::{harness_with, Harness};
 use valence::math::DVec2;
 use valence::prelude::*;
@@ -94,7 +93,7 @@ fn type_names(app: &mut App) -> BTreeMap<String, usize> {
             .entry(kinds.get(zombie.kind).name.clone())
             .or_default() += 1;
     }
-    for pack in app.world.resource::<Packs>().packs.values() {
+    for pack in app.world.resource::<Packs>().iter() {
         for ghost in &pack.ghosts {
             *names
                 .entry(kinds.get(ghost.kind as usize).name.clone())
@@ -122,14 +121,9 @@ fn reordered_and_removed_types_keep_every_zombies_name_through_save_and_load() {
     }
     // A ghost pack far from everyone with one member of each type.
     let kinds = h.app.world.resource::<ZombieKinds>().clone();
-    let ghosts: Vec<GhostMember> = types
+    let ghosts: Vec<ZombieRecord> = types
         .iter()
-        .map(|name| GhostMember {
-            kind: kinds.find(name).unwrap() as u16,
-            health: 20.0,
-            fire_ticks: 0,
-            helmet: None,
-        })
+        .map(|name| ZombieRecord::fresh(kinds.find(name).unwrap(), &kinds))
         .collect();
     let far = DVec2::new(5000.0, 5000.0);
     h.app.world.resource_mut::<Packs>().adopt_ghost(
@@ -204,4 +198,40 @@ fn turning_the_weather_off_clears_the_sky_and_stops_the_cycle() {
         .filter_map(|f| f.decode::<GameStateChangeS2c>().ok())
         .any(|p| p.kind == GameEventKind::BeginRaining);
     assert!(told, "the client hears the rain stop");
+}
+
+/// How many ticks found the chase rules rebuilt.
+#[derive(Resource, Default)]
+struct Rebuilt(u32);
+
+fn count_rebuilds(rules: Res<horde::zombie::ChaseRules>, mut rebuilt: ResMut<Rebuilt>) {
+    if rules.is_changed() {
+        rebuilt.0 += 1;
+    }
+}
+
+#[test]
+fn a_reload_rebuilds_the_chase_rules_only_when_their_keys_change() {
+    let config = quiet_config();
+    let mut h = reloadable(config.clone());
+    h.app
+        .insert_resource(Rebuilt::default())
+        .add_systems(Update, count_rebuilds.after(horde::TickSet::Config));
+    h.app.update();
+    h.app.world.resource_mut::<Rebuilt>().0 = 0;
+    let mut edited = config.clone();
+    edited.pack.max_size = 12;
+    assert!(reload_with(&mut h, &edited).contains("changed=pack.max_size "));
+    h.app.update();
+    assert_eq!(h.app.world.resource::<Rebuilt>().0, 0, "packs only");
+    edited.chase.hop_radius = 5.0;
+    assert!(reload_with(&mut h, &edited).contains("changed=chase.hop_radius "));
+    h.app.update();
+    assert_eq!(
+        h.app.world.resource::<Rebuilt>().0,
+        1,
+        "the chase's own key"
+    );
+    let rules = h.app.world.resource::<horde::zombie::ChaseRules>();
+    assert_eq!(rules.hop.radius, 5.0);
 }

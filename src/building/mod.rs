@@ -285,7 +285,6 @@ fn place(
     }
 }
 
-/// Whether a player's or a zombie's box overlaps block `at`.
 /// Under spawn protection (for players who are not operators).
 fn guarded(at: BlockPos, spawn: &WorldSpawn, config: &Config) -> bool {
     spawn
@@ -293,6 +292,8 @@ fn guarded(at: BlockPos, spawn: &WorldSpawn, config: &Config) -> bool {
         .is_some_and(|s| spawn_protected(at, BlockPos::from_pos(s), config.server.spawn_protection))
 }
 
+/// Whether a player's or a zombie's box overlaps block `at`: the larger of the two boxes
+/// round each body, which never lets a block in anyone.
 fn occupied(at: BlockPos, bodies: &Query<&Position, Or<(With<Client>, With<Zombie>)>>) -> bool {
     let (lo, hi) = (
         DVec3::new(at.x as f64, at.y as f64, at.z as f64),

@@ -225,7 +225,7 @@ impl HelmetKind {
         Self::ALL.into_iter().find(|h| h.name() == name)
     }
 
-    pub fn durability(self) -> u32 {
+    pub fn durability(self) -> u16 {
         match self {
             HelmetKind::Leather => 55,
             HelmetKind::Golden => 77,

@@ -6,24 +6,23 @@
 pub mod rules;
 pub mod sky;
 
+use bevy_ecs::query::Has;
 use valence::entity::entity::Flags;
 use valence::entity::{EntityId, EntityStatuses};
-use valence::layer::Layer;
 use valence::log::info;
 use valence::prelude::*;
-use valence::protocol::packets::play::entity_equipment_update_s2c::EquipmentEntry;
-use valence::protocol::packets::play::EntityEquipmentUpdateS2c;
-use valence::protocol::{VarInt, WritePacket};
 
-use crate::config::{Config, HelmetKind};
+use crate::config::Config;
 use crate::time::WorldClock;
 use crate::weather::{biome_rains, Weather};
 use crate::world::chunks::ChunkDropped;
 use crate::world::{BlocksChanged, LayerVoxels, Overworld, Voxels};
 use crate::zombie::attack::{hurt_effect, wound};
 use crate::zombie::body::EYE_HEIGHT;
-use crate::zombie::chase::ZombieSet;
-use crate::zombie::{staggered, Arena, Chase, Dying, Errand, Vitality, Zombie};
+use crate::zombie::{
+    staggered, Arena, Burning, Dozing, Dying, Equipment, Pursuing, Shade, Vitality, Zombie,
+    ZombieSet, ZombieStruck,
+};
 pub use rules::{sunlight, Exposure, Phase, Sunlight};
 pub use sky::SkyMap;
 
@@ -37,12 +36,11 @@ impl Plugin for DaylightPlugin {
             Update,
             (
                 forget_stale_sky,
-                equip_helmets,
                 advance_phase,
                 sun_on_zombies,
                 burn,
+                wake_up,
                 day_sleep,
-                show_helmets,
             )
                 .chain()
                 .in_set(crate::TickSet::Zombies)
@@ -55,48 +53,11 @@ impl Plugin for DaylightPlugin {
 #[derive(Resource, Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WorldPhase(pub Phase);
 
-/// A zombie on fire, for this many more ticks.
-#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Burning {
-    pub ticks_left: u64,
-}
-
-/// A helmet and the durability it has left.
-#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Helmet {
-    pub kind: HelmetKind,
-    pub durability: u32,
-}
-
-impl Helmet {
-    pub fn new(kind: HelmetKind) -> Self {
-        Self {
-            kind,
-            durability: kind.durability(),
-        }
-    }
-}
-
 /// Index of `on_fire` in the 1.20.1 damage type registry.
 const ON_FIRE: i32 = 28;
-/// Head helmet equipment slot.
-const HEAD_SLOT: i8 = 5;
 
 fn eye_block(pos: DVec3) -> BlockPos {
     BlockPos::from_pos(pos + DVec3::new(0.0, EYE_HEIGHT, 0.0))
-}
-
-/// Zombies of a type with a helmet get it when they appear.
-fn equip_helmets(
-    mut commands: Commands,
-    zombies: Query<(Entity, &Zombie), Added<Zombie>>,
-    kinds: Res<crate::zombie::ZombieKinds>,
-) {
-    for (entity, zombie) in &zombies {
-        if let Some(kind) = kinds.get(zombie.kind).helmet {
-            commands.entity(entity).insert(Helmet::new(kind));
-        }
-    }
 }
 
 /// The sky map forgets what it knew of chunks that unload and of columns edited.
@@ -136,9 +97,8 @@ fn advance_phase(mut phase: ResMut<WorldPhase>, clock: Res<WorldClock>, config: 
 
 /// Once a second per zombie (staggered): the sun ignites it, wears its helmet, or not.
 fn sun_on_zombies(
-    mut commands: Commands,
     mut zombies: Query<
-        (Entity, &Position, Option<&mut Helmet>, Option<&mut Burning>),
+        (Entity, &Position, &mut Equipment, &mut Burning),
         (With<Zombie>, Without<Dying>, Without<Arena>),
     >,
     layers: Query<&ChunkLayer, With<Overworld>>,
@@ -161,8 +121,9 @@ fn sun_on_zombies(
     if !rules::sun_burns(day, phase.0.phase, d.sun_immune_phase) {
         return;
     }
-    let burn_ticks = (d.burn_s * second as f64).round() as u64;
-    for (entity, pos, helmet, burning) in &mut zombies {
+    let burn_ticks = (d.burn_s * second as f64).round().min(u16::MAX as f64) as u16;
+    let wear = u16::try_from(d.helmet_wear_per_s).unwrap_or(u16::MAX);
+    for (entity, pos, mut equipment, mut burning) in &mut zombies {
         if !staggered(entity, now, second) {
             continue;
         }
@@ -178,25 +139,21 @@ fn sun_on_zombies(
             exposure,
             phase.0.phase,
             d.sun_immune_phase,
-            helmet.is_some(),
+            equipment.helmet.is_some(),
         ) {
             Sunlight::None => {}
             Sunlight::WearsHelmet => {
-                if let Some(mut helmet) = helmet {
-                    helmet.durability = helmet.durability.saturating_sub(d.helmet_wear_per_s);
-                    if helmet.durability == 0 {
-                        commands.entity(entity).remove::<Helmet>();
-                    }
+                let worn = equipment.helmet.map(|mut helmet| {
+                    helmet.durability = helmet.durability.saturating_sub(wear);
+                    helmet
+                });
+                equipment.helmet = worn.filter(|h| h.durability > 0);
+            }
+            Sunlight::Ignites => {
+                if burning.ticks_left < burn_ticks {
+                    burning.ticks_left = burn_ticks;
                 }
             }
-            Sunlight::Ignites => match burning {
-                Some(mut fire) => fire.ticks_left = fire.ticks_left.max(burn_ticks),
-                None => {
-                    commands.entity(entity).insert(Burning {
-                        ticks_left: burn_ticks,
-                    });
-                }
-            },
         }
     }
 }
@@ -213,7 +170,7 @@ fn burn(
             &mut Flags,
             &mut Vitality,
             &mut EntityStatuses,
-            Option<&mut Burning>,
+            &mut Burning,
         ),
         (With<Zombie>, Without<Dying>),
     >,
@@ -230,15 +187,20 @@ fn burn(
     };
     let voxels = &LayerVoxels::new(chunks);
     let now = server.current_tick() as u64;
-    let second = server.tick_rate().get() as u64;
-    for (entity, pos, id, layer, mut flags, mut vitality, mut statuses, burning) in &mut zombies {
+    let second = server.tick_rate().get() as u16;
+    for (entity, pos, id, layer, mut flags, mut vitality, mut statuses, mut fire) in &mut zombies {
         let doused = |sky: &mut SkyMap| {
             let eye = eye_block(pos.0);
             voxels.liquid(BlockPos::from_pos(pos.0))
                 || rained_on(&weather, sky, voxels, chunks, &biomes, eye)
         };
-        let lit = match burning {
-            Some(mut fire) if fire.ticks_left > 0 && !doused(&mut sky) => {
+        let lit = match fire.ticks_left {
+            0 => false,
+            _ if doused(&mut sky) => {
+                fire.ticks_left = 0;
+                false
+            }
+            _ => {
                 fire.ticks_left -= 1;
                 if fire.ticks_left % second == 0 {
                     if let Ok(mut entities) = entity_layers.get_mut(layer.0) {
@@ -255,11 +217,6 @@ fn burn(
                 }
                 true
             }
-            Some(_) => {
-                commands.entity(entity).remove::<Burning>();
-                false
-            }
-            None => false,
         };
         if flags.on_fire() != lit {
             flags.set_on_fire(lit);
@@ -267,10 +224,29 @@ fn burn(
     }
 }
 
+/// A dozing zombie wakes when struck or when it finds someone to chase.
+fn wake_up(
+    mut commands: Commands,
+    mut struck: EventReader<ZombieStruck>,
+    dozing: Query<(Entity, Has<Pursuing>), With<Dozing>>,
+) {
+    for blow in struck.iter() {
+        if dozing.contains(blow.zombie) {
+            commands.entity(blow.zombie).remove::<Dozing>();
+        }
+    }
+    for (zombie, pursuing) in &dozing {
+        if pursuing {
+            commands.entity(zombie).remove::<Dozing>();
+        }
+    }
+}
+
 /// By day an idle zombie goes to shade (before immunity) and dozes; by night it wakes.
 fn day_sleep(
+    mut commands: Commands,
     mut zombies: Query<
-        (Entity, &Position, &mut Chase, &mut Errand),
+        (Entity, &Position, Has<Pursuing>, Has<Dozing>, &mut Shade),
         (With<Zombie>, Without<Dying>, Without<Arena>),
     >,
     layers: Query<&ChunkLayer, With<Overworld>>,
@@ -288,25 +264,31 @@ fn day_sleep(
     let now = server.current_tick() as u64;
     let second = server.tick_rate().get() as u64;
     let immune = phase.0.phase >= config.daylight.sun_immune_phase;
-    for (entity, pos, mut chase, mut errand) in &mut zombies {
+    let day = weather.sun_is_up(&clock);
+    for (entity, pos, pursuing, dozing, mut shade) in &mut zombies {
         if !staggered(entity, now, second) {
             continue;
         }
-        if !weather.sun_is_up(&clock) || chase.target.is_some() {
-            if chase.dozing {
-                chase.dozing = false;
+        if !day || pursuing {
+            if dozing {
+                commands.entity(entity).remove::<Dozing>();
+            }
+            if !day && shade.0.is_some() {
+                shade.0 = None;
             }
             continue;
         }
-        if chase.dozing {
+        if dozing {
             continue;
         }
         let in_sun = sky.sees_sky(layer, eye_block(pos.0));
         if immune || !in_sun {
-            chase.dozing = true;
-            errand.0 = None;
-        } else if errand.0.is_none() {
-            errand.0 = find_shade(layer, &mut sky, pos.0, config.daylight.shade_radius);
+            commands.entity(entity).insert(Dozing);
+            if shade.0.is_some() {
+                shade.0 = None;
+            }
+        } else if shade.0.is_none() {
+            shade.0 = find_shade(layer, &mut sky, pos.0, config.daylight.shade_radius);
         }
     }
 }
@@ -394,47 +376,6 @@ pub fn find_shade(
         }
     }
     None
-}
-
-/// Clients only learn of equipment from a packet; re-send helmets every two seconds so that
-/// players who come into view see them too.
-fn show_helmets(
-    zombies: Query<(&Position, &EntityId, &EntityLayerId, &Helmet), With<Zombie>>,
-    mut lost: RemovedComponents<Helmet>,
-    ids: Query<(&Position, &EntityId, &EntityLayerId)>,
-    mut layers: Query<&mut EntityLayer>,
-    server: Res<Server>,
-) {
-    let mut send = |pos: DVec3, id: i32, layer: &EntityLayerId, item: Option<ItemStack>| {
-        let Ok(mut layer) = layers.get_mut(layer.0) else {
-            return;
-        };
-        layer
-            .view_writer(ChunkPos::from_pos(pos))
-            .write_packet(&EntityEquipmentUpdateS2c {
-                entity_id: VarInt(id),
-                equipment: vec![EquipmentEntry {
-                    slot: HEAD_SLOT,
-                    item,
-                }],
-            });
-    };
-    for entity in lost.iter() {
-        if let Ok((pos, id, layer)) = ids.get(entity) {
-            send(pos.0, id.get(), layer, None);
-        }
-    }
-    if server.current_tick() % (2 * server.tick_rate().get() as i64) != 0 {
-        return;
-    }
-    for (pos, id, layer, helmet) in &zombies {
-        send(
-            pos.0,
-            id.get(),
-            layer,
-            Some(ItemStack::new(helmet.kind.item(), 1, None)),
-        );
-    }
 }
 
 #[cfg(test)]

@@ -16,11 +16,12 @@ use valence::log::info;
 use valence::prelude::*;
 
 use crate::config::{Config, HuntPreset};
+use crate::player::huntable;
 use crate::player::PlayerKill;
 use crate::random::Stream;
 use crate::world::{ground_around, ground_at, Overworld, WorldSpawn};
-use crate::zombie::chase::huntable;
-use crate::zombie::{zombie_bundle, Arena, Dying, ZombieKinds};
+use crate::zombie::record::new_zombie;
+use crate::zombie::{Arena, Dying, ZombieKinds};
 use rand::RngCore;
 use rules::{kill_goal, roulette, wave_size, wave_ticks, Progress};
 
@@ -255,7 +256,7 @@ fn run_hunt(
                 };
                 let seed = round.rng.next_u64();
                 commands.spawn((
-                    zombie_bundle(layer_entity, pos, kind, &kinds, seed),
+                    new_zombie(layer_entity, pos, kind, &kinds, seed),
                     HuntZombie,
                     Arena,
                 ));

@@ -153,7 +153,7 @@ fn publish(
         if let Some(packs) = packs {
             // The last night: half a day of points.
             let keep = (clock.day_length as u64 / 2 / map.trail_interval_ticks).max(1) as usize;
-            trails.0.record(packs.packs.values(), keep);
+            trails.0.record(packs.iter(), keep);
         }
     }
     if !(tick as u64).is_multiple_of(map.publish_interval_ticks) {
@@ -162,8 +162,7 @@ fn publish(
     let pack_views = packs
         .map(|p| {
             let mut views: Vec<PackView> = p
-                .packs
-                .values()
+                .iter()
                 .map(|pack| PackView::of(pack, trails.0.of(pack.id)))
                 .collect();
             views.sort_by_key(|v| v.pack.id);
@@ -173,10 +172,7 @@ fn publish(
     let counts = Counts {
         packs: pack_views.len(),
         ghost_packs: packs.map_or(0, |p| {
-            p.packs
-                .values()
-                .filter(|p| p.state == PackState::Ghost)
-                .count()
+            p.iter().filter(|p| p.state == PackState::Ghost).count()
         }),
         ghost_members: packs.map_or(0, |p| p.ghost_members()),
         materialised_zombies: zombies.iter().count(),

@@ -1,20 +1,9 @@
-//! A dematerialised pack's members, kept as compact records until someone comes near.
+//! A dematerialised pack: how it walks on without bodies (its members are kept as
+//! [`crate::zombie::ZombieRecord`]s), and where they come back.
 
 use valence::math::DVec2;
 
-use crate::config::{HelmetKind, PackConfig};
-
-/// What survives of one zombie while its pack is a ghost.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct GhostMember {
-    /// Index into the zombie types.
-    pub kind: u16,
-    pub health: f32,
-    /// Ticks of fire left.
-    pub fire_ticks: u16,
-    /// The helmet and its durability.
-    pub helmet: Option<(HelmetKind, u16)>,
-}
+use crate::config::PackConfig;
 
 /// Blocks a ghost pack walks in one sweep: the configured fraction of its slowest member's
 /// walking speed (`slowest`, blocks per second), over the sweep's ticks.
@@ -100,11 +89,6 @@ pub fn scatter(index: usize, radius: f64) -> DVec2 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_ghost_member_is_small() {
-        assert!(std::mem::size_of::<GhostMember>() <= 16);
-    }
 
     #[test]
     fn a_ghost_walks_at_forty_percent_of_its_slowest_member() {

@@ -8,7 +8,7 @@ use valence::prelude::*;
 
 use crate::config::{Config, ConfigChanged};
 use crate::world::chunks::EntityTicking;
-use crate::zombie::{Arena, Dying, Pursuing, Zombie};
+use crate::zombie::{Arena, Dying, March, Pursuing, Zombie};
 
 use super::grid::SpatialGrid;
 use super::rules::{
@@ -75,7 +75,7 @@ pub(super) struct DecisionGrids {
 /// and joins the nearest pack with room or forms one with the loose zombies around it.
 pub(super) fn member_decisions(
     mut zombies: Query<
-        (Entity, &Position, Has<Pursuing>, &mut PackBrain),
+        (Entity, &Position, Has<Pursuing>, &mut PackBrain, &mut March),
         (With<Zombie>, Without<Dying>),
     >,
     mut packs: ResMut<Packs>,
@@ -107,7 +107,7 @@ pub(super) fn member_decisions(
     // One walk over every zombie fills the loose grid and runs the counters; the few zombies
     // whose turn it is to decide do so after it.
     grids.deciders.clear();
-    for (entity, pos, pursuing, mut brain) in &mut zombies {
+    for (entity, pos, pursuing, mut brain, mut march) in &mut zombies {
         let at = flat(pos.0);
         if brain.pack.is_none() && !pursuing {
             grids.loose.insert(entity, at);
@@ -119,7 +119,7 @@ pub(super) fn member_decisions(
         let from_centroid = match brain.pack {
             Some(id) => match grids.centroids.get(&id).copied().or_else(|| {
                 // Not materialised: the pack is gone, or a ghost (which has no members).
-                packs.packs.get(&id).map(|p| p.centroid)
+                packs.get(id).map(|p| p.centroid)
             }) {
                 Some(centroid) => Some(at.distance(centroid)),
                 None => {
@@ -136,9 +136,10 @@ pub(super) fn member_decisions(
         match brain.counters.activate(from_centroid, rules) {
             Step::Wait => {}
             Step::Leave => {
-                if let Some(pack) = brain.pack.take().and_then(|id| packs.packs.get_mut(&id)) {
+                if let Some(pack) = brain.pack.take().and_then(|id| packs.get_mut(id)) {
                     pack.members.retain(|m| *m != entity);
                 }
+                march.0 = None;
             }
             Step::Decide => grids.deciders.push((entity, at)),
         }
@@ -180,7 +181,7 @@ pub(super) fn member_decisions(
             .near_packs
             .iter()
             .filter_map(|&(id, centroid)| {
-                let size = packs.packs.get(&id)?.members.len();
+                let size = packs.get(id)?.members.len();
                 Some(Candidate { id, centroid, size })
             })
             .collect();
@@ -204,12 +205,12 @@ pub(super) fn member_decisions(
     }
 
     for (entity, id) in joins {
-        let Some(pack) = packs.packs.get_mut(&id) else {
+        let Some(pack) = packs.get_mut(id) else {
             continue;
         };
         if pack.members.len() < rules.max_size as usize {
             pack.members.push(entity);
-            if let Ok((.., mut brain)) = zombies.get_mut(entity) {
+            if let Ok((.., mut brain, _)) = zombies.get_mut(entity) {
                 brain.join(id);
             }
         }
@@ -224,9 +225,9 @@ pub(super) fn member_decisions(
         let id = packs.create(at, y, config.server.seed, rules);
         packs.stats.formed += 1;
         for entity in group {
-            if let Ok((.., mut brain)) = zombies.get_mut(entity) {
+            if let Ok((.., mut brain, _)) = zombies.get_mut(entity) {
                 brain.join(id);
-                if let Some(pack) = packs.packs.get_mut(&id) {
+                if let Some(pack) = packs.get_mut(id) {
                     pack.members.push(entity);
                 }
             }

@@ -1,18 +1,19 @@
 //! Merging: packs whose centroids are close and whose headings agree fuse, smaller into
 //! larger.
 
+use valence::prelude::Entity;
+
 use super::grid::SpatialGrid;
 use super::rules::merges;
-use super::sweep::Members;
 use super::{PackId, PackState, Packs, PacksMerged};
 
 /// Fuses packs whose centroids are close and whose headings agree, smaller into larger;
-/// returns the merges.
+/// returns the merges and the members who changed pack, for their brains.
 pub(super) fn merge_packs(
     packs: &mut Packs,
-    zombies: &mut Members,
     rules: &crate::config::PackConfig,
-) -> Vec<PacksMerged> {
+) -> (Vec<PacksMerged>, Vec<(Entity, PackId)>) {
+    let mut moved = Vec::new();
     let mut merged = Vec::new();
     let mut centroids = SpatialGrid::new(rules.merge_radius);
     for p in packs.materialised() {
@@ -21,11 +22,7 @@ pub(super) fn merge_packs(
     let ids: Vec<PackId> = packs.materialised().map(|p| p.id).collect();
     let mut near = Vec::new();
     for id in ids {
-        let Some(a) = packs
-            .packs
-            .get(&id)
-            .filter(|p| p.state == PackState::Materialised)
-        else {
+        let Some(a) = packs.get(id).filter(|p| p.state == PackState::Materialised) else {
             continue;
         };
         centroids.near(
@@ -36,7 +33,7 @@ pub(super) fn merge_packs(
         );
         let other = near.iter().map(|(o, _)| *o).find(|o| {
             *o != id
-                && packs.packs.get(o).is_some_and(|b| {
+                && packs.get(*o).is_some_and(|b| {
                     b.state == PackState::Materialised
                         && a.members.len() + b.members.len() <= rules.max_size as usize
                         && merges(a.centroid, a.heading, b.centroid, b.heading, rules)
@@ -45,7 +42,8 @@ pub(super) fn merge_packs(
         let Some(other) = other else {
             continue;
         };
-        let (keep, gone) = if packs.packs[&id].members.len() >= packs.packs[&other].members.len() {
+        let size = |id| packs.get(id).map_or(0, |p| p.members.len());
+        let (keep, gone) = if size(id) >= size(other) {
             (id, other)
         } else {
             (other, id)
@@ -56,18 +54,13 @@ pub(super) fn merge_packs(
             gone: gone.id,
             at: gone.centroid,
         });
-        for member in &gone.members {
-            if let Ok((.., mut brain, _, _)) = zombies.get_mut(*member) {
-                brain.pack = Some(keep);
-            }
-        }
+        moved.extend(gone.members.iter().map(|m| (*m, keep)));
         packs
-            .packs
-            .get_mut(&keep)
+            .get_mut(keep)
             .expect("found above")
             .members
             .extend(gone.members);
         packs.stats.merged += 1;
     }
-    merged
+    (merged, moved)
 }

@@ -2,9 +2,9 @@
 //! nobody can see becomes a ghost record and walks on coarsely until its area is watched again.
 //!
 //! The rules are plain functions (`rules`, `migration`, `ghost`, and `sleep`, the timetable
-//! that lets far ghosts sleep through sweeps); the systems are glue:
-//! `membership` (joining, forming, straying), `sweep` (each pack's update and visibility),
-//! `merge` and `restore`, over the state in `state`.
+//! that lets far ghosts sleep through sweeps); the two systems are glue over the state in
+//! `state`: `membership` (joining, forming, straying) and `sweep` (each pack's update and
+//! visibility, with its helpers `merge` and `restore`).
 //!
 //! **Player-blind by construction.** This module's inputs are zombie state, pack state,
 //! terrain, which chunks are entity-ticking (how a pack learns it is unseen), whether a member
@@ -26,10 +26,10 @@ use valence::math::DVec2;
 use valence::prelude::*;
 
 use crate::world::ChunkLifecycle;
-use crate::zombie::chase::ZombieSet;
+use crate::zombie::ZombieSet;
 
 pub use membership::PackBrain;
-pub use state::{CostWindow, Pack, PackState, PackStats, PackSummary, Packs};
+pub use state::{CostWindow, Pack, PackRecord, PackState, PackStats, PackSummary, Packs};
 
 pub type PackId = u64;
 
@@ -59,7 +59,7 @@ impl Plugin for PackPlugin {
                     .chain()
                     .in_set(crate::TickSet::Zombies)
                     .after(ZombieSet::Classify)
-                    .before(ZombieSet::Move),
+                    .before(ZombieSet::Decide),
             );
     }
 }
@@ -71,7 +71,7 @@ pub fn report(world: &mut World) -> String {
     world.resource_mut::<Packs>().catch_up_sleepers(now);
     let packs = world.resource::<Packs>();
     let chunks = world.resource::<ChunkLifecycle>();
-    let mut by_id: Vec<&Pack> = packs.packs.values().collect();
+    let mut by_id: Vec<&Pack> = packs.iter().collect();
     by_id.sort_unstable_by_key(|p| p.id);
     let mut lines: Vec<String> = by_id.into_iter().map(Pack::report).collect();
     lines.push(format!(

@@ -4,9 +4,7 @@
 use rand::RngCore;
 use valence::prelude::*;
 
-use crate::daylight::{Burning, Helmet};
 use crate::world::{ground_around, ground_at};
-use crate::zombie::{zombie_bundle, Vitality, ZombieKinds};
 
 use super::ghost::{rejoins, scatter};
 use super::{flat, Pack, PackBrain, PackState};
@@ -19,7 +17,6 @@ pub(super) fn restore(
     pack: &mut Pack,
     layer_entity: Entity,
     layer: &ChunkLayer,
-    kinds: &ZombieKinds,
     rules: &crate::config::PackConfig,
 ) -> bool {
     let mut spots = Vec::with_capacity(pack.ghosts.len());
@@ -36,27 +33,16 @@ pub(super) fn restore(
         }
     }
     for (ghost, spot) in pack.ghosts.drain(..).zip(spots) {
-        let kind = ghost.kind as usize;
         let seed = pack.rng.next_u64();
-        let mut entity = commands.spawn(zombie_bundle(layer_entity, spot, kind, kinds, seed));
         let rejoins = rejoins(flat(spot), pack.centroid, rules);
-        entity.insert((
-            Vitality(ghost.health),
-            PackBrain::of(rejoins.then_some(pack.id)),
-        ));
-        if ghost.fire_ticks > 0 {
-            entity.insert(Burning {
-                ticks_left: ghost.fire_ticks as u64,
-            });
-        }
-        if let Some((kind, durability)) = ghost.helmet {
-            entity.insert(Helmet {
-                kind,
-                durability: durability as u32,
-            });
-        }
+        let member = commands
+            .spawn((
+                ghost.bundle(layer_entity, spot, seed),
+                PackBrain::of(rejoins.then_some(pack.id)),
+            ))
+            .id();
         if rejoins {
-            pack.members.push(entity.id());
+            pack.members.push(member);
         }
     }
     pack.state = PackState::Materialised;

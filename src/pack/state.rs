@@ -8,9 +8,9 @@ use valence::prelude::*;
 
 use crate::config::PackConfig;
 use crate::random::Stream;
-use crate::zombie::ZombieKinds;
+use crate::zombie::{ZombieKinds, ZombieRecord};
 
-use super::ghost::{drift, ghost_step, glide, GhostMember, Glide};
+use super::ghost::{drift, ghost_step, glide, Glide};
 use super::migration::{arrived, dwell_ticks, next_leg};
 use super::sleep::{next_due, sleep_for, Region, Timetable};
 use super::PackId;
@@ -30,7 +30,7 @@ pub struct Pack {
     /// Member entities (materialised).
     pub members: Vec<Entity>,
     /// Member records (ghost).
-    pub ghosts: Vec<GhostMember>,
+    pub ghosts: Vec<ZombieRecord>,
     /// Walking speed of the slowest ghost member, blocks per second.
     pub(super) slowest_speed: f64,
     pub centroid: DVec2,
@@ -51,8 +51,6 @@ pub struct Pack {
     /// Failed restores in a row.
     pub restore_failures: u32,
     pub(super) ghosted_at: Option<u64>,
-    /// The waypoint last handed to members.
-    pub(super) waypoint: Option<DVec2>,
     /// The tick of the next sweep of this pack.
     pub(super) next_due: u64,
     /// The tick of the last sweep walked (`None` before the first).
@@ -91,7 +89,6 @@ impl Pack {
             unticked_sweeps: 0,
             restore_failures: 0,
             ghosted_at: None,
-            waypoint: None,
             next_due: 0,
             swept_at: None,
             asleep_in: None,
@@ -99,7 +96,7 @@ impl Pack {
     }
 
     /// Makes the pack a ghost of these members.
-    pub(super) fn set_ghosts(&mut self, ghosts: Vec<GhostMember>, kinds: &ZombieKinds) {
+    pub(super) fn set_ghosts(&mut self, ghosts: Vec<ZombieRecord>, kinds: &ZombieKinds) {
         self.ghosts = ghosts;
         self.state = PackState::Ghost;
         self.refresh_pace(kinds);
@@ -216,6 +213,39 @@ impl Pack {
     pub fn report(&self) -> String {
         self.summary().to_string()
     }
+
+    /// What the save keeps of the pack at `now`, members aside.
+    pub fn record(&self, now: u64) -> PackRecord {
+        PackRecord {
+            id: self.id,
+            centroid: self.centroid,
+            y: self.y,
+            heading: self.heading,
+            dest: self.dest,
+            leg: self.leg,
+            dwell_left: self.dwell_until.map(|u| u.saturating_sub(now)),
+            seed: self.rng.seed(),
+            draws: self.rng.draws(),
+            restore_failures: self.restore_failures,
+        }
+    }
+}
+
+/// A pack as the save keeps it, members aside: its id, where it stands and goes, its rest,
+/// its random stream (seed and draws taken) and its failed restores.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PackRecord {
+    pub id: PackId,
+    pub centroid: DVec2,
+    pub y: f64,
+    pub heading: DVec2,
+    pub dest: DVec2,
+    pub leg: u32,
+    /// Ticks of rest left (the tick counter starts over after a restart).
+    pub dwell_left: Option<u64>,
+    pub seed: u64,
+    pub draws: u64,
+    pub restore_failures: u32,
 }
 
 /// One pack as `packs` prints it; copied cheaply, formatted where it is shown.
@@ -271,6 +301,20 @@ pub struct PackStats {
     pub flaps: u64,
 }
 
+impl PackStats {
+    /// Adds the counts of `more`.
+    pub(super) fn add(&mut self, more: &PackStats) {
+        self.formed += more.formed;
+        self.merged += more.merged;
+        self.dissolved += more.dissolved;
+        self.dematerialised += more.dematerialised;
+        self.restores += more.restores;
+        self.failed_restores += more.failed_restores;
+        self.give_ups += more.give_ups;
+        self.flaps += more.flaps;
+    }
+}
+
 /// Every pack, by id. Packs are added and removed only through [`Packs`]' methods, which keep
 /// two indexes: when each pack is next swept, so that a tick finds the packs due without
 /// walking every ghost in the world (and far ghosts sleep, see [`super::sleep`]), and which
@@ -279,11 +323,11 @@ pub struct PackStats {
 /// pack). Whatever moves a materialised pack's centroid calls [`Packs::note_state`] after.
 #[derive(Resource, Debug, Default)]
 pub struct Packs {
-    pub packs: FxHashMap<PackId, Pack>,
-    pub next_id: PackId,
-    pub stats: PackStats,
+    packs: FxHashMap<PackId, Pack>,
+    next_id: PackId,
+    pub(super) stats: PackStats,
     /// What the pack systems cost per tick, over the last minute.
-    pub cost: CostWindow,
+    cost: CostWindow,
     timetable: Timetable,
     /// The rules and tick rate sweeps walk by, kept to walk a sleeper's missed sweeps as they
     /// would have been, a reload notwithstanding.
@@ -334,6 +378,50 @@ pub(super) fn stop_clock(mut packs: ResMut<Packs>) {
 }
 
 impl Packs {
+    /// Every pack, in no order.
+    pub fn iter(&self) -> impl Iterator<Item = &Pack> {
+        self.packs.values()
+    }
+
+    pub(super) fn iter_mut(&mut self) -> impl Iterator<Item = &mut Pack> {
+        self.packs.values_mut()
+    }
+
+    pub fn get(&self, id: PackId) -> Option<&Pack> {
+        self.packs.get(&id)
+    }
+
+    pub(super) fn get_mut(&mut self, id: PackId) -> Option<&mut Pack> {
+        self.packs.get_mut(&id)
+    }
+
+    pub fn len(&self) -> usize {
+        self.packs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.packs.is_empty()
+    }
+
+    /// The id the next new pack gets, less one (saved, so ids are never reused).
+    pub fn next_id(&self) -> PackId {
+        self.next_id
+    }
+
+    pub fn stats(&self) -> &PackStats {
+        &self.stats
+    }
+
+    /// What the pack systems cost per tick, over the last minute.
+    pub fn cost(&self) -> &CostWindow {
+        &self.cost
+    }
+
+    /// Starts the cost window afresh (a benchmark's measured stretch).
+    pub fn clear_cost(&mut self) {
+        self.cost.clear();
+    }
+
     fn index(&mut self, id: PackId) {
         self.timetable.added.push(id);
         self.note_state(id);
@@ -563,44 +651,43 @@ impl Packs {
     }
 
     /// Puts back a saved pack as a ghost under its own id: after a restart no chunk is
-    /// watched yet, and members come back where someone is.
+    /// watched yet, and members come back where someone is. Later packs get later ids.
     pub fn insert_saved(
         &mut self,
-        id: PackId,
-        at: DVec2,
-        y: f64,
-        heading: DVec2,
-        dest: DVec2,
-        leg: u32,
-        dwell_until: Option<u64>,
-        rng: Stream,
-        restore_failures: u32,
-        ghosts: Vec<GhostMember>,
+        saved: PackRecord,
+        ghosts: Vec<ZombieRecord>,
         kinds: &ZombieKinds,
-        rules: &crate::config::PackConfig,
+        rules: &PackConfig,
     ) {
-        let mut pack = Pack::new(id, at, y, rng.seed(), rules);
+        let id = saved.id;
+        let mut pack = Pack::new(id, saved.centroid, saved.y, saved.seed, rules);
         pack.set_ghosts(ghosts, kinds);
-        pack.heading = heading;
-        pack.dest = dest;
-        pack.leg = leg;
-        pack.dwell_until = dwell_until;
-        pack.rng = rng;
-        pack.restore_failures = restore_failures;
+        pack.heading = saved.heading;
+        pack.dest = saved.dest;
+        pack.leg = saved.leg;
+        pack.dwell_until = saved.dwell_left;
+        pack.rng = Stream::resume(saved.seed, saved.draws);
+        pack.restore_failures = saved.restore_failures;
         self.next_id = self.next_id.max(id);
         self.packs.insert(id, pack);
         self.index(id);
     }
 
-    /// Adds a ghost pack at `at` with these members (a saved pack, or a benchmark's).
+    /// Ids up to `id` are taken (a save's count, which may exceed its packs' ids).
+    pub fn reserve_ids(&mut self, id: PackId) {
+        self.next_id = self.next_id.max(id);
+    }
+
+    /// Adds a new ghost pack at `at` with these members: a benchmark's or a test's crowd out
+    /// of sight.
     pub fn adopt_ghost(
         &mut self,
         at: DVec2,
         y: f64,
-        ghosts: Vec<GhostMember>,
+        ghosts: Vec<ZombieRecord>,
         world_seed: i64,
         kinds: &ZombieKinds,
-        rules: &crate::config::PackConfig,
+        rules: &PackConfig,
     ) -> PackId {
         let id = self.create(at, y, world_seed, rules);
         let pack = self.packs.get_mut(&id).expect("just created");
@@ -664,12 +751,7 @@ mod tests {
     fn a_sleeping_ghost_walks_the_route_of_one_swept_every_time() {
         let rules = PackConfig::default();
         let kinds = ZombieKinds::new(&crate::config::ZombiesConfig::default().types);
-        let member = GhostMember {
-            kind: 0,
-            health: 20.0,
-            fire_ticks: 0,
-            helmet: None,
-        };
+        let member = ZombieRecord::fresh(0, &kinds);
         let (interval, tick_rate) = (rules.sweep_interval_ticks, 20.0);
         // Night and day by turns, 1,000 ticks each, and a player far away the whole time.
         let moving = |tick: u64| (tick / 1000).is_multiple_of(2);
@@ -742,12 +824,7 @@ mod tests {
     fn a_ghost_pack_keeps_the_pace_of_its_slowest_member() {
         let rules = PackConfig::default();
         let kinds = ZombieKinds::new(&crate::config::ZombiesConfig::default().types);
-        let member = |name: &str| GhostMember {
-            kind: kinds.find(name).unwrap() as u16,
-            health: 20.0,
-            fire_ticks: 0,
-            helmet: None,
-        };
+        let member = |name: &str| ZombieRecord::fresh(kinds.find(name).unwrap(), &kinds);
         let mut pack = Pack::new(1, DVec2::ZERO, 64.0, 42, &rules);
         pack.set_ghosts(vec![member("fast_zombie"), member("zombie")], &kinds);
         assert_eq!(

@@ -7,37 +7,37 @@ use valence::log::{info, warn};
 use valence::prelude::*;
 
 use crate::config::{Config, ConfigChanged};
-use crate::daylight::{Burning, Helmet};
 use crate::time::WorldClock;
 use crate::weather::Weather;
 use crate::world::chunks::EntityTicking;
 use crate::world::Overworld;
-use crate::zombie::{Dying, Errand, Pursuing, Vitality, Zombie, ZombieKinds};
+use crate::zombie::{
+    Burning, Dying, Equipment, March, Pursuing, Vitality, Zombie, ZombieKinds, ZombieRecord,
+};
 
-use super::ghost::GhostMember;
 use super::merge::merge_packs;
 use super::migration::waypoint;
 use super::restore::restore;
 use super::rules::{centroid, dissolves, unseen_long_enough};
 use super::PacksMerged;
-use super::{flat, PackBrain, PackState, Packs};
+use super::{flat, PackBrain, PackState, PackStats, Packs};
 
 /// A restore this many sweeps or fewer after dematerialising counts as a flap.
 const FLAP_SWEEPS: u64 = 5;
 
 /// What the pack update reads and writes of each living zombie.
-pub(super) type Members<'w, 's> = Query<
+type Members<'w, 's> = Query<
     'w,
     's,
     (
         &'static Zombie,
         &'static Position,
         &'static Vitality,
-        &'static mut Errand,
+        &'static mut March,
         Has<Pursuing>,
         &'static mut PackBrain,
-        Option<&'static Burning>,
-        Option<&'static Helmet>,
+        &'static Burning,
+        &'static Equipment,
     ),
     Without<Dying>,
 >;
@@ -111,7 +111,7 @@ pub(super) fn update_packs(
 
     if new_types {
         // New speeds reach ghost packs too (sleepers walked their missed sweeps first).
-        for pack in packs.packs.values_mut() {
+        for pack in packs.iter_mut() {
             pack.refresh_pace(&kinds);
         }
     }
@@ -132,12 +132,14 @@ pub(super) fn update_packs(
     // Each pack is updated once per sweep interval, packs spread over its ticks so that the
     // cost is even rather than a spike every interval; far ghosts sleep through some.
     let mut visited = Vec::with_capacity(due.len());
+    // Counted apart while a pack is borrowed, added to the totals after.
+    let mut tally = PackStats::default();
     for id in due {
         if !packs.is_due(id, now) {
             continue;
         }
         visited.push(id);
-        let Some(pack) = packs.packs.get_mut(&id) else {
+        let Some(pack) = packs.get_mut(id) else {
             continue;
         };
         match pack.state {
@@ -157,8 +159,11 @@ pub(super) fn update_packs(
                     };
                     pack.members.sort_by(|a, b| far(a).total_cmp(&far(b)));
                     for leaver in pack.members.split_off(rules.max_size as usize) {
-                        if let Ok((.., mut brain, _, _)) = zombies.get_mut(leaver) {
+                        if let Ok((_, _, _, mut march, _, mut brain, _, _)) =
+                            zombies.get_mut(leaver)
+                        {
                             brain.pack = None;
+                            march.0 = None;
                         }
                     }
                     look = Formation::default();
@@ -190,17 +195,14 @@ pub(super) fn update_packs(
                     (true, None) => Some(waypoint(pack.centroid, pack.dest, rules)),
                     _ => None,
                 };
+                let to = march_to.map(|w| DVec3::new(w.x, pack.y, w.y));
                 for member in &pack.members {
-                    if let Ok((_, _, _, mut errand, ..)) = zombies.get_mut(*member) {
-                        match march_to {
-                            Some(w) => errand.0 = Some(DVec3::new(w.x, pack.y, w.y)),
-                            // Resting or daytime: drop only the errand the pack gave.
-                            None if errand.0.map(flat) == pack.waypoint => errand.0 = None,
-                            None => {}
+                    if let Ok((_, _, _, mut march, ..)) = zombies.get_mut(*member) {
+                        if march.0 != to {
+                            march.0 = to;
                         }
                     }
                 }
-                pack.waypoint = march_to;
 
                 // Visibility sweep.
                 if unseen_long_enough(&mut pack.unticked_sweeps, seen, rules) {
@@ -208,13 +210,8 @@ pub(super) fn update_packs(
                         .members
                         .iter()
                         .filter_map(|m| zombies.get(*m).ok())
-                        .map(|(zombie, _, vitality, _, _, _, fire, helmet)| GhostMember {
-                            kind: zombie.kind as u16,
-                            health: vitality.0,
-                            fire_ticks: fire
-                                .map_or(0, |f| f.ticks_left.min(u16::MAX as u64) as u16),
-                            helmet: helmet
-                                .map(|h| (h.kind, h.durability.min(u16::MAX as u32) as u16)),
+                        .map(|(zombie, _, vitality, _, _, _, fire, equipment)| {
+                            ZombieRecord::capture(zombie, vitality, fire, equipment)
                         })
                         .collect();
                     pack.set_ghosts(ghosts, &kinds);
@@ -224,7 +221,7 @@ pub(super) fn update_packs(
                     pack.ghosted_at = Some(now);
                     pack.unticked_sweeps = 0;
                     noted.push(id);
-                    packs.stats.dematerialised += 1;
+                    tally.dematerialised += 1;
                 }
             }
             PackState::Ghost => {
@@ -233,18 +230,18 @@ pub(super) fn update_packs(
                 if !well_inside(here) {
                     continue;
                 }
-                if restore(&mut commands, pack, layer_entity, layer, &kinds, rules) {
+                if restore(&mut commands, pack, layer_entity, layer, rules) {
                     noted.push(id);
-                    packs.stats.restores += 1;
+                    tally.restores += 1;
                     let sweeps = pack
                         .ghosted_at
                         .map_or(u64::MAX, |at| (now - at) / rules.sweep_interval_ticks);
                     if sweeps <= FLAP_SWEEPS {
-                        packs.stats.flaps += 1;
+                        tally.flaps += 1;
                     }
                     pack.restore_failures = 0;
                 } else {
-                    packs.stats.failed_restores += 1;
+                    tally.failed_restores += 1;
                     pack.restore_failures += 1;
                     if pack.restore_failures >= rules.restore_attempts {
                         warn!(
@@ -256,13 +253,14 @@ pub(super) fn update_packs(
                                 pack.centroid.y
                             );
                         dissolved.push(pack.id);
-                        packs.stats.give_ups += 1;
+                        tally.give_ups += 1;
                     }
                 }
             }
         }
     }
 
+    packs.stats.add(&tally);
     for id in noted {
         packs.note_state(id);
     }
@@ -275,21 +273,25 @@ pub(super) fn update_packs(
                 packs.stats.dissolved += 1;
             }
             for member in pack.members {
-                if let Ok((.., mut errand, _, mut brain, _, _)) = zombies.get_mut(member) {
+                if let Ok((_, _, _, mut march, _, mut brain, _, _)) = zombies.get_mut(member) {
                     brain.pack = None;
-                    if errand.0.map(flat) == pack.waypoint {
-                        errand.0 = None;
-                    }
+                    march.0 = None;
                 }
             }
         }
     }
 
     if now.is_multiple_of(rules.sweep_interval_ticks) {
-        merged.send_batch(merge_packs(packs, &mut zombies, rules));
+        let (merges, moved) = merge_packs(packs, rules);
+        for (member, pack) in moved {
+            if let Ok((.., mut brain, _, _)) = zombies.get_mut(member) {
+                brain.pack = Some(pack);
+            }
+        }
+        merged.send_batch(merges);
     }
 
-    if now.is_multiple_of(rules.sweep_interval_ticks * 60) && !packs.packs.is_empty() {
+    if now.is_multiple_of(rules.sweep_interval_ticks * 60) && !packs.is_empty() {
         info!("{}", packs.summary());
     }
 }

@@ -57,6 +57,11 @@ pub const EYE_HEIGHT: f64 = 1.62;
 const VOID_DEPTH: f64 = 64.0;
 const VOID_DAMAGE: f32 = 4.0;
 
+/// Players zombies may hunt: alive and in survival or adventure.
+pub fn huntable(mode: &GameMode) -> bool {
+    matches!(mode, GameMode::Survival | GameMode::Adventure)
+}
+
 /// A player's health in half hearts.
 #[derive(Component, Debug, Clone, Copy, PartialEq)]
 pub struct Health(pub f32);

@@ -14,16 +14,17 @@ use valence::nbt::{Compound, Value};
 use valence::prelude::*;
 
 use crate::config::{Config, HuntPreset};
-use crate::daylight::{Burning, Helmet, Phase, WorldPhase};
+use crate::daylight::{Phase, WorldPhase};
 use crate::hunt::{HuntZombie, Hunts, Round};
-use crate::pack::ghost::GhostMember;
 use crate::pack::{Pack, PackBrain, PackState, Packs};
 use crate::player::{Health, MAX_HEALTH};
 use crate::random::Stream;
 use crate::time::WorldClock;
 use crate::weather::Weather;
 use crate::world::{snapshot_terrain, Overworld, TerrainSave, WorldDir};
-use crate::zombie::{zombie_bundle, Arena, Dying, Vitality, Zombie, ZombieKinds};
+use crate::zombie::{
+    Arena, Burning, Dying, Equipment, Vitality, Zombie, ZombieKinds, ZombieRecord, ZombieSet,
+};
 pub use file::SaveFile;
 use players::SavedPlayer;
 
@@ -52,7 +53,7 @@ impl Plugin for SavePlugin {
                 Update,
                 restore_loose_zombies
                     .in_set(crate::TickSet::Zombies)
-                    .before(crate::zombie::chase::ZombieSet::Classify),
+                    .before(ZombieSet::Classify),
             )
             .add_systems(
                 Update,
@@ -79,37 +80,19 @@ pub fn load_zombies(world_dir: &Path, app: &mut App) -> anyhow::Result<()> {
     let config = app.world.resource::<Config>().clone();
     let mut kinds = app.world.resource::<ZombieKinds>().clone();
     let (mut members, count) = (0, saved.packs.len());
-    for pack in saved.packs {
-        let ghosts: Vec<GhostMember> = pack
+    for saved in saved.packs {
+        let ghosts: Vec<ZombieRecord> = saved
             .members
             .iter()
-            .map(|m| GhostMember {
-                kind: saved_kind(&mut kinds, &m.kind, &config) as u16,
-                health: m.health,
-                fire_ticks: m.fire_ticks.min(u16::MAX as u32) as u16,
-                helmet: m.helmet.map(|(k, d)| (k, d.min(u16::MAX as u32) as u16)),
-            })
+            .map(|m| record_of(&mut kinds, &m.record, &config))
             .collect();
         members += ghosts.len();
-        let mut packs = app.world.resource_mut::<Packs>();
-        packs.insert_saved(
-            pack.id,
-            pack.centroid,
-            pack.y,
-            pack.heading,
-            pack.dest,
-            pack.leg,
-            pack.dwell_left,
-            Stream::resume(pack.seed, pack.draws),
-            pack.restore_failures,
-            ghosts,
-            &kinds,
-            &config.pack,
-        );
+        app.world
+            .resource_mut::<Packs>()
+            .insert_saved(saved.pack, ghosts, &kinds, &config.pack);
     }
     app.insert_resource(kinds);
-    let mut packs = app.world.resource_mut::<Packs>();
-    packs.next_id = packs.next_id.max(saved.next_id);
+    app.world.resource_mut::<Packs>().reserve_ids(saved.next_id);
     let mut loose = saved.loose;
     if let Some(hunt) = saved.hunt {
         // The round goes on with the preset it began with, whatever config.toml says now.
@@ -173,6 +156,23 @@ fn saved_kind(kinds: &mut ZombieKinds, name: &str, config: &Config) -> usize {
     kinds.add_retired(name, like)
 }
 
+/// A saved zombie's record, its type looked up by name.
+fn record_of(
+    kinds: &mut ZombieKinds,
+    saved: &ZombieRecord<String>,
+    config: &Config,
+) -> ZombieRecord {
+    let kind = saved_kind(kinds, &saved.kind, config);
+    saved
+        .clone()
+        .with_kind(u16::try_from(kind).unwrap_or(u16::MAX))
+}
+
+/// A record with its type by name, for the save.
+fn named(kinds: &ZombieKinds, record: ZombieRecord) -> ZombieRecord<String> {
+    record.with_kind(kinds.get(record.kind as usize).name.clone())
+}
+
 fn restore_loose_zombies(
     mut commands: Commands,
     pending: Option<ResMut<PendingZombies>>,
@@ -185,23 +185,8 @@ fn restore_loose_zombies(
     };
     for (i, z) in pending.0.drain(..).enumerate() {
         let Some(pos) = z.pos else { continue };
-        let kind = saved_kind(&mut kinds, &z.kind, &config);
-        let mut zombie = commands.spawn(zombie_bundle(
-            layer,
-            pos,
-            kind,
-            &kinds,
-            i as u64 ^ pos.x.to_bits(),
-        ));
-        zombie.insert(Vitality(z.health));
-        if z.fire_ticks > 0 {
-            zombie.insert(Burning {
-                ticks_left: z.fire_ticks as u64,
-            });
-        }
-        if let Some((kind, durability)) = z.helmet {
-            zombie.insert(Helmet { kind, durability });
-        }
+        let record = record_of(&mut kinds, &z.record, &config);
+        let mut zombie = commands.spawn(record.bundle(layer, pos, i as u64 ^ pos.x.to_bits()));
         if z.hunt {
             zombie.insert((HuntZombie, Arena));
         }
@@ -213,73 +198,55 @@ fn restore_loose_zombies(
 /// writing it can then happen elsewhere.
 pub fn snapshot_zombies(world: &mut World) -> zombies::SavedZombies {
     let kinds = world.resource::<ZombieKinds>().clone();
-    let name = |kind: usize| kinds.get(kind).name.clone();
     let now = world.resource::<Server>().current_tick() as u64;
     let mut bodies = world.query_filtered::<(
         &Zombie,
         &Position,
         &Vitality,
-        Option<&Burning>,
-        Option<&Helmet>,
+        &Burning,
+        &Equipment,
         Option<&PackBrain>,
         Option<&HuntZombie>,
     ), Without<Dying>>();
-    let record = |z: &Zombie,
-                  p: &Position,
-                  v: &Vitality,
-                  f: Option<&Burning>,
-                  h: Option<&Helmet>,
-                  hunt: Option<&HuntZombie>,
-                  with_pos: bool| {
-        zombies::SavedZombie {
-            kind: name(z.kind),
-            health: v.0,
-            fire_ticks: f.map_or(0, |f| f.ticks_left.min(u32::MAX as u64) as u32),
-            helmet: h.map(|h| (h.kind, h.durability)),
-            pos: with_pos.then_some(p.0),
-            hunt: hunt.is_some(),
-        }
+    let saved = |zombie: &Zombie, vitality: &Vitality, fire: &Burning, equipment: &Equipment| {
+        named(
+            &kinds,
+            ZombieRecord::capture(zombie, vitality, fire, equipment),
+        )
     };
     let loose = bodies
         .iter(world)
         .filter(|(.., brain, _)| brain.is_none_or(|b| b.pack.is_none()))
-        .map(|(z, p, v, f, h, _, hunt)| record(z, p, v, f, h, hunt, true))
+        .map(|(z, p, v, f, e, _, hunt)| zombies::SavedZombie {
+            record: saved(z, v, f, e),
+            pos: Some(p.0),
+            hunt: hunt.is_some(),
+        })
         .collect();
     world.resource_mut::<Packs>().catch_up_sleepers(now);
     let packs = world.resource::<Packs>();
-    let mut by_id: Vec<&Pack> = packs.packs.values().collect();
+    let mut by_id: Vec<&Pack> = packs.iter().collect();
     by_id.sort_unstable_by_key(|p| p.id);
+    let member = |record| zombies::SavedZombie {
+        record,
+        pos: None,
+        hunt: false,
+    };
     let saved_packs = by_id
         .into_iter()
         .map(|pack| zombies::SavedPack {
-            id: pack.id,
-            centroid: pack.centroid,
-            y: pack.y,
-            heading: pack.heading,
-            dest: pack.dest,
-            leg: pack.leg,
-            dwell_left: pack.dwell_until.map(|u| u.saturating_sub(now)),
-            seed: pack.rng.seed(),
-            draws: pack.rng.draws(),
-            restore_failures: pack.restore_failures,
+            pack: pack.record(now),
             members: match pack.state {
                 PackState::Ghost => pack
                     .ghosts
                     .iter()
-                    .map(|g| zombies::SavedZombie {
-                        kind: name(g.kind as usize),
-                        health: g.health,
-                        fire_ticks: g.fire_ticks as u32,
-                        helmet: g.helmet.map(|(k, d)| (k, d as u32)),
-                        pos: None,
-                        hunt: false,
-                    })
+                    .map(|g| member(named(&kinds, *g)))
                     .collect(),
                 PackState::Materialised => pack
                     .members
                     .iter()
                     .filter_map(|m| bodies.get(world, *m).ok())
-                    .map(|(z, p, v, f, h, _, _)| record(z, p, v, f, h, None, false))
+                    .map(|(z, _, v, f, e, ..)| member(saved(z, v, f, e)))
                     .collect(),
             },
         })
@@ -301,7 +268,7 @@ pub fn snapshot_zombies(world: &mut World) -> zombies::SavedZombies {
             draws: r.rng.draws(),
         });
     zombies::SavedZombies {
-        next_id: packs.next_id,
+        next_id: packs.next_id(),
         packs: saved_packs,
         loose,
         hunt,

@@ -11,14 +11,13 @@ use valence::nbt::{Compound, List, Value};
 use valence::prelude::DVec3;
 
 use crate::config::HelmetKind;
+use crate::pack::PackRecord;
+use crate::zombie::{Helmet, ZombieRecord};
 
-/// One zombie as saved.
+/// One zombie as saved: its record with the type by name.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SavedZombie {
-    pub kind: String,
-    pub health: f32,
-    pub fire_ticks: u32,
-    pub helmet: Option<(HelmetKind, u32)>,
+    pub record: ZombieRecord<String>,
     /// Where it stood (loose zombies; pack members come back around the centroid).
     pub pos: Option<DVec3>,
     /// Spawned by the running hunt.
@@ -47,18 +46,7 @@ pub struct SavedHunt {
 /// One pack as saved.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SavedPack {
-    pub id: u64,
-    pub centroid: DVec2,
-    pub y: f64,
-    pub heading: DVec2,
-    pub dest: DVec2,
-    pub leg: u32,
-    /// Ticks of rest left (the tick counter starts over after a restart).
-    pub dwell_left: Option<u64>,
-    /// The pack's random stream: its seed and the draws taken.
-    pub seed: u64,
-    pub draws: u64,
-    pub restore_failures: u32,
+    pub pack: PackRecord,
     pub members: Vec<SavedZombie>,
 }
 
@@ -78,12 +66,13 @@ fn list(items: Vec<Compound>) -> Value {
 impl SavedZombie {
     fn to_nbt(&self) -> Compound {
         let mut c = Compound::new();
-        c.insert("Type", self.kind.clone());
-        c.insert("Health", self.health);
-        c.insert("Fire", self.fire_ticks as i32);
-        if let Some((kind, durability)) = self.helmet {
-            c.insert("Helmet", kind.name().to_string());
-            c.insert("HelmetDurability", durability as i32);
+        let r = &self.record;
+        c.insert("Type", r.kind.clone());
+        c.insert("Health", r.health);
+        c.insert("Fire", r.fire_ticks as i32);
+        if let Some(helmet) = r.helmet {
+            c.insert("Helmet", helmet.kind.name().to_string());
+            c.insert("HelmetDurability", helmet.durability as i32);
         }
         if let Some(p) = self.pos {
             c.insert("Pos", Value::List(List::Double(vec![p.x, p.y, p.z])));
@@ -98,7 +87,10 @@ impl SavedZombie {
         let helmet = match c.get("Helmet") {
             Some(Value::String(name)) => {
                 let kind = HelmetKind::from_name(name).ok_or(format!("unknown helmet {name:?}"))?;
-                Some((kind, int(c, "HelmetDurability")?.max(0) as u32))
+                Some(Helmet {
+                    kind,
+                    durability: short(int(c, "HelmetDurability")?),
+                })
             }
             _ => None,
         };
@@ -114,10 +106,12 @@ impl SavedZombie {
             _ => return Err("Health missing or not a float".into()),
         };
         Ok(Self {
-            kind: string(c, "Type")?,
-            health,
-            fire_ticks: int(c, "Fire")?.max(0) as u32,
-            helmet,
+            record: ZombieRecord {
+                kind: string(c, "Type")?,
+                health,
+                fire_ticks: short(int(c, "Fire")?),
+                helmet,
+            },
             pos,
             hunt: matches!(c.get("Hunt"), Some(Value::Byte(1))),
         })
@@ -176,6 +170,11 @@ fn draws(c: &Compound) -> Result<u64, String> {
     }
 }
 
+/// A saved count as records keep it, within `0..=u16::MAX`.
+fn short(v: i32) -> u16 {
+    v.clamp(0, u16::MAX as i32) as u16
+}
+
 fn int(c: &Compound, key: &str) -> Result<i32, String> {
     match c.get(key) {
         Some(Value::Int(v)) => Ok(*v),
@@ -215,19 +214,20 @@ fn compounds<'a>(c: &'a Compound, key: &str) -> Result<&'a [Compound], String> {
 impl SavedPack {
     fn to_nbt(&self) -> Compound {
         let mut c = Compound::new();
-        c.insert("Id", self.id as i64);
-        c.insert("X", self.centroid.x);
-        c.insert("Y", self.y);
-        c.insert("Z", self.centroid.y);
-        c.insert("HeadingX", self.heading.x);
-        c.insert("HeadingZ", self.heading.y);
-        c.insert("DestX", self.dest.x);
-        c.insert("DestZ", self.dest.y);
-        c.insert("Leg", self.leg as i32);
-        c.insert("DwellLeft", self.dwell_left.map_or(-1, |d| d as i64));
-        c.insert("Seed", self.seed as i64);
-        c.insert("Draws", self.draws as i64);
-        c.insert("RestoreFailures", self.restore_failures as i32);
+        let p = &self.pack;
+        c.insert("Id", p.id as i64);
+        c.insert("X", p.centroid.x);
+        c.insert("Y", p.y);
+        c.insert("Z", p.centroid.y);
+        c.insert("HeadingX", p.heading.x);
+        c.insert("HeadingZ", p.heading.y);
+        c.insert("DestX", p.dest.x);
+        c.insert("DestZ", p.dest.y);
+        c.insert("Leg", p.leg as i32);
+        c.insert("DwellLeft", p.dwell_left.map_or(-1, |d| d as i64));
+        c.insert("Seed", p.seed as i64);
+        c.insert("Draws", p.draws as i64);
+        c.insert("RestoreFailures", p.restore_failures as i32);
         c.insert(
             "Members",
             list(self.members.iter().map(SavedZombie::to_nbt).collect()),
@@ -238,16 +238,18 @@ impl SavedPack {
     fn from_nbt(c: &Compound) -> Result<Self, String> {
         let dwell = long(c, "DwellLeft")?;
         Ok(Self {
-            id: long(c, "Id")? as u64,
-            centroid: DVec2::new(double(c, "X")?, double(c, "Z")?),
-            y: double(c, "Y")?,
-            heading: DVec2::new(double(c, "HeadingX")?, double(c, "HeadingZ")?),
-            dest: DVec2::new(double(c, "DestX")?, double(c, "DestZ")?),
-            leg: int(c, "Leg")?.max(0) as u32,
-            dwell_left: (dwell >= 0).then_some(dwell as u64),
-            seed: long(c, "Seed")? as u64,
-            draws: draws(c)?,
-            restore_failures: int(c, "RestoreFailures")?.max(0) as u32,
+            pack: PackRecord {
+                id: long(c, "Id")? as u64,
+                centroid: DVec2::new(double(c, "X")?, double(c, "Z")?),
+                y: double(c, "Y")?,
+                heading: DVec2::new(double(c, "HeadingX")?, double(c, "HeadingZ")?),
+                dest: DVec2::new(double(c, "DestX")?, double(c, "DestZ")?),
+                leg: int(c, "Leg")?.max(0) as u32,
+                dwell_left: (dwell >= 0).then_some(dwell as u64),
+                seed: long(c, "Seed")? as u64,
+                draws: draws(c)?,
+                restore_failures: int(c, "RestoreFailures")?.max(0) as u32,
+            },
             members: compounds(c, "Members")?
                 .iter()
                 .map(SavedZombie::from_nbt)
@@ -315,16 +317,16 @@ mod tests {
         }
         fn zombie(&mut self, with_pos: bool) -> SavedZombie {
             SavedZombie {
-                kind: ["zombie", "fast_zombie", "armored_zombie"][(self.next() % 3) as usize]
-                    .into(),
-                health: (self.next() % 450) as f32 + 0.5,
-                fire_ticks: (self.next() % 200) as u32,
-                helmet: self.next().is_multiple_of(2).then(|| {
-                    (
-                        HelmetKind::ALL[(self.next() % 6) as usize],
-                        (self.next() % 400) as u32,
-                    )
-                }),
+                record: ZombieRecord {
+                    kind: ["zombie", "fast_zombie", "armored_zombie"][(self.next() % 3) as usize]
+                        .into(),
+                    health: (self.next() % 450) as f32 + 0.5,
+                    fire_ticks: (self.next() % 200) as u16,
+                    helmet: self.next().is_multiple_of(2).then(|| Helmet {
+                        kind: HelmetKind::ALL[(self.next() % 6) as usize],
+                        durability: (self.next() % 400) as u16,
+                    }),
+                },
                 pos: with_pos.then(|| DVec3::new(self.float(), self.float() / 100.0, self.float())),
                 hunt: with_pos && self.next().is_multiple_of(3),
             }
@@ -337,16 +339,18 @@ mod tests {
         for case in 0..200 {
             let packs = (0..g.next() % 6)
                 .map(|i| SavedPack {
-                    id: i + 1 + case * 10,
-                    centroid: DVec2::new(g.float(), g.float()),
-                    y: g.float() / 100.0,
-                    heading: DVec2::from_angle(g.float()),
-                    dest: DVec2::new(g.float(), g.float()),
-                    leg: (g.next() % 100) as u32,
-                    dwell_left: g.next().is_multiple_of(2).then(|| g.next() % 300),
-                    seed: g.next(),
-                    draws: g.next() % 1_000_000,
-                    restore_failures: (g.next() % 5) as u32,
+                    pack: PackRecord {
+                        id: i + 1 + case * 10,
+                        centroid: DVec2::new(g.float(), g.float()),
+                        y: g.float() / 100.0,
+                        heading: DVec2::from_angle(g.float()),
+                        dest: DVec2::new(g.float(), g.float()),
+                        leg: (g.next() % 100) as u32,
+                        dwell_left: g.next().is_multiple_of(2).then(|| g.next() % 300),
+                        seed: g.next(),
+                        draws: g.next() % 1_000_000,
+                        restore_failures: (g.next() % 5) as u32,
+                    },
                     members: (0..g.next() % 25).map(|_| g.zombie(false)).collect(),
                 })
                 .collect();
@@ -423,16 +427,18 @@ mod tests {
     /// A pack with no members, its stream at seed `seed` after 5 draws.
     fn empty_pack(seed: u64) -> SavedPack {
         SavedPack {
-            id: 1,
-            centroid: DVec2::ZERO,
-            y: 64.0,
-            heading: DVec2::X,
-            dest: DVec2::ONE,
-            leg: 1,
-            dwell_left: None,
-            seed,
-            draws: 5,
-            restore_failures: 0,
+            pack: PackRecord {
+                id: 1,
+                centroid: DVec2::ZERO,
+                y: 64.0,
+                heading: DVec2::X,
+                dest: DVec2::ONE,
+                leg: 1,
+                dwell_left: None,
+                seed,
+                draws: 5,
+                restore_failures: 0,
+            },
             members: vec![],
         }
     }
@@ -456,6 +462,6 @@ mod tests {
         pack.remove("Draws");
         pack.insert("Rng", 123_456i64);
         let back = SavedPack::from_nbt(&pack).unwrap();
-        assert_eq!((back.seed, back.draws), (77, 0));
+        assert_eq!((back.pack.seed, back.pack.draws), (77, 0));
     }
 }

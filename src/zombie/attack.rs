@@ -13,29 +13,10 @@ use valence::prelude::*;
 use valence::protocol::packets::play::EntityDamageS2c;
 use valence::protocol::{VarInt, WritePacket};
 
-use super::body::{Body, BODY_HEIGHT, HALF_WIDTH};
-use super::chase::{huntable, ZombieSet};
-use super::{Chase, Vitality, Zombie, ZombieKinds};
+use super::body::{BODY_HEIGHT, HALF_WIDTH};
+use super::{Dying, Target, Vitality, Zombie, ZombieKinds, ZombieStruck};
 use crate::config::{Config, ConfigChanged};
-use crate::player::{DamageCause, DamagePlayer, Dead, PlayerKill};
-
-pub struct AttackPlugin;
-
-impl Plugin for AttackPlugin {
-    fn build(&self, app: &mut App) {
-        let config = app.world.resource::<Config>();
-        let tick_rate = app.world.resource::<Server>().tick_rate().get() as f64;
-        let timing = AttackTiming::new(config, tick_rate);
-        app.insert_resource(timing)
-            .add_systems(
-                Update,
-                (players_hit_zombies, zombies_attack, remove_the_dead)
-                    .chain()
-                    .in_set(ZombieSet::Attack),
-            )
-            .add_systems(Update, retime_attacks.in_set(crate::TickSet::Config));
-    }
-}
+use crate::player::{huntable, DamageCause, DamagePlayer, Dead, PlayerKill};
 
 /// Wind-up and cooldown in ticks.
 #[derive(Resource, Debug, Clone, Copy)]
@@ -56,7 +37,7 @@ impl AttackTiming {
 }
 
 /// After a `reload`: wind-up and cooldown from the new values.
-fn retime_attacks(
+pub(super) fn retime_attacks(
     mut changed: EventReader<ConfigChanged>,
     mut timing: ResMut<AttackTiming>,
     config: Res<Config>,
@@ -76,12 +57,6 @@ pub enum Attack {
     WindUp { target: Entity, hits_at: u64 },
     /// Recovering until `until`.
     Cooldown { until: u64 },
-}
-
-/// Playing the death animation; removed at `until`.
-#[derive(Component, Debug, Clone, Copy)]
-pub struct Dying {
-    until: u64,
 }
 
 /// A zombie is hurt at most once per this many ticks (vanilla's invulnerability time).
@@ -121,12 +96,12 @@ fn distance_to_box(point: DVec3, feet: DVec3) -> f64 {
     point.clamp(min, max).distance(point)
 }
 
-fn zombies_attack(
+pub(super) fn zombies_attack(
     mut zombies: Query<
         (
             Entity,
             &Zombie,
-            &Chase,
+            &Target,
             &mut Attack,
             &Position,
             &EntityId,
@@ -142,7 +117,7 @@ fn zombies_attack(
     server: Res<Server>,
 ) {
     let now = server.current_tick() as u64;
-    for (entity, zombie, chase, mut attack, pos, id, mut flags) in &mut zombies {
+    for (entity, zombie, target, mut attack, pos, id, mut flags) in &mut zombies {
         let kind = kinds.get(zombie.kind);
         // Only players zombies may hurt: a target gone creative is spared mid-swing.
         let huntable_at = |t: Entity| {
@@ -152,7 +127,7 @@ fn zombies_attack(
                 .filter(|(_, mode)| huntable(mode))
                 .map(|(p, _)| p.0)
         };
-        let target = chase.target.and_then(|t| Some((t, huntable_at(t)?)));
+        let target = target.player.and_then(|t| Some((t, huntable_at(t)?)));
         let reachable = target.is_some_and(|(_, at)| in_reach(pos.0, at, kind.reach));
         match *attack {
             Attack::Ready => {
@@ -195,19 +170,13 @@ fn zombies_attack(
 
 /// The last tick each zombie was hurt.
 #[derive(Component, Debug, Clone, Copy)]
-struct LastHurt(u64);
+pub(super) struct LastHurt(u64);
 
-fn players_hit_zombies(
+pub(super) fn players_hit_zombies(
     mut commands: Commands,
     mut events: EventReader<InteractEntityEvent>,
-    mut players: Query<
-        (
-            &Position,
-            &EntityId,
-            Option<&Inventory>,
-            Option<&HeldItem>,
-            &GameMode,
-        ),
+    players: Query<
+        (&Position, &EntityId, Option<&Inventory>, Option<&HeldItem>),
         (With<Client>, Without<Dead>, Without<Zombie>),
     >,
     mut zombies: Query<
@@ -215,8 +184,6 @@ fn players_hit_zombies(
             &Position,
             &EntityId,
             &mut Vitality,
-            &mut Body,
-            &mut Chase,
             &mut EntityStatuses,
             Option<&LastHurt>,
             &EntityLayerId,
@@ -225,6 +192,7 @@ fn players_hit_zombies(
     >,
     mut layers: Query<&mut EntityLayer>,
     mut kills: EventWriter<PlayerKill>,
+    mut struck: EventWriter<ZombieStruck>,
     server: Res<Server>,
 ) {
     let now = server.current_tick() as u64;
@@ -232,12 +200,10 @@ fn players_hit_zombies(
         if event.interact != EntityInteraction::Attack {
             continue;
         }
-        let Ok((player_pos, player_id, inventory, held, mode)) = players.get_mut(event.client)
-        else {
+        let Ok((player_pos, player_id, inventory, held)) = players.get(event.client) else {
             continue;
         };
-        let Ok((pos, id, mut vitality, mut body, mut chase, mut statuses, last, layer)) =
-            zombies.get_mut(event.entity)
+        let Ok((pos, id, mut vitality, mut statuses, last, layer)) = zombies.get_mut(event.entity)
         else {
             continue;
         };
@@ -278,15 +244,11 @@ fn players_hit_zombies(
         let away = DVec2::new(pos.0.x - player_pos.0.x, pos.0.z - player_pos.0.z)
             .normalize_or_zero()
             * 0.4;
-        body.knockback = DVec3::new(away.x, 0.0, away.y);
-        if body.on_ground {
-            body.vel_y = 0.36;
-        }
-        // A blow wakes a dozing zombie, and it turns on the striker if it may hunt them.
-        chase.dozing = false;
-        if chase.target.is_none() && huntable(mode) {
-            chase.set_target(Some(event.client));
-        }
+        struck.send(ZombieStruck {
+            zombie: event.entity,
+            by: event.client,
+            knockback: DVec3::new(away.x, 0.0, away.y),
+        });
     }
 }
 
@@ -335,7 +297,7 @@ pub fn hurt_effect(
         });
 }
 
-fn remove_the_dead(
+pub(super) fn remove_the_dead(
     mut commands: Commands,
     dying: Query<(Entity, &Dying), With<LivingEntity>>,
     server: Res<Server>,

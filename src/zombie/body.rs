@@ -5,6 +5,7 @@
 
 use valence::prelude::*;
 
+use super::ZombieStruck;
 use crate::world::Voxels;
 
 /// Half the width of a zombie's box, and its height (vanilla: 0.6 x 1.95).
@@ -36,6 +37,18 @@ pub struct Body {
     /// Where the body really is; `Position` (what clients are sent) follows it every few
     /// ticks (`Tier::sync_period`), as vanilla's entity tracker does for zombies.
     pub at: Option<DVec3>,
+}
+
+/// A struck body is pushed away, and off the ground if it stood (vanilla's 0.36 hop).
+pub(super) fn take_blows(mut struck: EventReader<ZombieStruck>, mut bodies: Query<&mut Body>) {
+    for blow in struck.iter() {
+        if let Ok(mut body) = bodies.get_mut(blow.zombie) {
+            body.knockback = blow.knockback;
+            if body.on_ground {
+                body.vel_y = 0.36;
+            }
+        }
+    }
 }
 
 /// Whether a zombie's box with its feet at `pos` overlaps any solid (or unloaded) block.

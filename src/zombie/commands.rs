@@ -2,7 +2,8 @@
 
 use valence::prelude::*;
 
-use super::{zombie_bundle, Attack, Chase, ChaseStats, Dying, Lod, Tier, ZombieKinds};
+use super::record::new_zombie;
+use super::{Attack, ChaseStats, Destination, Dying, Lod, Tier, Why, ZombieKinds};
 use crate::config::Config;
 use crate::world::Overworld;
 
@@ -27,7 +28,7 @@ pub fn summon(world: &mut World, pos: DVec3, kind: Option<&str>) -> String {
         ^ pos.x.to_bits()
         ^ pos.z.to_bits().rotate_left(17);
     let entity = world
-        .spawn(zombie_bundle(layer, pos, index, &kinds, seed))
+        .spawn(new_zombie(layer, pos, index, &kinds, seed))
         .id();
     format!(
         "summoned={} id={} x={} y={} z={}",
@@ -44,8 +45,8 @@ pub fn report(world: &mut World) -> String {
     let mut tiers = [0usize; Tier::ALL.len()];
     let mut crowded = 0;
     let (mut total, mut chasing, mut wandering, mut attacking, mut dying) = (0, 0, 0, 0, 0);
-    let mut zombies = world.query::<(&Chase, &Attack, &Lod, Option<&Dying>)>();
-    for (chase, attack, lod, dead) in zombies.iter(world) {
+    let mut zombies = world.query::<(&Destination, &Attack, &Lod, Option<&Dying>)>();
+    for (dest, attack, lod, dead) in zombies.iter(world) {
         total += 1;
         if dead.is_some() {
             dying += 1;
@@ -55,9 +56,9 @@ pub fn report(world: &mut World) -> String {
         crowded += usize::from(lod.crowded());
         if *attack != Attack::Ready {
             attacking += 1;
-        } else if chase.target.is_some() {
+        } else if dest.chasing() {
             chasing += 1;
-        } else if chase.wandering() {
+        } else if dest.why == Why::Stroll {
             wandering += 1;
         }
     }

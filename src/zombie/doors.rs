@@ -9,19 +9,10 @@ use valence::prelude::*;
 use valence::protocol::packets::play::{BlockBreakingProgressS2c, WorldEventS2c};
 use valence::protocol::{Direction, VarInt, WritePacket};
 
-use super::chase::ZombieSet;
-use super::{staggered, Chase, Dying, Zombie};
+use super::{staggered, Dying, Target, Zombie};
 use crate::config::Config;
 use crate::world::door::{is_door, is_open_door, lower_half, other_half};
 use crate::world::{BlocksChanged, Overworld};
-
-pub(super) struct DoorsPlugin;
-
-impl Plugin for DoorsPlugin {
-    fn build(&self, app: &mut App) {
-        app.add_systems(Update, break_doors.in_set(ZombieSet::Attack));
-    }
-}
 
 /// Ticks of hammering that break a door (vanilla's 240 on Hard).
 const BREAK_TICKS: u32 = 240;
@@ -74,12 +65,12 @@ fn door_beside(layer: &ChunkLayer, feet: DVec3, target: DVec3) -> Option<BlockPo
     })
 }
 
-fn break_doors(
+pub(super) fn break_doors(
     mut commands: Commands,
     mut zombies: Query<
         (
             Entity,
-            &Chase,
+            &Target,
             &Position,
             &EntityId,
             &mut EntityAnimations,
@@ -97,9 +88,9 @@ fn break_doors(
         return;
     };
     let now = server.current_tick() as u64;
-    for (entity, chase, pos, id, mut swings, breaking) in &mut zombies {
-        let target = chase
-            .target
+    for (entity, target, pos, id, mut swings, breaking) in &mut zombies {
+        let target = target
+            .player
             .and_then(|t| players.get(t).ok())
             .map(|p| p.0)
             .filter(|_| config.zombies.break_doors);

@@ -15,20 +15,9 @@ use bevy_ecs::query::Has;
 use rustc_hash::FxHashMap;
 use valence::prelude::*;
 
-use super::{Chase, Dying, Zombie};
+use super::{Dying, HopGoal, Zombie};
 use crate::config::{Config, LodConfig};
 use crate::player::Dead;
-
-pub struct LodPlugin;
-
-impl Plugin for LodPlugin {
-    fn build(&self, app: &mut App) {
-        app.add_systems(
-            Update,
-            classify_zombies.in_set(super::chase::ZombieSet::Classify),
-        );
-    }
-}
 
 /// How often a zombie acts and is sent to clients. `Near` and `Full` both act every tick;
 /// only a zombie near a player is sent at vanilla's rate.
@@ -212,7 +201,7 @@ impl Crowd {
 
 /// Each player's crowd: this round's count so far, and what the last round's gave.
 #[derive(Default)]
-struct Crowds {
+pub(super) struct Crowds {
     counting: FxHashMap<Entity, CrowdCount>,
     last: FxHashMap<Entity, Crowd>,
 }
@@ -229,8 +218,8 @@ impl Crowds {
 
 /// Re-tiers each zombie once a round, an eighth of them on each tick, and counts it in the
 /// crowd of each player within reach of the full tier.
-fn classify_zombies(
-    mut zombies: Query<(&mut Lod, &Position, &Chase, Has<Dying>), With<Zombie>>,
+pub(super) fn classify_zombies(
+    mut zombies: Query<(&mut Lod, &Position, &HopGoal, Has<Dying>), With<Zombie>>,
     players: Query<(Entity, &Position), (With<Client>, Without<Dead>, Without<Zombie>)>,
     mut crowds: Local<Crowds>,
     config: Res<Config>,
@@ -251,11 +240,11 @@ fn classify_zombies(
             (player, pos.0, crowd, count)
         })
         .collect();
-    for (mut lod, pos, chase, dying) in &mut zombies {
+    for (mut lod, pos, goal, dying) in &mut zombies {
         if !(tick + lod.bucket).is_multiple_of(ROUND_TICKS) {
             continue;
         }
-        let from = chase.goal.unwrap_or(pos.0);
+        let from = goal.0.unwrap_or(pos.0);
         let mut nearest = f64::INFINITY;
         let mut crowded = Tier::Half;
         for (_, at, crowd, count) in &mut around {

@@ -1,45 +1,125 @@
-//! Zombies: bodies that walk the voxel world (`body`), find paths (`path`), pick and keep
-//! their targets (`chase`), move in hops with a watchdog (`hop`, `movement`), hold their heads
-//! (`look`), hit and get hit (`attack`), break wooden doors (`doors`), act less often far
-//! from players (`lod`), and are sent only to players within range (`tracking`).
+//! Zombies. Each concern owns its part of a zombie, and the order of a tick is written here,
+//! in [`ZombieSet`] and [`ZombiePlugin`]'s `build`: tiers by distance (`lod`), then what to
+//! do (`chase` picks targets, `errand` the destination from whichever errand holds), then the
+//! hop (`movement` plans it with `hop` and `path`, and walks it with `body`), then what
+//! clients see (`sync`, `look`, `tracking`), then blows (`attack`, `doors`). The components
+//! here are the plain state several modules share, each written by one. `record` turns a
+//! zombie into a compact record and back, for ghost packs and saves alike; `kinds` are the
+//! types and `rules` the chase's settings.
 
 pub mod attack;
 pub mod body;
 pub mod chase;
 pub mod commands;
 mod doors;
+pub mod errand;
 pub mod hop;
 pub mod kinds;
 pub mod lod;
 mod look;
-mod movement;
+pub mod movement;
 pub mod path;
+pub mod record;
+pub mod rules;
+mod sync;
 mod tracking;
 
-use valence::entity::zombie::ZombieEntityBundle;
 use valence::prelude::*;
 
-use crate::config::Config;
-pub use attack::{Attack, Dying};
+use crate::config::HelmetKind;
+pub use attack::Attack;
 pub use body::Body;
-pub use chase::{Chase, ChaseStats};
 pub use kinds::ZombieKinds;
 pub use lod::{Lod, Tier};
+pub use movement::{ChaseStats, Walker};
+pub use record::ZombieRecord;
+pub use rules::ChaseRules;
+
+/// The order of the zombie systems within [`crate::TickSet::Zombies`]. Daylight runs before
+/// `Classify`; packs between `Classify` and `Decide`, so members head for the waypoint their
+/// pack gives them the same tick.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ZombieSet {
+    /// Tiers by distance to players: who acts this tick.
+    Classify,
+    /// Targets, then the destination.
+    Decide,
+    /// The next hop, when something calls for one.
+    Plan,
+    /// Bodies walk their waypoints.
+    Walk,
+    /// What clients are sent: moves, turns, the head.
+    Sync,
+    /// Blows both ways, doors, and what a blow sets off.
+    Attack,
+}
 
 pub struct ZombiePlugin;
 
 impl Plugin for ZombiePlugin {
     fn build(&self, app: &mut App) {
-        let kinds = ZombieKinds::new(&app.world.resource::<Config>().zombies.types);
+        let config = app.world.resource::<crate::config::Config>();
+        let tick_rate = app.world.resource::<Server>().tick_rate().get() as f64;
+        let (kinds, rules, timing) = (
+            ZombieKinds::new(&config.zombies.types),
+            ChaseRules::new(config, tick_rate),
+            attack::AttackTiming::new(config, tick_rate),
+        );
         app.insert_resource(kinds)
-            .add_systems(Update, kinds::reload_kinds.in_set(crate::TickSet::Config))
-            .add_plugins((
-                lod::LodPlugin,
-                chase::ChasePlugin,
-                attack::AttackPlugin,
-                doors::DoorsPlugin,
-                tracking::TrackingPlugin,
-            ));
+            .insert_resource(rules)
+            .insert_resource(timing)
+            .insert_resource(ChaseStats::default())
+            .add_event::<ZombieStruck>()
+            .configure_sets(
+                Update,
+                (
+                    ZombieSet::Classify,
+                    ZombieSet::Decide,
+                    ZombieSet::Plan,
+                    ZombieSet::Walk,
+                    ZombieSet::Sync,
+                    ZombieSet::Attack,
+                )
+                    .chain()
+                    .in_set(crate::TickSet::Zombies)
+                    // Plans read walkability facts: this tick's edits go in first.
+                    .after(crate::world::patch_nav),
+            )
+            .add_systems(
+                Update,
+                (
+                    kinds::reload_kinds,
+                    rules::rebuild_rules,
+                    attack::retime_attacks,
+                )
+                    .in_set(crate::TickSet::Config),
+            )
+            .add_systems(Update, lod::classify_zombies.in_set(ZombieSet::Classify))
+            .add_systems(
+                Update,
+                (chase::choose_targets, chase::mark_pursuers, errand::decide)
+                    .chain()
+                    .in_set(ZombieSet::Decide),
+            )
+            .add_systems(Update, movement::plan_hops.in_set(ZombieSet::Plan))
+            .add_systems(Update, movement::walk_zombies.in_set(ZombieSet::Walk))
+            .add_systems(
+                Update,
+                (sync::sync_zombies, sync::show_equipment).in_set(ZombieSet::Sync),
+            )
+            .add_systems(
+                Update,
+                (
+                    attack::players_hit_zombies,
+                    (body::take_blows, chase::turn_on_strikers),
+                    attack::zombies_attack,
+                    doors::break_doors,
+                    attack::remove_the_dead,
+                )
+                    .chain()
+                    .in_set(ZombieSet::Attack),
+            )
+            .add_plugins(tracking::TrackingPlugin);
     }
 }
 
@@ -56,47 +136,140 @@ pub struct Zombie {
 #[derive(Component, Debug, Clone, Copy, Default)]
 pub struct Arena;
 
-/// Where another module sends a zombie that has nobody to chase: shade by day, its pack's
-/// waypoint by night. Cleared when reached, or when the zombie finds itself boxed in.
-#[derive(Component, Debug, Clone, Copy, Default, PartialEq)]
-pub struct Errand(pub Option<DVec3>);
-
 /// The zombie is after a player. Set by the chase module from its target, so that other
 /// modules (packs) know a zombie is busy without learning whom it chases.
 #[derive(Component, Debug, Clone, Copy, Default)]
 pub struct Pursuing;
 
+/// Whom a zombie chases, and whom it ignores for a while. Written by the chase module only.
+#[derive(Component, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Target {
+    /// The player being chased.
+    pub player: Option<Entity>,
+    /// A player given up on, and the tick until which it is ignored.
+    pub(in crate::zombie) ignored: Option<(Entity, u64)>,
+    /// The planner's count of hops ended when the chase last looked at them.
+    pub(in crate::zombie) hops_seen: u32,
+}
+
+impl Target {
+    /// Chases `player` from now on (or stops chasing).
+    pub fn set(&mut self, player: Option<Entity>) {
+        if self.player != player {
+            self.player = player;
+        }
+    }
+
+    /// Whether the zombie is after someone (without saying whom).
+    pub fn chasing(&self) -> bool {
+        self.player.is_some()
+    }
+}
+
 /// Health left, in half hearts.
 #[derive(Component, Debug, Clone, Copy, PartialEq)]
 pub struct Vitality(pub f32);
+
+/// Playing the death animation; removed at `until`. Every system that acts for a zombie
+/// leaves the dying alone.
+#[derive(Component, Debug, Clone, Copy)]
+pub struct Dying {
+    pub(in crate::zombie) until: u64,
+}
+
+/// Ticks of fire left; 0 when not burning. Daylight lights and puts out the fire; it is kept
+/// here because a zombie's record carries it.
+#[derive(Component, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Burning {
+    pub ticks_left: u16,
+}
+
+/// What a zombie wears. Decided when the zombie is made (its type's helmet for a new one, the
+/// record's for one coming back), never after: a helmet the sun wore out stays gone.
+#[derive(Component, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Equipment {
+    pub helmet: Option<Helmet>,
+}
+
+/// A helmet and the durability it has left.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Helmet {
+    pub kind: HelmetKind,
+    pub durability: u16,
+}
+
+impl Helmet {
+    pub fn new(kind: HelmetKind) -> Self {
+        Self {
+            kind,
+            durability: kind.durability(),
+        }
+    }
+}
+
+/// Where the zombie's pack marches it: a waypoint ahead of the centroid while the pack
+/// travels. Written by the pack module only.
+#[derive(Component, Debug, Clone, Copy, Default, PartialEq)]
+pub struct March(pub Option<DVec3>);
+
+/// Shade the zombie walks to by day. Written by daylight only.
+#[derive(Component, Debug, Clone, Copy, Default, PartialEq)]
+pub struct Shade(pub Option<DVec3>);
+
+/// Asleep by day: still, head down, until a blow or a close player wakes it. Put on and taken
+/// off by daylight only.
+#[derive(Component, Debug, Clone, Copy, Default)]
+pub struct Dozing;
+
+/// Why a zombie heads where it does.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Why {
+    #[default]
+    Nowhere,
+    /// After this player.
+    Chase(Entity),
+    March,
+    Shade,
+    Stroll,
+}
+
+/// Where the zombie heads this tick and why. Filled by the errands module alone (`errand`),
+/// followed by the planner.
+#[derive(Component, Debug, Clone, Copy, Default, PartialEq)]
+pub struct Destination {
+    pub to: Option<DVec3>,
+    pub why: Why,
+}
+
+impl Destination {
+    pub const NOWHERE: Destination = Destination {
+        to: None,
+        why: Why::Nowhere,
+    };
+
+    /// Whether the zombie is after a player (without saying whom).
+    pub fn chasing(&self) -> bool {
+        matches!(self.why, Why::Chase(_))
+    }
+}
+
+/// The goal of the hop a zombie walks: where it will be soon, which its tier is reckoned
+/// from. Written by the planner only.
+#[derive(Component, Debug, Clone, Copy, Default, PartialEq)]
+pub struct HopGoal(pub Option<DVec3>);
+
+/// A player's blow landed on a zombie: the modules that care react on their own (the chase
+/// turns on the striker, daylight wakes a dozer, the body is knocked back).
+#[derive(Event, Debug, Clone, Copy, PartialEq)]
+pub struct ZombieStruck {
+    pub zombie: Entity,
+    pub by: Entity,
+    /// The push, in blocks a tick.
+    pub knockback: DVec3,
+}
 
 /// Whether `entity` takes its turn at tick `now` of work done once per `period` ticks: each
 /// entity on its own tick, so the work is spread instead of landing on one.
 pub fn staggered(entity: Entity, now: u64, period: u64) -> bool {
     (now + entity.index() as u64).is_multiple_of(period)
-}
-
-/// Everything a new zombie entity needs. `seed` makes its wandering reproducible.
-pub fn zombie_bundle(
-    layer: Entity,
-    pos: DVec3,
-    kind: usize,
-    kinds: &ZombieKinds,
-    seed: u64,
-) -> impl Bundle {
-    let stats = kinds.get(kind);
-    (
-        ZombieEntityBundle {
-            layer: EntityLayerId(layer),
-            position: Position(pos),
-            ..Default::default()
-        },
-        Zombie { kind },
-        Vitality(stats.health),
-        Body::default(),
-        Chase::new(seed),
-        Errand::default(),
-        Attack::default(),
-        Lod::new(seed),
-    )
 }

@@ -1,42 +1,121 @@
-//! Moving: each tick a zombie picks where it heads (`destination`), plans its next hop when
-//! something calls for it (`plan_hop`, the hop rule and the watchdog of `hop`), walks the
-//! waypoints (`walk`), and shows clients its moves and posture every few ticks.
-
-use std::f64::consts::TAU;
+//! Moving: the hop (`Plan`) and the walk (`Walk`). A zombie plans its next hop towards its
+//! [`Destination`] when something calls for it (the hop rule and the watchdog of `hop`, the
+//! paths of `path`), and its body walks the waypoints tick by tick. The planner reports what
+//! the errands module needs to know ([`Outcome`]) and what the chase does (hops ended, a
+//! target given up), in [`Walker`]; it writes nothing else of theirs.
 
 use bevy_ecs::query::Has;
 use valence::prelude::*;
 
 use super::body::Body;
-use super::chase::{Chase, ChaseRules, ChaseStats};
 use super::doors::BreakingDoor;
-use super::hop::{hop_goal, Decision, HopEvent};
+use super::hop::{hop_goal, Decision, HopEvent, HopPlanner};
 use super::lod::{Lod, Tier};
-use super::look::{posture, turns, yaw_of};
-use super::path::{find_path, straight_path, way_on, waypoints, Aside, Water};
-use super::{Dying, Errand, Zombie, ZombieKinds};
+use super::look::yaw_of;
+use super::path::{find_path, straight_path, way_on, waypoints, Aside, Water, Waypoints};
+use super::rules::ChaseRules;
+use super::{Destination, Dying, HopGoal, Why, Zombie, ZombieKinds};
 use crate::world::{BlocksChanged, Nav, NavVoxels, Overworld, Voxels};
 
 /// Hops a stroll may take: a stroll of up to `wander_radius` (8 blocks) takes three hops of
 /// `hop_radius` on open ground; more means a detour round something in the way.
 const MAX_STROLL_PLANS: u8 = 5;
 
-pub(super) fn move_zombies(
+/// What the planner tells the errands module after a plan was asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// The errand or stroll is done (or its spot is out of reach).
+    Arrived,
+    /// Plan after plan has not moved the zombie (a pit, ledges too high all round).
+    BoxedIn,
+}
+
+/// Totals since start, for `zombies` and the benchmark.
+#[derive(Resource, Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChaseStats {
+    pub plans: u64,
+    pub expanded_nodes: u64,
+    pub watchdog_fires: u64,
+    pub give_ups: u64,
+}
+
+/// A zombie's hop: the plan, its waypoints and the walk along them.
+#[derive(Component, Debug, Clone, Default)]
+pub struct Walker {
+    /// The current hop's goal.
+    goal: Option<DVec3>,
+    /// The body's yaw while walking this hop: towards its goal as planned.
+    facing: Option<f32>,
+    waypoints: Waypoints,
+    planner: HopPlanner,
+    /// What the destination was for at the last plan: a new reason starts over.
+    planned_for: Why,
+    /// The reason changed since the last plan: plan at once.
+    retarget: bool,
+    /// Plans since the reason changed; a stroll that needs too many is over.
+    plans: u8,
+    /// News for the errands module from this activation's plan.
+    outcome: Option<Outcome>,
+    /// Hops after a player ended so far: at each the chase looks for a nearer player.
+    chase_hops: u32,
+    /// The player plan after plan brought the zombie no closer to.
+    gave_up_on: Option<Entity>,
+    jump: bool,
+    blocked_ticks: u32,
+    /// The side a far walker turned to at what blocked its way, kept while it is blocked.
+    aside: Aside,
+    /// Standing: in reach of its target, or hammering at a door.
+    holding: bool,
+    /// The way the body walked on its last activation.
+    heading: Option<DVec3>,
+}
+
+impl Walker {
+    /// What the last plan reported, on the activation it was made.
+    pub fn outcome(&self) -> Option<Outcome> {
+        self.outcome
+    }
+
+    /// Hops after a player ended so far.
+    pub fn chase_hops(&self) -> u32 {
+        self.chase_hops
+    }
+
+    /// The player plan after plan brought the zombie no closer to, until the next reason.
+    pub fn gave_up_on(&self) -> Option<Entity> {
+        self.gave_up_on
+    }
+
+    pub(super) fn facing(&self) -> Option<f32> {
+        self.facing
+    }
+
+    pub(super) fn heading(&self) -> Option<DVec3> {
+        self.heading
+    }
+
+    pub(super) fn holding(&self) -> bool {
+        self.holding
+    }
+}
+
+/// Each activation: a plan when something calls for one, or a stand in reach of the target
+/// or at a door (the attack and door systems do the rest, and a zombie at a door does not
+/// give its target up).
+pub(super) fn plan_hops(
     mut zombies: Query<
         (
             &Zombie,
-            &mut Chase,
-            &mut Errand,
-            &mut Body,
-            &mut Position,
-            &mut Look,
-            &mut HeadYaw,
+            &Destination,
+            &mut Walker,
+            &mut HopGoal,
+            &Body,
+            &Position,
             &Lod,
             Has<BreakingDoor>,
         ),
         (Without<Dying>, Without<Client>),
     >,
-    players: Query<&Position, (With<Client>, Without<Zombie>)>,
     layers: Query<&ChunkLayer, With<Overworld>>,
     mut edits: EventReader<BlocksChanged>,
     nav: Res<Nav>,
@@ -48,115 +127,99 @@ pub(super) fn move_zombies(
     let Ok(layer) = layers.get_single() else {
         return;
     };
-    // Plans and bodies read the walkability facts, current here: every edit made before this
-    // point in the tick, or after it in the last, is patched in.
+    // Plans read the walkability facts, current here: every edit made before this point in
+    // the tick, or after it in the last, is patched in.
     let world = &NavVoxels::new(&nav, layer);
     let edits: Vec<BlocksChanged> = edits.iter().copied().collect();
     let now = server.current_tick() as u64;
-    for (zombie, mut chase, mut errand, mut body, mut position, mut look, mut head, lod, at_door) in
-        &mut zombies
-    {
-        let steps = lod.steps(now);
-        if steps == 0 {
+    for (zombie, dest, mut walker, mut goal, body, position, lod, at_door) in &mut zombies {
+        if lod.steps(now) == 0 {
             continue;
         }
         let kind = kinds.get(zombie.kind);
         let watchdog = rules.hop.watchdog_ticks(kind.speed);
-        let chase = &mut *chase;
-        let mut pos = body.at.unwrap_or(position.0);
-        let target = chase.target.and_then(|t| players.get(t).ok()).map(|p| p.0);
-
-        // Close enough to strike, or hammering at a door: stand; the attack and door systems
-        // do the rest (and a zombie at a door does not give its target up).
-        let holding = at_door || target.is_some_and(|t| t.distance(pos) <= kind.reach * 0.8);
-        match destination(chase, errand.0, target, pos, now, &rules) {
-            Some(dest) if !holding => {
+        let walker = &mut *walker;
+        walker.outcome = None;
+        if dest.why != walker.planned_for {
+            walker.planned_for = dest.why;
+            walker.retarget = true;
+            walker.plans = 0;
+            walker.gave_up_on = None;
+            walker.planner.reset_progress();
+        }
+        let pos = body.at.unwrap_or(position.0);
+        let chasing = dest.chasing();
+        walker.holding =
+            at_door || (chasing && dest.to.is_some_and(|t| t.distance(pos) <= kind.reach * 0.8));
+        match dest.to {
+            Some(to) if !walker.holding => {
                 let hop = Hop {
-                    dest,
-                    chasing: target.is_some(),
+                    dest: to,
+                    why: dest.why,
                     far: lod.tier >= Tier::Half,
                     watchdog,
                     edits: &edits,
                 };
-                plan_hop(chase, &mut errand, hop, pos, now, world, &rules, &mut stats);
+                plan_hop(walker, hop, pos, now, world, &rules, &mut stats);
             }
             _ => {
-                chase.waypoints.clear();
-                chase.planner.hold(now, watchdog);
+                walker.waypoints.clear();
+                walker.planner.hold(now, watchdog);
             }
         }
+        if goal.0 != walker.goal {
+            goal.0 = walker.goal;
+        }
+    }
+}
 
-        let per_tick = kind.speed / rules.hop.tick_rate;
-        let heading;
-        (pos, heading) = walk(chase, &mut body, world, pos, per_tick, steps);
+/// Each activation the body walks its waypoints, for as many ticks as the activation stands
+/// for.
+pub(super) fn walk_zombies(
+    mut zombies: Query<
+        (&Zombie, &mut Walker, &mut Body, &Position, &Lod),
+        (Without<Dying>, Without<Client>),
+    >,
+    layers: Query<&ChunkLayer, With<Overworld>>,
+    nav: Res<Nav>,
+    kinds: Res<ZombieKinds>,
+    rules: Res<ChaseRules>,
+    server: Res<Server>,
+) {
+    let Ok(layer) = layers.get_single() else {
+        return;
+    };
+    let world = &NavVoxels::new(&nav, layer);
+    let now = server.current_tick() as u64;
+    for (zombie, mut walker, mut body, position, lod) in &mut zombies {
+        let steps = lod.steps(now);
+        if steps == 0 {
+            continue;
+        }
+        let per_tick = kinds.get(zombie.kind).speed / rules.hop.tick_rate;
+        let pos = body.at.unwrap_or(position.0);
+        let (pos, heading) = walk(&mut walker, &mut body, world, pos, per_tick, steps);
         body.at = Some(pos);
-        // Clients hear of moves every few ticks (sooner for a big jump), not every tick.
-        let sync = lod.syncs(now, &rules.lod) || position.0.distance(pos) > 2.0;
-        if sync && position.0 != pos {
-            position.0 = pos;
-        }
-
-        // Walking, the body faces where its hop leads rather than each zig-zag waypoint: the
-        // same look on screen, and one turn sent a hop instead of one at every step.
-        let body_yaw = heading.map_or(look.yaw, |step| chase.facing.unwrap_or(yaw_of(step)));
-        if sync {
-            let posture = posture(body_yaw, pos, target, chase.dozing, holding);
-            let (turn, head_turn) = turns(posture, lod.tier, *look, head.0);
-            if let Some(turn) = turn {
-                *look = turn;
-            }
-            if let Some(yaw) = head_turn {
-                head.0 = yaw;
-            }
-        }
+        walker.heading = heading;
     }
 }
 
-/// Where the zombie heads: its target, else (unless resting boxed in) its errand, else (awake)
-/// a stroll it sets out on when its rest is over.
-fn destination(
-    chase: &mut Chase,
-    errand: Option<DVec3>,
-    target: Option<DVec3>,
-    pos: DVec3,
-    now: u64,
-    rules: &ChaseRules,
-) -> Option<DVec3> {
-    match (target, errand) {
-        (Some(t), _) => Some(t),
-        (None, _) if now < chase.boxed_in_until => None,
-        (None, Some(errand)) => Some(errand),
-        (None, None) if chase.dozing => None,
-        (None, None) => {
-            if chase.stroll.is_none() && now >= chase.rest_until {
-                let angle = chase.next_random() * TAU;
-                let dist = rules.wander_radius * (0.3 + 0.7 * chase.next_random());
-                chase.stroll = Some(pos + DVec3::new(angle.cos() * dist, 0.0, angle.sin() * dist));
-                chase.stroll_plans = 0;
-                chase.retarget = true;
-            }
-            chase.stroll
-        }
-    }
-}
-
-/// The hop being walked: where to, whether after a player, whether far from every player
-/// (beyond `lod.full_radius`), the watchdog's countdown, and the blocks changed this tick.
+/// The hop being walked: where to and why, whether far from every player (beyond
+/// `lod.full_radius`), the watchdog's countdown, and the blocks changed this tick.
 struct Hop<'a> {
     dest: DVec3,
-    chasing: bool,
+    why: Why,
     far: bool,
     watchdog: u64,
     edits: &'a [BlocksChanged],
 }
 
-/// Plans the next hop when something calls for it: a new destination, the watchdog or the
+/// Plans the next hop when something calls for it: a new reason to go, the watchdog or the
 /// end of a back-off, a blocked way, or the last waypoint reached. A stroll or errand that is
-/// done ends in a rest instead; a target that several plans in a row brought no closer is
-/// given up for a while.
+/// done, or a walker boxed in, is reported instead (see [`Outcome`]); a target that several
+/// plans in a row brought no closer is given up.
 fn plan_hop(
-    chase: &mut Chase,
-    errand: &mut Errand,
+    walker: &mut Walker,
     hop: Hop<'_>,
     pos: DVec3,
     now: u64,
@@ -170,16 +233,16 @@ fn plan_hop(
     // (`blocked_ticks`). Either way an untouched path costs no block read.
     let next_blocked = !hop.far
         && !hop.edits.is_empty()
-        && chase.waypoints.front().is_some_and(|&w| {
+        && walker.waypoints.front().is_some_and(|&w| {
             hop.edits.iter().any(|edit| edit.reaches(w, 2)) && !world.standable(w)
         });
-    let event = if std::mem::take(&mut chase.retarget) {
+    let event = if std::mem::take(&mut walker.retarget) {
         Some(HopEvent::Retarget)
-    } else if let Some(due) = chase.planner.due(now) {
+    } else if let Some(due) = walker.planner.due(now) {
         Some(due)
-    } else if next_blocked || chase.blocked_ticks >= 10 {
+    } else if next_blocked || walker.blocked_ticks >= 10 {
         Some(HopEvent::Blocked)
-    } else if chase.waypoints.is_empty() {
+    } else if walker.waypoints.is_empty() {
         Some(HopEvent::Reached)
     } else {
         None
@@ -187,40 +250,38 @@ fn plan_hop(
     let Some(event) = event else {
         return;
     };
-    let strolled_enough = chase.stroll.is_some() && chase.stroll_plans >= MAX_STROLL_PLANS;
-    if event == HopEvent::Reached
-        && !hop.chasing
-        && (hop.dest.distance(pos) < 1.5 || strolled_enough)
-    {
-        // The stroll or errand is done (or the stroll's spot is out of reach).
-        rest(chase, errand, now);
+    let chasing = matches!(hop.why, Why::Chase(_));
+    let strolled_enough = hop.why == Why::Stroll && walker.plans >= MAX_STROLL_PLANS;
+    if event == HopEvent::Reached && !chasing && (hop.dest.distance(pos) < 1.5 || strolled_enough) {
+        walker.stop(Outcome::Arrived);
         return;
     }
     if event == HopEvent::Watchdog {
         stats.watchdog_fires += 1;
     }
-    let Decision::Plan { jump } = chase
+    let Decision::Plan { jump } = walker
         .planner
         .request(event, now, pos, &rules.hop, hop.watchdog)
     else {
         return;
     };
-    if !hop.chasing && chase.planner.boxed_in(&rules.hop) {
-        // Plan after plan has not moved it (a pit, ledges too high all round): it rests, and
-        // takes no errand either until the rest is over, rather than plan every step it
-        // cannot take. Then it tries again. (A stroll ends after `MAX_STROLL_PLANS` anyway.)
-        rest(chase, errand, now);
-        chase.boxed_in_until = chase.rest_until;
+    if !chasing && walker.planner.boxed_in(&rules.hop) {
+        // Plan after plan has not moved it: it rests, and takes no errand either until the
+        // rest is over, rather than plan every step it cannot take. Then it tries again. (A
+        // stroll ends after `MAX_STROLL_PLANS` anyway.)
+        walker.stop(Outcome::BoxedIn);
         return;
     }
     // A hop after a player ended: the nearest player is picked again before the next one.
-    chase.hop_ended |= event == HopEvent::Reached && hop.chasing;
+    if event == HopEvent::Reached && chasing {
+        walker.chase_hops = walker.chase_hops.wrapping_add(1);
+    }
     let goal = hop_goal(pos, hop.dest, rules.hop.radius);
     let start = BlockPos::from_pos(pos);
     let end = standable_near(world, goal);
     // A hop that ends where nobody stands (in a hill, a tree) cannot be reached: a stroll or
     // errand looks for the nearest block in the square the hop spans, not the whole budget.
-    let limits = if hop.chasing || world.standable(end) {
+    let limits = if chasing || world.standable(end) {
         rules.limits
     } else {
         rules.hop_square_limits
@@ -231,16 +292,16 @@ fn plan_hop(
     // swims) on as far as the straight way goes, or turns aside (keeping to one side), and
     // when no way makes a step searches the square its hop spans only: nobody watches it
     // pick its way round a tree, and the next hop turns aside again.
-    let path = if hop.chasing {
+    let path = if chasing {
         find_path(world, start, end, limits)
     } else if hop.far {
-        match way_on(world, start, end, limits, chase.aside) {
+        match way_on(world, start, end, limits, walker.aside) {
             Some((way, side)) => {
-                chase.aside = side;
+                walker.aside = side;
                 way
             }
             None => {
-                chase.aside = Aside::Either;
+                walker.aside = Aside::Either;
                 find_path(world, start, end, rules.hop_square_limits)
             }
         }
@@ -254,11 +315,9 @@ fn plan_hop(
     };
     stats.plans += 1;
     stats.expanded_nodes += path.expanded as u64;
-    if chase.stroll.is_some() {
-        chase.stroll_plans = chase.stroll_plans.saturating_add(1);
-    }
-    chase.waypoints = waypoints(start, &path.nodes, rules.hop.radius / 2.0);
-    chase.goal = Some(goal);
+    walker.plans = walker.plans.saturating_add(1);
+    walker.waypoints = waypoints(start, &path.nodes, rules.hop.radius / 2.0);
+    walker.goal = Some(goal);
     // The body faces the hop's goal, steady from hop to hop; a hop that leads well aside of
     // it (a far walker turning aside, a detour) faces where it leads, not sideways.
     let flat = |p: DVec3| DVec3::new(p.x - pos.x, 0.0, p.z - pos.z);
@@ -269,38 +328,37 @@ fn plan_hop(
             ahead = leads;
         }
     }
-    chase.facing = (ahead.length() > 1.0).then(|| yaw_of(ahead));
-    chase.jump |= jump;
-    chase.blocked_ticks = 0;
-    let Some(target) = chase.target.filter(|_| hop.chasing) else {
+    walker.facing = (ahead.length() > 1.0).then(|| yaw_of(ahead));
+    walker.jump |= jump;
+    walker.blocked_ticks = 0;
+    let Why::Chase(target) = hop.why else {
         return;
     };
-    if chase
+    if walker
         .planner
         .note_progress(hop.dest.distance(pos), &rules.hop)
     {
         stats.give_ups += 1;
-        chase.ignored = Some((target, now + rules.give_up_ticks));
-        chase.set_target(None);
-        chase.waypoints.clear();
+        walker.gave_up_on = Some(target);
+        walker.waypoints.clear();
     }
 }
 
-/// Ends a stroll or errand with a rest before the next, 2 to 10 s, 6 on average like vanilla's
-/// stroll.
-fn rest(chase: &mut Chase, errand: &mut Errand, now: u64) {
-    chase.stroll = None;
-    errand.0 = None;
-    chase.goal = None;
-    chase.waypoints.clear();
-    chase.planner.reset_progress();
-    chase.rest_until = now + 40 + (chase.next_random() * 160.0) as u64;
+impl Walker {
+    /// Ends the errand or stroll with `outcome`: the hop is dropped and the errands module
+    /// decides what comes next.
+    fn stop(&mut self, outcome: Outcome) {
+        self.outcome = Some(outcome);
+        self.goal = None;
+        self.waypoints.clear();
+        self.planner.reset_progress();
+    }
 }
 
 /// Walks the waypoints for `steps` ticks at `per_tick` blocks a tick; returns where the body
 /// ends and the way it last walked.
 fn walk(
-    chase: &mut Chase,
+    walker: &mut Walker,
     body: &mut Body,
     world: &impl Voxels,
     mut pos: DVec3,
@@ -315,23 +373,23 @@ fn walk(
     let mut left = steps;
     while left > 0 {
         let steady =
-            body.on_ground && body.vel_y == 0.0 && body.knockback == DVec3::ZERO && !chase.jump;
+            body.on_ground && body.vel_y == 0.0 && body.knockback == DVec3::ZERO && !walker.jump;
         let mut ticks = if steady { left.min(stride) } else { 1 };
         let mut wish = DVec2::ZERO;
-        while let Some(&w) = chase.waypoints.front() {
+        while let Some(&w) = walker.waypoints.front() {
             let to = DVec2::new(w.x as f64 + 0.5 - pos.x, w.z as f64 + 0.5 - pos.z);
             let rise = w.y as f64 - pos.y;
             if to.length() < 0.3 {
                 if rise.abs() < 1.2 {
-                    chase.waypoints.pop_front();
+                    walker.waypoints.pop_front();
                     continue;
                 }
                 // Right below the waypoint: jump for it (above it: fall).
-                chase.jump |= rise > 0.0;
+                walker.jump |= rise > 0.0;
             }
             // A jump is a tick's step, its arc tick by tick; a stride ends at the waypoint, and
             // the ticks left go on to the next one.
-            if chase.jump {
+            if walker.jump {
                 ticks = 1;
             }
             ticks = ticks.min(((to.length() / per_tick).ceil() as u64).max(1));
@@ -341,7 +399,7 @@ fn walk(
             }
             break;
         }
-        let jump = std::mem::take(&mut chase.jump);
+        let jump = std::mem::take(&mut walker.jump);
         let before = (ticks > 1).then(|| (body.clone(), pos));
         pos = body.step(world, pos, wish, jump);
         if let Some(before) = before.filter(|_| body.blocked) {
@@ -352,8 +410,8 @@ fn walk(
             ticks = 1;
             pos = body.step(world, pos, wish, jump);
         }
-        chase.blocked_ticks = if body.blocked {
-            chase.blocked_ticks + ticks as u32
+        walker.blocked_ticks = if body.blocked {
+            walker.blocked_ticks + ticks as u32
         } else {
             0
         };
@@ -384,14 +442,16 @@ mod tests {
     /// Walks `ticks` ticks in activations of `steps` from the middle of (0, 1, 0) towards
     /// `waypoints`; returns where the body ends and how many ticks it was blocked.
     fn walked(world: &Grid, waypoints: &[BlockPos], steps: u64, ticks: u64) -> (DVec3, u32) {
-        let mut chase = Chase::new(1);
-        chase.waypoints = waypoints.iter().copied().collect();
+        let mut walker = Walker {
+            waypoints: waypoints.iter().copied().collect(),
+            ..Walker::default()
+        };
         let mut body = Body::default();
         let mut pos = DVec3::new(0.5, 1.0, 0.5);
         for _ in 0..ticks / steps {
-            pos = walk(&mut chase, &mut body, world, pos, 0.115, steps).0;
+            pos = walk(&mut walker, &mut body, world, pos, 0.115, steps).0;
         }
-        (pos, chase.blocked_ticks)
+        (pos, walker.blocked_ticks)
     }
 
     #[test]

@@ -1,0 +1,99 @@
+//! What clients see of a zombie: where its body is, every few ticks by its tier (sooner for a
+//! big jump), how it holds itself (see `look`), only when that turned, and what it wears.
+
+use bevy_ecs::query::Has;
+use bevy_ecs::world::Ref;
+use valence::entity::EntityId;
+use valence::layer::Layer;
+use valence::prelude::*;
+use valence::protocol::packets::play::entity_equipment_update_s2c::EquipmentEntry;
+use valence::protocol::packets::play::EntityEquipmentUpdateS2c;
+use valence::protocol::{VarInt, WritePacket};
+
+use super::look::{posture, turns, yaw_of};
+use super::{Body, Destination, Dozing, Dying, Equipment, Lod, Walker, Zombie};
+use crate::config::Config;
+
+/// The head slot of the equipment packet.
+const HEAD_SLOT: i8 = 5;
+
+/// Clients learn of equipment only from a packet, which Valence never sends: a helmet is sent
+/// when it changes and every two seconds, so that players who come into view see it too.
+pub(super) fn show_equipment(
+    zombies: Query<(Ref<Equipment>, &Position, &EntityId, &EntityLayerId), With<Zombie>>,
+    mut layers: Query<&mut EntityLayer>,
+    server: Res<Server>,
+) {
+    let resend = server.current_tick() % (2 * server.tick_rate().get() as i64) == 0;
+    for (equipment, pos, id, layer) in &zombies {
+        let changed = equipment.is_changed() && !equipment.is_added();
+        let worn = equipment.helmet.is_some() && resend;
+        if !(changed || worn) {
+            continue;
+        }
+        let Ok(mut layer) = layers.get_mut(layer.0) else {
+            continue;
+        };
+        layer
+            .view_writer(ChunkPos::from_pos(pos.0))
+            .write_packet(&EntityEquipmentUpdateS2c {
+                entity_id: VarInt(id.get()),
+                equipment: vec![EquipmentEntry {
+                    slot: HEAD_SLOT,
+                    item: equipment
+                        .helmet
+                        .map(|h| ItemStack::new(h.kind.item(), 1, None)),
+                }],
+            });
+    }
+}
+
+pub(super) fn sync_zombies(
+    mut zombies: Query<
+        (
+            &Walker,
+            &Destination,
+            &Body,
+            &Lod,
+            Has<Dozing>,
+            &mut Position,
+            &mut Look,
+            &mut HeadYaw,
+        ),
+        (With<Zombie>, Without<Dying>, Without<Client>),
+    >,
+    config: Res<Config>,
+    server: Res<Server>,
+) {
+    let now = server.current_tick() as u64;
+    for (walker, dest, body, lod, dozing, mut position, mut look, mut head) in &mut zombies {
+        if lod.steps(now) == 0 {
+            continue;
+        }
+        let Some(pos) = body.at else {
+            continue;
+        };
+        // Clients hear of moves every few ticks (sooner for a big jump), not every tick.
+        let sync = lod.syncs(now, &config.lod) || position.0.distance(pos) > 2.0;
+        if !sync {
+            continue;
+        }
+        if position.0 != pos {
+            position.0 = pos;
+        }
+        // Walking, the body faces where its hop leads rather than each zig-zag waypoint: the
+        // same look on screen, and one turn sent a hop instead of one at every step.
+        let body_yaw = walker
+            .heading()
+            .map_or(look.yaw, |step| walker.facing().unwrap_or(yaw_of(step)));
+        let target = dest.to.filter(|_| dest.chasing());
+        let posture = posture(body_yaw, pos, target, dozing, walker.holding());
+        let (turn, head_turn) = turns(posture, lod.tier, *look, head.0);
+        if let Some(turn) = turn {
+            *look = turn;
+        }
+        if let Some(yaw) = head_turn {
+            head.0 = yaw;
+        }
+    }
+}
