@@ -1,8 +1,9 @@
 //! Zombies. Each concern owns its part of a zombie, and the order of a tick is written here,
 //! in [`ZombieSet`] and [`ZombiePlugin`]'s `build`: tiers by distance (`lod`), then what to
-//! do (`chase` picks targets, `errand` the destination from whichever errand holds), then the
-//! hop (`movement` plans it with `hop` and `path`, and walks it with `body`), then what
-//! clients see (`sync`, `look`, `tracking`), then blows (`attack`, `doors`). The components
+//! do (`chase` picks targets, `errand` the destination from whichever errand holds), then, zombie
+//! by zombie, the hop (`movement` plans it with `hop` and `path` and walks it with `body`) and
+//! what clients see (`sync`, `look`; `tracking` decides who sees whom), then blows (`attack`,
+//! `doors`). The components
 //! here are the plain state several modules share, each written by one. `record` turns a
 //! zombie into a compact record and back, for ghost packs and saves alike; `kinds` are the
 //! types and `rules` the chase's settings.
@@ -24,9 +25,11 @@ pub mod rules;
 mod sync;
 mod tracking;
 
+use bevy_ecs::query::Has;
 use valence::prelude::*;
 
 use crate::config::HelmetKind;
+use crate::world::{BlocksChanged, Nav, NavVoxels, Overworld};
 pub use attack::Attack;
 pub use body::Body;
 pub use kinds::ZombieKinds;
@@ -44,12 +47,8 @@ pub enum ZombieSet {
     Classify,
     /// Targets, then the destination.
     Decide,
-    /// The next hop, when something calls for one.
-    Plan,
-    /// Bodies walk their waypoints.
-    Walk,
-    /// What clients are sent: moves, turns, the head.
-    Sync,
+    /// Plan, walk and sync, zombie by zombie ([`move_zombies`]), then equipment shown.
+    Move,
     /// Blows both ways, doors, and what a blow sets off.
     Attack,
 }
@@ -75,9 +74,7 @@ impl Plugin for ZombiePlugin {
                 (
                     ZombieSet::Classify,
                     ZombieSet::Decide,
-                    ZombieSet::Plan,
-                    ZombieSet::Walk,
-                    ZombieSet::Sync,
+                    ZombieSet::Move,
                     ZombieSet::Attack,
                 )
                     .chain()
@@ -101,11 +98,11 @@ impl Plugin for ZombiePlugin {
                     .chain()
                     .in_set(ZombieSet::Decide),
             )
-            .add_systems(Update, movement::plan_hops.in_set(ZombieSet::Plan))
-            .add_systems(Update, movement::walk_zombies.in_set(ZombieSet::Walk))
             .add_systems(
                 Update,
-                (sync::sync_zombies, sync::show_equipment).in_set(ZombieSet::Sync),
+                (move_zombies, sync::show_equipment)
+                    .chain()
+                    .in_set(ZombieSet::Move),
             )
             .add_systems(
                 Update,
@@ -120,6 +117,97 @@ impl Plugin for ZombiePlugin {
                     .in_set(ZombieSet::Attack),
             )
             .add_plugins(tracking::TrackingPlugin);
+    }
+}
+
+/// Each zombie that acts this tick plans its hop (`movement`), walks it (`movement`, `body`)
+/// and is shown to clients (`sync`), in that order. One loop rather than a system apiece: each
+/// system would walk thousands of zombies again.
+fn move_zombies(
+    mut zombies: Query<
+        (
+            &Zombie,
+            &Destination,
+            &mut Walker,
+            &mut HopGoal,
+            &mut Body,
+            &Lod,
+            Has<doors::BreakingDoor>,
+            Has<Dozing>,
+            &mut Position,
+            &mut Look,
+            &mut HeadYaw,
+        ),
+        (Without<Dying>, Without<Client>),
+    >,
+    layers: Query<&ChunkLayer, With<Overworld>>,
+    mut edits: EventReader<BlocksChanged>,
+    nav: Res<Nav>,
+    kinds: Res<ZombieKinds>,
+    rules: Res<ChaseRules>,
+    mut stats: ResMut<ChaseStats>,
+    config: Res<crate::config::Config>,
+    server: Res<Server>,
+) {
+    let Ok(layer) = layers.get_single() else {
+        return;
+    };
+    let edits: Vec<BlocksChanged> = edits.iter().copied().collect();
+    let ground = movement::Ground {
+        world: &NavVoxels::new(&nav, layer),
+        edits: &edits,
+        rules: &rules,
+        now: server.current_tick() as u64,
+    };
+    for (
+        zombie,
+        dest,
+        mut walker,
+        mut goal,
+        mut body,
+        lod,
+        at_door,
+        dozing,
+        mut position,
+        mut look,
+        mut head,
+    ) in &mut zombies
+    {
+        let steps = lod.steps(ground.now);
+        if steps == 0 {
+            continue;
+        }
+        let kind = kinds.get(zombie.kind);
+        let pos = body.at.unwrap_or(position.0);
+        let far = lod.tier >= Tier::Half;
+        movement::plan(
+            &mut walker,
+            dest,
+            kind,
+            pos,
+            far,
+            at_door,
+            &ground,
+            &mut stats,
+        );
+        if goal.0 != walker.goal() {
+            goal.0 = walker.goal();
+        }
+        let per_tick = kind.speed / rules.hop.tick_rate;
+        let pos = movement::walk(&mut walker, &mut body, ground.world, pos, per_tick, steps);
+        body.at = Some(pos);
+        sync::sync(
+            &walker,
+            dest,
+            pos,
+            lod,
+            dozing,
+            ground.now,
+            &config.lod,
+            &mut position,
+            &mut look,
+            &mut head,
+        );
     }
 }
 

@@ -1,21 +1,19 @@
-//! Moving: the hop (`Plan`) and the walk (`Walk`). A zombie plans its next hop towards its
+//! Moving: the hop ([`plan`]) and the walk ([`walk`]). A zombie plans its next hop towards its
 //! [`Destination`] when something calls for it (the hop rule and the watchdog of `hop`, the
 //! paths of `path`), and its body walks the waypoints tick by tick. The planner reports what
 //! the errands module needs to know ([`Outcome`]) and what the chase does (hops ended, a
 //! target given up), in [`Walker`]; it writes nothing else of theirs.
 
-use bevy_ecs::query::Has;
 use valence::prelude::*;
 
 use super::body::Body;
-use super::doors::BreakingDoor;
 use super::hop::{hop_goal, Decision, HopEvent, HopPlanner};
-use super::lod::{Lod, Tier};
 use super::look::yaw_of;
 use super::path::{find_path, straight_path, way_on, waypoints, Aside, Water, Waypoints};
 use super::rules::ChaseRules;
-use super::{Destination, Dying, HopGoal, Why, Zombie, ZombieKinds};
-use crate::world::{BlocksChanged, Nav, NavVoxels, Overworld, Voxels};
+use super::{Destination, Why};
+use crate::config::ZombieType;
+use crate::world::{BlocksChanged, Voxels};
 
 /// Hops a stroll may take: a stroll of up to `wander_radius` (8 blocks) takes three hops of
 /// `hop_radius` on open ground; more means a detour round something in the way.
@@ -97,121 +95,72 @@ impl Walker {
     pub(super) fn holding(&self) -> bool {
         self.holding
     }
+
+    /// The current hop's goal.
+    pub(super) fn goal(&self) -> Option<DVec3> {
+        self.goal
+    }
 }
 
-/// Each activation: a plan when something calls for one, or a stand in reach of the target
-/// or at a door (the attack and door systems do the rest, and a zombie at a door does not
-/// give its target up).
-pub(super) fn plan_hops(
-    mut zombies: Query<
-        (
-            &Zombie,
-            &Destination,
-            &mut Walker,
-            &mut HopGoal,
-            &Body,
-            &Position,
-            &Lod,
-            Has<BreakingDoor>,
-        ),
-        (Without<Dying>, Without<Client>),
-    >,
-    layers: Query<&ChunkLayer, With<Overworld>>,
-    mut edits: EventReader<BlocksChanged>,
-    nav: Res<Nav>,
-    kinds: Res<ZombieKinds>,
-    rules: Res<ChaseRules>,
-    mut stats: ResMut<ChaseStats>,
-    server: Res<Server>,
+/// A zombie's plan on one of its activations: a new hop when something calls for one, or a
+/// stand in reach of its target or at a door (the attack and door systems do the rest, and a
+/// zombie at a door does not give its target up). `far`: beyond `lod.full_radius` of every
+/// player.
+pub(super) fn plan(
+    walker: &mut Walker,
+    dest: &Destination,
+    kind: &ZombieType,
+    pos: DVec3,
+    far: bool,
+    at_door: bool,
+    ground: &Ground<'_, impl Voxels>,
+    stats: &mut ChaseStats,
 ) {
-    let Ok(layer) = layers.get_single() else {
-        return;
-    };
-    // Plans read the walkability facts, current here: every edit made before this point in
-    // the tick, or after it in the last, is patched in.
-    let world = &NavVoxels::new(&nav, layer);
-    let edits: Vec<BlocksChanged> = edits.iter().copied().collect();
-    let now = server.current_tick() as u64;
-    for (zombie, dest, mut walker, mut goal, body, position, lod, at_door) in &mut zombies {
-        if lod.steps(now) == 0 {
-            continue;
+    let watchdog = ground.rules.hop.watchdog_ticks(kind.speed);
+    walker.outcome = None;
+    if dest.why != walker.planned_for {
+        walker.planned_for = dest.why;
+        walker.retarget = true;
+        walker.plans = 0;
+        walker.gave_up_on = None;
+        walker.planner.reset_progress();
+    }
+    let chasing = dest.chasing();
+    walker.holding =
+        at_door || (chasing && dest.to.is_some_and(|t| t.distance(pos) <= kind.reach * 0.8));
+    match dest.to {
+        Some(to) if !walker.holding => {
+            let hop = Hop {
+                dest: to,
+                why: dest.why,
+                far,
+                watchdog,
+            };
+            plan_hop(walker, hop, pos, ground, stats);
         }
-        let kind = kinds.get(zombie.kind);
-        let watchdog = rules.hop.watchdog_ticks(kind.speed);
-        let walker = &mut *walker;
-        walker.outcome = None;
-        if dest.why != walker.planned_for {
-            walker.planned_for = dest.why;
-            walker.retarget = true;
-            walker.plans = 0;
-            walker.gave_up_on = None;
-            walker.planner.reset_progress();
-        }
-        let pos = body.at.unwrap_or(position.0);
-        let chasing = dest.chasing();
-        walker.holding =
-            at_door || (chasing && dest.to.is_some_and(|t| t.distance(pos) <= kind.reach * 0.8));
-        match dest.to {
-            Some(to) if !walker.holding => {
-                let hop = Hop {
-                    dest: to,
-                    why: dest.why,
-                    far: lod.tier >= Tier::Half,
-                    watchdog,
-                    edits: &edits,
-                };
-                plan_hop(walker, hop, pos, now, world, &rules, &mut stats);
-            }
-            _ => {
-                walker.waypoints.clear();
-                walker.planner.hold(now, watchdog);
-            }
-        }
-        if goal.0 != walker.goal {
-            goal.0 = walker.goal;
+        _ => {
+            walker.waypoints.clear();
+            walker.planner.hold(ground.now, watchdog);
         }
     }
 }
 
-/// Each activation the body walks its waypoints, for as many ticks as the activation stands
-/// for.
-pub(super) fn walk_zombies(
-    mut zombies: Query<
-        (&Zombie, &mut Walker, &mut Body, &Position, &Lod),
-        (Without<Dying>, Without<Client>),
-    >,
-    layers: Query<&ChunkLayer, With<Overworld>>,
-    nav: Res<Nav>,
-    kinds: Res<ZombieKinds>,
-    rules: Res<ChaseRules>,
-    server: Res<Server>,
-) {
-    let Ok(layer) = layers.get_single() else {
-        return;
-    };
-    let world = &NavVoxels::new(&nav, layer);
-    let now = server.current_tick() as u64;
-    for (zombie, mut walker, mut body, position, lod) in &mut zombies {
-        let steps = lod.steps(now);
-        if steps == 0 {
-            continue;
-        }
-        let per_tick = kinds.get(zombie.kind).speed / rules.hop.tick_rate;
-        let pos = body.at.unwrap_or(position.0);
-        let (pos, heading) = walk(&mut walker, &mut body, world, pos, per_tick, steps);
-        body.at = Some(pos);
-        walker.heading = heading;
-    }
+/// What every zombie's plan reads on a tick: the walkability facts (every edit made before
+/// this point in the tick, or after it in the last, patched in), this tick's edits, the rules.
+pub(super) struct Ground<'a, W> {
+    pub(super) world: &'a W,
+    pub(super) edits: &'a [BlocksChanged],
+    pub(super) rules: &'a ChaseRules,
+    pub(super) now: u64,
 }
 
 /// The hop being walked: where to and why, whether far from every player (beyond
-/// `lod.full_radius`), the watchdog's countdown, and the blocks changed this tick.
-struct Hop<'a> {
+/// `lod.full_radius`), and the watchdog's countdown.
+struct Hop {
     dest: DVec3,
     why: Why,
     far: bool,
     watchdog: u64,
-    edits: &'a [BlocksChanged],
 }
 
 /// Plans the next hop when something calls for it: a new reason to go, the watchdog or the
@@ -220,21 +169,20 @@ struct Hop<'a> {
 /// plans in a row brought no closer is given up.
 fn plan_hop(
     walker: &mut Walker,
-    hop: Hop<'_>,
+    hop: Hop,
     pos: DVec3,
-    now: u64,
-    world: &impl Voxels,
-    rules: &ChaseRules,
+    ground: &Ground<'_, impl Voxels>,
     stats: &mut ChaseStats,
 ) {
+    let (world, rules, now) = (ground.world, ground.rules, ground.now);
     // A block put in the way (or taken from under it) is seen at once near players: the next
     // waypoint is looked at again when an edit this tick came within reach of where the body
     // would stand there. Far from players the body finds it by bumping into it
     // (`blocked_ticks`). Either way an untouched path costs no block read.
     let next_blocked = !hop.far
-        && !hop.edits.is_empty()
+        && !ground.edits.is_empty()
         && walker.waypoints.front().is_some_and(|&w| {
-            hop.edits.iter().any(|edit| edit.reaches(w, 2)) && !world.standable(w)
+            ground.edits.iter().any(|edit| edit.reaches(w, 2)) && !world.standable(w)
         });
     let event = if std::mem::take(&mut walker.retarget) {
         Some(HopEvent::Retarget)
@@ -355,9 +303,23 @@ impl Walker {
     }
 }
 
-/// Walks the waypoints for `steps` ticks at `per_tick` blocks a tick; returns where the body
-/// ends and the way it last walked.
-fn walk(
+/// Walks the waypoints for `steps` ticks at `per_tick` blocks a tick (the ticks of one
+/// activation); returns where the body ends.
+pub(super) fn walk(
+    walker: &mut Walker,
+    body: &mut Body,
+    world: &impl Voxels,
+    pos: DVec3,
+    per_tick: f64,
+    steps: u64,
+) -> DVec3 {
+    let (pos, heading) = walk_steps(walker, body, world, pos, per_tick, steps);
+    walker.heading = heading;
+    pos
+}
+
+/// The walk: where the body ends, and the way it last walked.
+fn walk_steps(
     walker: &mut Walker,
     body: &mut Body,
     world: &impl Voxels,
@@ -449,7 +411,7 @@ mod tests {
         let mut body = Body::default();
         let mut pos = DVec3::new(0.5, 1.0, 0.5);
         for _ in 0..ticks / steps {
-            pos = walk(&mut walker, &mut body, world, pos, 0.115, steps).0;
+            pos = walk(&mut walker, &mut body, world, pos, 0.115, steps);
         }
         (pos, walker.blocked_ticks)
     }

@@ -1,7 +1,6 @@
 //! What clients see of a zombie: where its body is, every few ticks by its tier (sooner for a
 //! big jump), how it holds itself (see `look`), only when that turned, and what it wears.
 
-use bevy_ecs::query::Has;
 use bevy_ecs::world::Ref;
 use valence::entity::EntityId;
 use valence::layer::Layer;
@@ -11,8 +10,8 @@ use valence::protocol::packets::play::EntityEquipmentUpdateS2c;
 use valence::protocol::{VarInt, WritePacket};
 
 use super::look::{posture, turns, yaw_of};
-use super::{Body, Destination, Dozing, Dying, Equipment, Lod, Walker, Zombie};
-use crate::config::Config;
+use super::{Destination, Equipment, Lod, Walker, Zombie};
+use crate::config::LodConfig;
 
 /// The head slot of the equipment packet.
 const HEAD_SLOT: i8 = 5;
@@ -48,52 +47,40 @@ pub(super) fn show_equipment(
     }
 }
 
-pub(super) fn sync_zombies(
-    mut zombies: Query<
-        (
-            &Walker,
-            &Destination,
-            &Body,
-            &Lod,
-            Has<Dozing>,
-            &mut Position,
-            &mut Look,
-            &mut HeadYaw,
-        ),
-        (With<Zombie>, Without<Dying>, Without<Client>),
-    >,
-    config: Res<Config>,
-    server: Res<Server>,
+/// What clients are sent of a zombie that acted this tick, whose body is now at `pos`.
+pub(super) fn sync(
+    walker: &Walker,
+    dest: &Destination,
+    pos: DVec3,
+    lod: &Lod,
+    dozing: bool,
+    now: u64,
+    lod_config: &LodConfig,
+    position: &mut Mut<Position>,
+    look: &mut Mut<Look>,
+    head: &mut Mut<HeadYaw>,
 ) {
-    let now = server.current_tick() as u64;
-    for (walker, dest, body, lod, dozing, mut position, mut look, mut head) in &mut zombies {
-        if lod.steps(now) == 0 {
-            continue;
-        }
-        let Some(pos) = body.at else {
-            continue;
-        };
-        // Clients hear of moves every few ticks (sooner for a big jump), not every tick.
-        let sync = lod.syncs(now, &config.lod) || position.0.distance(pos) > 2.0;
-        if !sync {
-            continue;
-        }
-        if position.0 != pos {
-            position.0 = pos;
-        }
-        // Walking, the body faces where its hop leads rather than each zig-zag waypoint: the
-        // same look on screen, and one turn sent a hop instead of one at every step.
-        let body_yaw = walker
-            .heading()
-            .map_or(look.yaw, |step| walker.facing().unwrap_or(yaw_of(step)));
-        let target = dest.to.filter(|_| dest.chasing());
-        let posture = posture(body_yaw, pos, target, dozing, walker.holding());
-        let (turn, head_turn) = turns(posture, lod.tier, *look, head.0);
-        if let Some(turn) = turn {
-            *look = turn;
-        }
-        if let Some(yaw) = head_turn {
-            head.0 = yaw;
-        }
+    // Valence sends what is written: each is written only when it changed (a `Mut` written
+    // through, even with the same value, would be sent).
+    // Clients hear of moves every few ticks (sooner for a big jump), not every tick.
+    if !(lod.syncs(now, lod_config) || position.0.distance(pos) > 2.0) {
+        return;
+    }
+    if position.0 != pos {
+        position.0 = pos;
+    }
+    // Walking, the body faces where its hop leads rather than each zig-zag waypoint: the same
+    // look on screen, and one turn sent a hop instead of one at every step.
+    let body_yaw = walker
+        .heading()
+        .map_or(look.yaw, |step| walker.facing().unwrap_or(yaw_of(step)));
+    let target = dest.to.filter(|_| dest.chasing());
+    let posture = posture(body_yaw, pos, target, dozing, walker.holding());
+    let (turn, head_turn) = turns(posture, lod.tier, **look, head.0);
+    if let Some(turn) = turn {
+        **look = turn;
+    }
+    if let Some(yaw) = head_turn {
+        head.0 = yaw;
     }
 }
