@@ -273,6 +273,16 @@ impl Bound {
                 Bound::new(key("max_alive"), h.max_alive, 1, 100_000),
                 Bound::new(key("max_total"), h.max_total, 1, 1_000_000),
                 Bound::new(key("round_time_s"), h.round_time_s, 1, 86_400),
+                // The farthest coordinate of any spawn point: within the world border.
+                Bound::new(
+                    key("spawn_points"),
+                    h.spawn_points
+                        .iter()
+                        .flatten()
+                        .fold(0.0, |far: f64, c| far.max(c.abs())),
+                    0,
+                    29_999_984,
+                ),
             ]);
         }
         bounds
@@ -294,5 +304,51 @@ impl Bound {
                 self.allowed()
             )))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every number of a config as TOML writes it, by key; an array of numbers (a spawn
+    /// point) under the key of the array.
+    fn numeric_keys(prefix: &str, value: &toml::Value, out: &mut Vec<String>) {
+        match value {
+            toml::Value::Integer(_) | toml::Value::Float(_) => out.push(prefix.to_string()),
+            toml::Value::Table(table) => {
+                for (key, value) in table {
+                    let key = match prefix {
+                        "" => key.clone(),
+                        _ => format!("{prefix}.{key}"),
+                    };
+                    numeric_keys(&key, value, out);
+                }
+            }
+            toml::Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    match item {
+                        toml::Value::Table(_) => numeric_keys(&format!("{prefix}[{i}]"), item, out),
+                        _ => numeric_keys(prefix, item, out),
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn every_numeric_key_has_a_range() {
+        let config = Config::default();
+        let mut keys = Vec::new();
+        numeric_keys("", &toml::Value::try_from(&config).unwrap(), &mut keys);
+        keys.dedup();
+        let bounded: Vec<String> = Bound::all(&config).into_iter().map(|b| b.key).collect();
+        let unbounded: Vec<&String> = keys.iter().filter(|k| !bounded.contains(k)).collect();
+        assert!(keys.len() > 100, "{} numeric keys found", keys.len());
+        assert!(
+            unbounded.is_empty(),
+            "numeric keys without a range: {unbounded:?}"
+        );
     }
 }
