@@ -15,13 +15,7 @@ fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
 fn a_player_joins_stands_sees_time_is_hurt_dies_and_respawns() {
     let server = TestServer::start("join", "");
     let result = server.scenario("join");
-    assert!(result.contains("\"ok\":true"), "{result}");
-    let spawn_y: f64 = result
-        .split("\"spawn\":[")
-        .nth(1)
-        .and_then(|s| s.split(',').nth(1))
-        .and_then(|y| y.parse().ok())
-        .expect("spawn in result");
+    let spawn_y = result["spawn"][1].as_f64().expect("spawn in result");
     assert!(
         spawn_y > 40.0,
         "spawned on the ground, not in the void: {result}"
@@ -32,8 +26,7 @@ fn a_player_joins_stands_sees_time_is_hurt_dies_and_respawns() {
 #[test]
 fn rcon_refuses_a_wrong_password_and_runs_commands() {
     let server = TestServer::start("rcon", "");
-    let result = server.scenario("rcon");
-    assert!(result.contains("\"ok\":true"), "{result}");
+    server.scenario("rcon");
     server.stop();
 }
 
@@ -43,8 +36,7 @@ fn behind_velocity_only_the_proxy_with_the_secret_gets_players_in() {
         "velocity",
         "connection_mode = \"velocity\"\nvelocity_secret = \"shared-s3cret\"\n",
     );
-    let result = server.scenario_with("velocity", &[("HORDE_VELOCITY_SECRET", "shared-s3cret")]);
-    assert!(result.contains("\"ok\":true"), "{result}");
+    server.scenario_with("velocity", &[("HORDE_VELOCITY_SECRET", "shared-s3cret")]);
     // The operator learns which side is wrong.
     server.wait_line(
         Stream::Stderr,
@@ -70,11 +62,7 @@ fn two_backends_behind_a_real_proxy_each_get_their_players_and_keep_their_own_wo
             ("HORDE_B_RCON_PORT", &b.rcon_port.to_string()),
         ],
     );
-    assert!(
-        result.contains("\"ok\":true"),
-        "{result}\n--- proxy\n{}",
-        proxy.transcript()
-    );
+    eprintln!("{result}\n--- proxy\n{}", proxy.transcript());
     a.wait_line(Stream::Stderr, "connected straight to this server");
     a.wait_line(
         Stream::Stderr,
@@ -88,7 +76,7 @@ fn two_backends_behind_a_real_proxy_each_get_their_players_and_keep_their_own_wo
 fn chunks_load_and_unload_around_a_roaming_player_and_latency_is_measured() {
     let server = TestServer::start("roam", "[chunks]\nretention_ticks = 40\n");
     let result = server.scenario("roam");
-    let chunks = result.split("\"chunks\":\"").nth(1).expect("chunks line");
+    let chunks = result["chunks"].as_str().expect("chunks line");
     let loads: u64 = field(chunks, "load_samples").unwrap().parse().unwrap();
     let unloads: u64 = field(chunks, "unload_samples").unwrap().parse().unwrap();
     let unload_p50: u64 = field(chunks, "unload_p50").unwrap().parse().unwrap();
@@ -168,16 +156,13 @@ fn a_vanilla_world_is_served_block_for_block() {
     let region = dir.path().join("world/region");
     std::fs::create_dir_all(&region).unwrap();
     // A region saved by vanilla Minecraft, shipped as a test fixture by the npm package.
-    let fixture = support::repo()
-        .join("scripts/node_modules/prismarine-provider-anvil/test/fixtures/1.19.4/r.0.0.mca");
-    std::fs::copy(&fixture, region.join("r.0.0.mca"))
-        .expect("fixture installed by scripts/test.sh");
+    let fixture = support::needs::vanilla_region("1.19.4");
+    std::fs::copy(&fixture, region.join("r.0.0.mca")).unwrap();
     let mut server = TestServer::start_in(dir, "");
-    let result = server.scenario_with(
+    server.scenario_with(
         "vanilla-world",
         &[("HORDE_REGION_DIR", region.to_str().unwrap())],
     );
-    assert!(result.contains("\"ok\":true"), "{result}");
     let chunks = server.command("chunks");
     assert_eq!(field(&chunks, "failed"), Some("0"), "{chunks}");
     server.stop();
@@ -186,16 +171,14 @@ fn a_vanilla_world_is_served_block_for_block() {
 #[test]
 fn a_zombie_walks_around_a_wall_hits_the_player_dies_to_a_sword_and_follows_a_runner() {
     let server = TestServer::start("chase", "");
-    let result = server.scenario("chase");
-    assert!(result.contains("\"ok\":true"), "{result}");
+    server.scenario("chase");
     server.stop();
 }
 
 #[test]
 fn at_noon_a_client_sees_the_open_zombie_burn_the_roofed_not_and_none_when_immune() {
     let server = TestServer::start("daylight", "");
-    let result = server.scenario("daylight");
-    assert!(result.contains("\"ok\":true"), "{result}");
+    server.scenario("daylight");
     server.stop();
 }
 
@@ -203,29 +186,24 @@ fn at_noon_a_client_sees_the_open_zombie_burn_the_roofed_not_and_none_when_immun
 fn a_clients_belongings_outlast_leaving_and_a_restart() {
     let mut server = TestServer::start("playerdata", "");
     let left = server.scenario_with("playerdata", &[("HORDE_STEP", "leave")]);
-    assert!(left.contains("\"ok\":true"), "{left}");
-    let spot = left
-        .split("\"spot\":")
-        .nth(1)
-        .and_then(|rest| rest.split('}').next())
-        .map(|s| format!("{s}}}"))
-        .unwrap_or_else(|| panic!("no spot in {left}"));
+    let spot = left["spot"].to_string();
+    assert!(left["spot"].is_object(), "no spot in {left}");
     let playerdata = server.dir.path().join("world/playerdata");
     server.wait_until("the keeper's file is written", |_| {
         std::fs::read_dir(&playerdata).is_ok_and(|d| d.count() > 0)
     });
     let dir = server.stop();
     let server = TestServer::start_in(dir, "");
-    let back = server.scenario_with(
+    server.scenario_with(
         "playerdata",
         &[("HORDE_STEP", "back"), ("HORDE_SPOT", &spot)],
     );
-    assert!(back.contains("\"ok\":true"), "{back}");
     server.stop();
 }
 
 #[test]
 fn the_live_map_shows_every_pack_and_ghost_in_a_real_browser_and_asks_nobody_else() {
+    support::needs::chromium();
     // The pack test's shorter grace, so that the packs become ghosts soon.
     // Room for the browser's few connections and the script's own.
     let cap = 8;
@@ -245,7 +223,7 @@ fn the_live_map_shows_every_pack_and_ghost_in_a_real_browser_and_asks_nobody_els
         .to_string();
     let screenshot = server.dir.path().join("map.png");
     let config = server.dir.path().join("config.toml");
-    let result = server.scenario_with(
+    server.scenario_with(
         "map",
         &[
             ("HORDE_MAP_URL", &url),
@@ -254,7 +232,6 @@ fn the_live_map_shows_every_pack_and_ghost_in_a_real_browser_and_asks_nobody_els
             ("HORDE_MAP_CAP", &cap.to_string()),
         ],
     );
-    assert!(result.contains("\"ok\":true"), "{result}");
     assert!(screenshot.exists(), "the harness keeps a screenshot");
     server.stop();
 }
@@ -262,8 +239,7 @@ fn the_live_map_shows_every_pack_and_ghost_in_a_real_browser_and_asks_nobody_els
 #[test]
 fn whitelist_bans_kicks_spawn_protection_and_refused_commands_as_vanilla() {
     let server = TestServer::start("access", "spawn_protection = 16\n");
-    let result = server.scenario("access");
-    assert!(result.contains("\"ok\":true"), "{result}");
+    server.scenario("access");
     let lists = server.dir.path();
     for file in [
         "whitelist.json",
@@ -287,11 +263,9 @@ fn whitelist_bans_kicks_spawn_protection_and_refused_commands_as_vanilla() {
 #[test]
 fn a_client_sees_rain_begin_and_end_and_the_rain_is_back_after_a_restart() {
     let server = TestServer::start("weather", "");
-    let changed = server.scenario("weather");
-    assert!(changed.contains("\"ok\":true"), "{changed}");
+    server.scenario("weather");
     let server = TestServer::start_in(server.stop(), "");
-    let after = server.scenario_with("weather", &[("HORDE_STEP", "after-restart")]);
-    assert!(after.contains("\"ok\":true"), "{after}");
+    server.scenario_with("weather", &[("HORDE_STEP", "after-restart")]);
     server.stop();
 }
 
@@ -299,7 +273,6 @@ fn a_client_sees_rain_begin_and_end_and_the_rain_is_back_after_a_restart() {
 fn a_client_digs_and_places_another_sees_both_and_both_still_do_after_a_restart() {
     let mut server = TestServer::start("build", "");
     let built = server.scenario("build");
-    assert!(built.contains("\"ok\":true"), "{built}");
     let saved = server.command("save-all");
     let chunks: usize = field(&saved, "chunks").unwrap().parse().unwrap();
     assert!(chunks >= 1, "{saved}");
@@ -307,14 +280,13 @@ fn a_client_digs_and_places_another_sees_both_and_both_still_do_after_a_restart(
     assert!(dir.path().join("world/region").read_dir().unwrap().count() > 0);
     let server = TestServer::start_in(dir, "");
     // The answer names the changed blocks.
-    let after = server.scenario_with(
+    server.scenario_with(
         "build",
         &[
             ("HORDE_STEP", "after-restart"),
-            ("HORDE_SPOT", built.trim()),
+            ("HORDE_SPOT", &built.to_string()),
         ],
     );
-    assert!(after.contains("\"ok\":true"), "{after}");
     server.stop();
 }
 
@@ -323,10 +295,9 @@ fn a_vanilla_chunk_edited_and_saved_keeps_what_horde_does_not_model() {
     let dir = support::TempDir::new("vanilla-save");
     let region = dir.path().join("world/region");
     std::fs::create_dir_all(&region).unwrap();
-    let fixtures =
-        support::repo().join("scripts/node_modules/prismarine-provider-anvil/test/fixtures/1.19.4");
-    std::fs::copy(fixtures.join("r.0.0.mca"), region.join("r.0.0.mca"))
-        .expect("fixture installed by scripts/test.sh");
+    let fixture = support::needs::vanilla_region("1.19.4");
+    let fixtures = fixture.parent().unwrap();
+    std::fs::copy(&fixture, region.join("r.0.0.mca")).unwrap();
     let mut server = TestServer::start_in(dir, "");
     // Two sections of chunk 0 0, one of them partly underground.
     let (from, to) = ("3 60 3", "6 70 6");
@@ -337,7 +308,7 @@ fn a_vanilla_chunk_edited_and_saved_keeps_what_horde_does_not_model() {
     let saved = server.command("save-all");
     assert_eq!(field(&saved, "chunks"), Some("1"), "{saved}");
     let box_ = format!("{from} {to} glass");
-    let read = server.scenario_with(
+    server.scenario_with(
         "region-save",
         &[
             ("HORDE_SAVED_DIR", region.to_str().unwrap()),
@@ -345,15 +316,13 @@ fn a_vanilla_chunk_edited_and_saved_keeps_what_horde_does_not_model() {
             ("HORDE_BOX", &box_),
         ],
     );
-    assert!(read.contains("\"ok\":true"), "{read}");
     // And horde serves the saved chunk, edits included, to a client after a restart.
     let dir = server.stop();
     let server = TestServer::start_in(dir, "");
-    let served = server.scenario_with(
+    server.scenario_with(
         "vanilla-world",
         &[("HORDE_REGION_DIR", region.to_str().unwrap())],
     );
-    assert!(served.contains("\"ok\":true"), "{served}");
     server.stop();
 }
 
@@ -364,8 +333,7 @@ fn a_pack_survives_a_short_trip_becomes_a_ghost_on_a_long_one_and_comes_back() {
         "pack",
         "[chunks]\nretention_ticks = 40\n[pack]\ndematerialise_sweeps = 10\n",
     );
-    let result = server.scenario_with("pack", &[("HORDE_GRACE_SWEEPS", "10")]);
-    assert!(result.contains("\"ok\":true"), "{result}");
+    server.scenario_with("pack", &[("HORDE_GRACE_SWEEPS", "10")]);
     server.stop();
 }
 
@@ -440,35 +408,38 @@ fn packs_survive_a_restart_and_a_kill_after_an_autosave_readable_by_a_third_part
     let mut server = TestServer::start("persist", "[save]\nautosave_ticks = 100\n");
     six_zombies_on_a_field(&mut server);
     // Zombies act only near a player: a bot watches while the pack forms.
-    let watched = server.scenario_with("watch", &[("HORDE_WATCH_SECONDS", "15")]);
-    assert!(watched.contains("\"ok\":true"), "{watched}");
+    server.scenario_with("watch", &[("HORDE_WATCH_SECONDS", "15")]);
     let before = pack_lines(&packs_of(&mut server));
     assert!(!before.is_empty(), "a pack formed");
 
     // Stop and start again: the same packs come back (as ghosts until someone is near).
     let dir = server.stop();
     let data = dir.path().join("world/data");
+    support::needs::test_clients();
     let read = std::process::Command::new("node")
         .arg(support::repo().join("scripts/e2e/read-save.js"))
         .arg(&data)
         .current_dir(support::repo().join("scripts"))
         .output()
         .unwrap();
-    let json = String::from_utf8_lossy(&read.stdout);
+    let text = String::from_utf8_lossy(&read.stdout);
     assert!(
         read.status.success(),
-        "{json} {}",
+        "{text} {}",
         String::from_utf8_lossy(&read.stderr)
     );
-    assert!(json.contains("\"dataVersion\":3465"), "{json}");
+    let json: serde_json::Value = serde_json::from_str(&text).expect("JSON from read-save.js");
+    assert_eq!(json["dataVersion"], 3465, "{json}");
+    let saved: Vec<(u64, u64)> = json["packs"]
+        .as_array()
+        .expect("packs")
+        .iter()
+        .map(|p| (p["id"].as_u64().unwrap(), p["members"].as_u64().unwrap()))
+        .collect();
     for (id, members, _) in &before {
         assert!(
-            json.contains(&format!("{{\"id\":{id},")),
-            "pack {id} in {json}"
-        );
-        assert!(
-            json.contains(&format!("\"members\":{members},")),
-            "{members} members in {json}"
+            saved.contains(&(*id, *members)),
+            "pack {id} of {members} in {json}"
         );
     }
     let mut server = TestServer::start_in(dir, "[save]\nautosave_ticks = 100\n");

@@ -11,6 +11,7 @@ use support::TempDir;
 
 #[test]
 fn the_load_harness_measures_horde_and_the_floor() {
+    support::needs::test_clients();
     let out = TempDir::new("load");
     let horde = std::path::Path::new(env!("CARGO_BIN_EXE_horde"));
     // `cargo test` builds the examples beside the binaries.

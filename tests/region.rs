@@ -81,9 +81,8 @@ fn world_with_a_corrupt_chunk() -> (support::TempDir, std::path::PathBuf) {
     let dir = support::TempDir::new("corrupt-chunk");
     let region = dir.path().join("region");
     std::fs::create_dir_all(&region).unwrap();
-    let fixture = support::repo()
-        .join("scripts/node_modules/prismarine-provider-anvil/test/fixtures/1.19.4/r.0.0.mca");
-    let mut bytes = std::fs::read(&fixture).expect("fixture installed by scripts/test.sh");
+    let fixture = support::needs::vanilla_region("1.19.4");
+    let mut bytes = std::fs::read(&fixture).unwrap();
     let slot = 4; // chunk x=1 z=0
     let sector = u32::from_be_bytes([0, bytes[slot], bytes[slot + 1], bytes[slot + 2]]) as usize;
     assert!(sector >= 2, "the fixture has chunk 1 0");

@@ -13,6 +13,7 @@ use support::{patience, TempDir};
 
 #[test]
 fn a_short_soak_loses_nothing_and_closes_every_garbage_connection() {
+    support::needs::test_clients();
     let out = TempDir::new("soak");
     let mut node = Command::new("node")
         .args([

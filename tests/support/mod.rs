@@ -3,6 +3,7 @@
 #![allow(dead_code)] // Each test binary uses its own subset.
 
 pub(crate) mod headless;
+pub(crate) mod needs;
 pub(crate) mod proxy;
 
 use std::io::{BufRead, BufReader, Write};
@@ -317,6 +318,7 @@ impl TestServer {
     /// Starts `scripts/e2e/<name>.js` without waiting for it (a watcher while the test drives
     /// the console).
     pub(crate) fn scenario_in_background(&self, name: &str, env: &[(&str, &str)]) -> Child {
+        needs::test_clients();
         self.node(name, env)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -324,29 +326,28 @@ impl TestServer {
             .expect("run node")
     }
 
-    /// Runs `scripts/e2e/<name>.js` against this server; returns its JSON line. Panics with
-    /// the client's and the server's output when the scenario fails.
-    pub(crate) fn scenario(&self, name: &str) -> String {
+    /// Runs `scripts/e2e/<name>.js` against this server; returns the JSON object of its last
+    /// line, which says `"ok": true`. Panics with the client's and the server's output when
+    /// the scenario fails.
+    pub(crate) fn scenario(&self, name: &str) -> serde_json::Value {
         self.scenario_with(name, &[])
     }
 
     /// Like `scenario`, with extra environment variables for the script.
-    pub(crate) fn scenario_with(&self, name: &str, env: &[(&str, &str)]) -> String {
-        let scripts = repo().join("scripts");
-        assert!(
-            scripts.join("node_modules/mineflayer").exists(),
-            "the test clients are not installed: run scripts/test.sh"
-        );
+    pub(crate) fn scenario_with(&self, name: &str, env: &[(&str, &str)]) -> serde_json::Value {
+        needs::test_clients();
         let output = self.node(name, env).output().expect("run node");
         let stdout = String::from_utf8_lossy(&output.stdout).to_string();
         let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+        let last = stdout.lines().last().unwrap_or_default();
+        let result: Option<serde_json::Value> = serde_json::from_str(last).ok();
         assert!(
-            output.status.success(),
+            output.status.success() && result.as_ref().is_some_and(|r| r["ok"] == true),
             "scenario {name} failed\n--- client stdout\n{stdout}\n--- client stderr\n{stderr}\n--- server\n{}",
             self.transcript()
         );
         eprintln!("{stderr}");
-        stdout.lines().last().unwrap_or_default().to_string()
+        result.unwrap_or_default()
     }
 }
 

@@ -11,17 +11,7 @@ use super::{free_port, patience, TempDir};
 
 /// The pinned proxy's binary: `HORDE_INFRARUST`, which scripts/test.sh sets.
 fn binary() -> PathBuf {
-    let path = std::env::var_os("HORDE_INFRARUST")
-        .map(PathBuf::from)
-        .expect(
-        "HORDE_INFRARUST is not set: run the suite with scripts/test.sh, which installs the proxy",
-    );
-    assert!(
-        path.exists(),
-        "{} is missing: run scripts/test.sh",
-        path.display()
-    );
-    path
+    super::needs::infrarust()
 }
 
 /// A running infrarust on a free loopback port, balancing logins round robin over `backends`
