@@ -2,7 +2,8 @@
 // (prismarine-provider-anvil) beside the untouched original: the edited box holds the new
 // block, every other block is as vanilla saved it, and the chunk keeps everything horde does
 // not model (block entities, structures, ticks, timestamps, untouched sections' blocks and
-// biomes); its light is left for vanilla to compute; untouched chunks are unchanged.
+// biomes); its heightmaps are vanilla's where nothing changed and follow the edit where it
+// did; its light is left for vanilla to compute; untouched chunks are unchanged.
 // HORDE_SAVED_DIR / HORDE_ORIGINAL_DIR: the two region folders. HORDE_BOX: "x1 y1 z1 x2 y2 z2
 // block", inside chunk 0 0.
 'use strict'
@@ -53,6 +54,22 @@ scenario(async () => {
     check(deepEqual(rawBefore.value[key], rawAfter.value[key]), `${key} is kept`)
   }
   check(rawAfter.value.isLightOn.value === 0, 'the chunk is left for vanilla to relight')
+  // The heightmaps are computed again: vanilla's own outside the box, the glass on top inside.
+  const heights = (raw, key) => {
+    const longs = raw.value.Heightmaps.value[key].value.map(([hi, lo]) => (BigInt(hi) << 32n) | BigInt(lo >>> 0))
+    return Array.from({ length: 256 }, (_, i) => Number((longs[Math.floor(i / 7)] >> BigInt((i % 7) * 9)) & 511n))
+  }
+  const glassTop = box[4] + 1 + 64
+  for (const key of ['WORLD_SURFACE', 'MOTION_BLOCKING', 'MOTION_BLOCKING_NO_LEAVES', 'OCEAN_FLOOR']) {
+    check(rawAfter.value.Heightmaps && rawAfter.value.Heightmaps.value[key], `the saved chunk has ${key}`)
+    const [was, now] = [heights(rawBefore, key), heights(rawAfter, key)]
+    for (let i = 0; i < 256; i++) {
+      const [x, z] = [i % 16, Math.floor(i / 16)]
+      const inside = x >= box[0] && x <= box[3] && z >= box[2] && z <= box[5]
+      const want = inside ? Math.max(was[i], glassTop) : was[i]
+      check(now[i] === want, `${key} at ${x} ${z}: ${now[i]}, not ${want}`)
+    }
+  }
   const changed = new Set([box[1] >> 4, box[4] >> 4])
   let sectionsKept = 0
   for (const section of sectionsOf(rawAfter)) {

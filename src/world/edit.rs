@@ -199,6 +199,7 @@ pub fn snapshot_terrain(world: &mut World) -> TerrainSave {
                     pos,
                     sections,
                     whole,
+                    heightmaps: anvil::heightmap::encode(chunk),
                 });
             }
         } else if !edits.dirty.is_empty() {

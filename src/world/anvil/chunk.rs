@@ -2,9 +2,9 @@
 //! `block_states` and `biomes`, `block_entities` beside them), to and from Valence's chunks.
 //!
 //! Writing patches: a chunk that came from the region folder keeps everything horde does not
-//! model (structures, ticks, block entities of untouched blocks, other mods' keys); only the
-//! changed sections' blocks are replaced, and the heightmaps and light it can no longer vouch
-//! for are left for vanilla to recompute.
+//! model (structures, ticks, block entities of untouched blocks, entities, other mods' keys);
+//! only the changed sections' blocks are replaced, the heightmaps are computed again from the
+//! blocks, and the light it can no longer vouch for is left for vanilla to recompute.
 
 use std::collections::HashMap;
 
@@ -60,8 +60,9 @@ impl BiomeNames {
     }
 }
 
-/// The chunk a region file holds, or `None` when it is not fully generated (vanilla's proto
-/// chunks at the edge of the explored world), which horde's generator then supplies.
+/// The chunk a region file holds, or `None` when vanilla had not yet placed its blocks (proto
+/// chunks at the edge of the explored world, still being shaped), which horde's generator then
+/// supplies.
 pub(super) fn decode(
     root: &Compound,
     biomes: &BiomeNames,
@@ -74,7 +75,7 @@ pub(super) fn decode(
         );
     }
     match root.get("Status") {
-        Some(Value::String(status)) if is_full(status) => {}
+        Some(Value::String(status)) if has_its_blocks(status) => {}
         Some(Value::String(_)) => return Ok(None),
         _ if root.contains_key("Level") => bail!("chunk from before Minecraft 1.18"),
         _ => bail!("chunk without a Status"),
@@ -153,8 +154,16 @@ pub(super) fn decode(
     Ok(Some(chunk))
 }
 
-fn is_full(status: &str) -> bool {
-    status.strip_prefix("minecraft:").unwrap_or(status) == "full"
+/// Whether a chunk of generation status `status` holds its blocks. Vanilla shapes a chunk
+/// (noise, surface, carvers) and then, at `features`, places its trees, ores and structure
+/// pieces; the steps after (light, spawn, heightmaps, full) change no block of its own. Such a
+/// chunk is served as saved: making it anew with horde's generator would replace vanilla's
+/// terrain, and cut the trees that reach into it from its full neighbours.
+fn has_its_blocks(status: &str) -> bool {
+    matches!(
+        status.strip_prefix("minecraft:").unwrap_or(status),
+        "features" | "light" | "initialize_light" | "spawn" | "heightmaps" | "full"
+    )
 }
 
 /// A section's index from the bottom of the world, if `y` (in sections) is inside it.
@@ -343,6 +352,8 @@ pub struct ChunkEdit {
     pub sections: Vec<SectionEdit>,
     /// Whether this is the whole chunk (it came from the generator, not the region folder).
     pub whole: bool,
+    /// Its `Heightmaps`, from all of its blocks as they are now.
+    pub heightmaps: Compound,
 }
 
 #[derive(Debug, Clone)]
@@ -391,8 +402,7 @@ pub(super) fn written(original: Option<Compound>, edit: &ChunkEdit) -> Option<Co
         }
     }
     // Vanilla relights a chunk not marked lit; stored light would outlive a dug torch, so none
-    // is left (nor the light-only sections above and below the world). It recomputes missing
-    // heightmaps too.
+    // is left (nor the light-only sections above and below the world).
     for section in &mut sections {
         section.remove("BlockLight");
         section.remove("SkyLight");
@@ -404,7 +414,7 @@ pub(super) fn written(original: Option<Compound>, edit: &ChunkEdit) -> Option<Co
     });
     root.insert("sections", List::Compound(sections));
     prune_block_entities(&mut root, edit);
-    root.remove("Heightmaps");
+    root.insert("Heightmaps", edit.heightmaps.clone());
     root.insert("isLightOn", false);
     Some(root)
 }
@@ -458,8 +468,8 @@ fn block_at(blocks: &Compound, i: usize) -> Option<BlockState> {
     block_state(palette.get(found?)?).ok()
 }
 
-/// A chunk horde generated, as vanilla's full chunk with only what horde knows: blocks and
-/// biomes. Vanilla computes heightmaps and light on load.
+/// A chunk horde generated, as vanilla writes a full chunk: blocks, biomes and heightmaps, no
+/// block entities, ticks or structures; light is left for vanilla to compute on load.
 fn whole_chunk(edit: &ChunkEdit) -> Compound {
     let mut root = Compound::new();
     root.insert("DataVersion", DATA_VERSION);
@@ -473,8 +483,12 @@ fn whole_chunk(edit: &ChunkEdit) -> Compound {
     let sections = edit.sections.iter().map(SectionEdit::section).collect();
     root.insert("sections", List::Compound(sections));
     root.insert("block_entities", List::End);
+    root.insert("Heightmaps", edit.heightmaps.clone());
     root.insert("block_ticks", List::End);
     root.insert("fluid_ticks", List::End);
+    // Vanilla's per-section lists of blocks to update after generation: none.
+    let none = (0..SECTIONS).map(|_| List::End).collect();
+    root.insert("PostProcessing", List::List(none));
     let mut structures = Compound::new();
     structures.insert("References", Compound::new());
     structures.insert("starts", Compound::new());
@@ -506,6 +520,7 @@ mod tests {
                 })
                 .collect(),
             whole: true,
+            heightmaps: super::super::heightmap::encode(chunk),
         }
     }
 
@@ -519,6 +534,7 @@ mod tests {
                 biomes: encode_biomes(chunk, 4, names),
             }],
             whole: false,
+            heightmaps: super::super::heightmap::encode(chunk),
         }
     }
 
@@ -598,7 +614,14 @@ mod tests {
         let edit = section_four(&chunk, &names);
         let patched = written(Some(original), &edit).unwrap();
         assert_eq!(patched.get("CustomKey"), Some(&Value::Int(7)));
-        assert!(patched.get("Heightmaps").is_none());
+        let Some(Value::Compound(maps)) = patched.get("Heightmaps") else {
+            panic!("no heightmaps");
+        };
+        assert_eq!(
+            maps,
+            &super::super::heightmap::encode(&chunk),
+            "computed again"
+        );
         assert_eq!(patched.get("isLightOn"), Some(&Value::Byte(0)));
         let sections = compounds(patched.get("sections")).unwrap();
         assert_eq!(
@@ -650,6 +673,7 @@ mod tests {
             pos: ChunkPos::new(0, 0),
             sections: vec![],
             whole: false,
+            heightmaps: Compound::new(),
         };
         assert!(written(None, &edit).is_none());
     }
@@ -657,7 +681,7 @@ mod tests {
     #[test]
     fn proto_chunks_are_left_to_the_generator_and_old_formats_are_errors() {
         let mut root = Compound::new();
-        root.insert("Status", "minecraft:features");
+        root.insert("Status", "minecraft:liquid_carvers");
         assert!(decode(&root, &names()).unwrap().is_none());
         let mut old = Compound::new();
         old.insert("Level", Compound::new());

@@ -5,6 +5,7 @@
 //! writes; one [`RegionFolder`] behind a lock serves both the reader and the saves instead.
 
 mod chunk;
+pub mod heightmap;
 mod region;
 
 use std::collections::{BTreeMap, HashSet};

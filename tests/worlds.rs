@@ -1,0 +1,308 @@
+//! Real vanilla worlds, none of them made by horde: every chunk horde serves from them holds,
+//! section by section and block by block, what a third-party Anvil reader
+//! (prismarine-provider-anvil, `scripts/e2e/region-digest.js`) reads from the same file.
+
+mod support;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use horde::world::anvil::heightmap::{self, Heightmap};
+use horde::world::anvil::{BiomeNames, Loaded, Loader, Regions};
+use sha2::{Digest, Sha256};
+use support::TempDir;
+use valence::layer::chunk::{Chunk, UnloadedChunk};
+use valence::nbt::{Compound, Value};
+use valence::prelude::*;
+
+/// One chunk as the third-party reader saw it.
+struct Seen {
+    pos: ChunkPos,
+    status: String,
+    /// SHA-256 of each section's blocks, by section Y.
+    sections: HashMap<i32, String>,
+}
+
+fn digest_script() -> PathBuf {
+    support::repo().join("scripts/e2e/region-digest.js")
+}
+
+/// The third-party reader's digests of every chunk of `region`.
+fn third_party(region: &Path) -> Vec<Seen> {
+    let out = Command::new("node")
+        .arg(digest_script())
+        .arg(region)
+        .current_dir(support::repo().join("scripts"))
+        .output()
+        .expect("run node");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|line| {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            Seen {
+                pos: ChunkPos::new(
+                    v["x"].as_i64().unwrap() as i32,
+                    v["z"].as_i64().unwrap() as i32,
+                ),
+                status: v["status"].as_str().unwrap_or_default().to_string(),
+                sections: v["sections"]
+                    .as_object()
+                    .unwrap()
+                    .iter()
+                    .map(|(y, h)| (y.parse().unwrap(), h.as_str().unwrap().to_string()))
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
+/// One section's blocks as the third-party reader writes them, for a failure message.
+fn third_party_section(region: &Path, pos: ChunkPos, sy: i32) -> Vec<String> {
+    let out = Command::new("node")
+        .arg(digest_script())
+        .arg(region)
+        .args([
+            "--section",
+            &pos.x.to_string(),
+            &pos.z.to_string(),
+            &sy.to_string(),
+        ])
+        .current_dir(support::repo().join("scripts"))
+        .output()
+        .expect("run node");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// A block as the digest script writes it: `name[key=value,...]`, keys sorted.
+fn block_name(state: BlockState) -> String {
+    let kind = state.to_kind();
+    let mut props: Vec<(&str, &str)> = kind
+        .props()
+        .iter()
+        .filter_map(|&p| Some((p.to_str(), state.get(p)?.to_str())))
+        .collect();
+    props.sort();
+    let props: Vec<String> = props.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    format!("{}[{}]", kind.to_str(), props.join(","))
+}
+
+/// Section `sy`'s blocks (sections counted from the world's bottom at -4), YZX order.
+fn section_blocks(chunk: &UnloadedChunk, sy: i32) -> Vec<String> {
+    let base = ((sy + 4) * 16) as u32;
+    let mut out = Vec::with_capacity(4096);
+    for y in 0..16 {
+        for z in 0..16 {
+            for x in 0..16 {
+                out.push(block_name(chunk.block_state(x, base + y, z)));
+            }
+        }
+    }
+    out
+}
+
+fn sha(blocks: &[String]) -> String {
+    let digest = Sha256::digest(blocks.join("\n").as_bytes());
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// What horde's reader makes of `chunks` of the world folder `world`, as the server's loader
+/// thread reads them.
+fn horde_reads(
+    world: &Path,
+    biomes: &BiomeNames,
+    chunks: &[ChunkPos],
+) -> HashMap<ChunkPos, Loaded> {
+    let mut loader = Loader::start(Regions::new(world), biomes.clone());
+    for &pos in chunks {
+        loader.request(pos);
+    }
+    let mut read = HashMap::new();
+    while read.len() < chunks.len() {
+        read.extend(loader.finished());
+        std::thread::yield_now();
+    }
+    read
+}
+
+/// A region file of a real world: name, path, the region it is (`r.X.Z.mca`), fewest chunks
+/// horde must serve from it.
+fn worlds() -> Vec<(&'static str, PathBuf, &'static str, usize)> {
+    let prismarine = |version: &str| support::needs::vanilla_region(version);
+    vec![
+        // Deep ocean.
+        ("vanilla 1.18.2", prismarine("1.18.2"), "r.0.0.mca", 40),
+        // Forests, a mineshaft with spawners and chests, a bee nest.
+        ("vanilla 1.19.4", prismarine("1.19.4"), "r.0.0.mca", 169),
+        // Ocean with a shipwreck, ruins and a ruined portal: the fastanvil crate's own test
+        // file, in cargo's copy of the crate.
+        (
+            "fastanvil's 1.19.4",
+            support::needs::crate_file("fastanvil", "resources/1.19.4.mca"),
+            "r.0.0.mca",
+            256,
+        ),
+        // A village and a ruined portal (tests/fixtures/worlds/README.md).
+        (
+            "vanilla 1.20.1",
+            support::repo().join("tests/fixtures/worlds/1.20.1/r.-1.-2.mca"),
+            "r.-1.-2.mca",
+            66,
+        ),
+    ]
+}
+
+/// Checks that the heightmaps horde computes for the full chunks it served are vanilla's own,
+/// saved in the same file; returns the columns compared.
+fn heightmaps_match_vanillas(
+    name: &str,
+    region: &Path,
+    seen: &[Seen],
+    read: &HashMap<ChunkPos, Loaded>,
+) -> usize {
+    let mut file = fastanvil::Region::from_stream(std::fs::File::open(region).unwrap()).unwrap();
+    let mut columns = 0;
+    for chunk in seen
+        .iter()
+        .filter(|c| c.status.trim_start_matches("minecraft:") == "full")
+    {
+        let Loaded::Chunk(blocks, ..) = &read[&chunk.pos] else {
+            continue;
+        };
+        let (x, z) = (
+            chunk.pos.x.rem_euclid(32) as usize,
+            chunk.pos.z.rem_euclid(32) as usize,
+        );
+        let bytes = file.read_chunk(x, z).unwrap().unwrap();
+        let (root, _) = Compound::from_binary(&mut bytes.as_slice()).unwrap();
+        let Some(Value::Compound(saved)) = root.get("Heightmaps") else {
+            panic!("{name}: chunk {x} {z} has no heightmaps");
+        };
+        for map in Heightmap::SAVED {
+            let Some(Value::LongArray(data)) = saved.get(map.key()) else {
+                continue;
+            };
+            let vanilla = heightmap::unpack(data).expect("vanilla's packing");
+            let ours = heightmap::heights(blocks, map);
+            let wrong: Vec<String> = (0..256)
+                .filter(|&i| ours[i] != vanilla[i])
+                .take(5)
+                .map(|i| {
+                    let (cx, cz) = ((i % 16) as u32, (i / 16) as u32);
+                    let y = ours[i].max(vanilla[i]).saturating_sub(1);
+                    format!(
+                        "({cx} {cz}) horde {} vanilla {} near {:?}",
+                        ours[i],
+                        vanilla[i],
+                        blocks.block_state(cx, y, cz)
+                    )
+                })
+                .collect();
+            assert!(
+                wrong.is_empty(),
+                "{name}: chunk {x} {z} {}: {wrong:?}",
+                map.key()
+            );
+            columns += 256;
+        }
+    }
+    columns
+}
+
+/// Vanilla's generation steps from `features` on, when a chunk has placed its own blocks.
+fn has_its_blocks(status: &str) -> bool {
+    let step = status.strip_prefix("minecraft:").unwrap_or(status);
+    [
+        "features",
+        "light",
+        "initialize_light",
+        "spawn",
+        "heightmaps",
+        "full",
+    ]
+    .contains(&step)
+}
+
+#[test]
+fn every_block_of_real_vanilla_worlds_is_served_as_a_third_party_reader_reads_it() {
+    support::needs::test_clients();
+    let world = TempDir::new("biomes");
+    let app = horde::headless::start(horde::config::Config::default(), world.path()).unwrap();
+    let biomes = BiomeNames::new(app.world.resource::<BiomeRegistry>());
+    for (name, source, file, fewest) in worlds() {
+        let dir = TempDir::new("vanilla-world");
+        std::fs::create_dir_all(dir.path().join("region")).unwrap();
+        let region = dir.path().join("region").join(file);
+        std::fs::copy(source, &region).unwrap();
+        let seen = third_party(&region);
+        let positions: Vec<ChunkPos> = seen.iter().map(|s| s.pos).collect();
+        let read = horde_reads(dir.path(), &biomes, &positions);
+        let (mut served, mut blocks) = (0, 0);
+        for chunk in &seen {
+            match &read[&chunk.pos] {
+                Loaded::Chunk(blocks_read, ..) => {
+                    assert!(
+                        has_its_blocks(&chunk.status),
+                        "{name}: chunk {} {} ({}) is still being shaped, yet served",
+                        chunk.pos.x,
+                        chunk.pos.z,
+                        chunk.status
+                    );
+                    served += 1;
+                    for (sy, want) in &chunk.sections {
+                        let got = section_blocks(blocks_read, *sy);
+                        blocks += got.len();
+                        if sha(&got) != *want {
+                            let theirs = third_party_section(&region, chunk.pos, *sy);
+                            let first: Vec<String> = (0..4096)
+                                .filter(|&i| theirs.get(i) != got.get(i))
+                                .take(5)
+                                .map(|i| {
+                                    let (x, y, z) = (i % 16, i / 256, i / 16 % 16);
+                                    format!(
+                                        "({x} {} {z}): horde {} reader {}",
+                                        sy * 16 + y as i32,
+                                        got[i],
+                                        theirs.get(i).map_or("-", |s| s.as_str())
+                                    )
+                                })
+                                .collect();
+                            panic!(
+                                "{name}: chunk {} {} ({}) section {sy} differs: {first:?}",
+                                chunk.pos.x, chunk.pos.z, chunk.status
+                            );
+                        }
+                    }
+                }
+                Loaded::Missing => assert!(
+                    !has_its_blocks(&chunk.status),
+                    "{name}: chunk {} {} ({}) was not served",
+                    chunk.pos.x,
+                    chunk.pos.z,
+                    chunk.status
+                ),
+                Loaded::Unreadable(e, _) => {
+                    panic!(
+                        "{name}: chunk {} {} unreadable: {e:#}",
+                        chunk.pos.x, chunk.pos.z
+                    )
+                }
+            }
+        }
+        let columns = heightmaps_match_vanillas(name, &region, &seen, &read);
+        eprintln!(
+            "{name}: {served} of {} chunks served, {blocks} blocks compared, heightmaps of \
+             {columns} columns",
+            seen.len()
+        );
+        assert!(served >= fewest, "{name}: only {served} chunks served");
+    }
+}
