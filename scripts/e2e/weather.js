@@ -1,20 +1,29 @@
 // A real client sees the weather. Step `change`: `weather rain` makes the client report rain
 // (vanilla's start-raining event and a rising rain level), `weather clear` ends it, and the
 // rain is set again before the restart. Step `after-restart`: a client joining the restarted
-// server is told it is raining. mineflayer 4.25 compares this packet's reason with numbers
-// while its protocol data names them, so the script reads the packet itself.
+// server is told it is raining. The script reads the game event packets' raw bytes, not a
+// library's names for them: the ids are the 1.20.1 client's own (ClientboundGameEventPacket:
+// START_RAINING = 1, STOP_RAINING = 2, RAIN_LEVEL_CHANGE = 7; its ClientPacketListener starts
+// the rain on 1 and stops it on 2).
 'use strict'
 
 const { connectBot, rconClient, until, check, log, scenario } = require('./lib')
 
+const START_RAINING = 1
+const STOP_RAINING = 2
+const RAIN_LEVEL_CHANGE = 7
+
 function watchSky (bot) {
   const sky = { raining: false, rainLevel: 0, events: [] }
-  bot._client.on('game_state_change', (packet) => {
-    if (packet.reason === 'start_raining') sky.raining = true
-    else if (packet.reason === 'stop_raining') sky.raining = false
-    else if (packet.reason === 'rain_level_change') sky.rainLevel = packet.gameMode
+  bot._client.on('raw.game_state_change', (buffer) => {
+    // The packet id (one byte of VarInt, 0x1f), the event as a byte, its value as a float.
+    check(buffer[0] === 0x1f && buffer.length === 6, `a game event packet: ${buffer.toString('hex')}`)
+    const [event, value] = [buffer[1], buffer.readFloatBE(2)]
+    if (event === START_RAINING) sky.raining = true
+    else if (event === STOP_RAINING) sky.raining = false
+    else if (event === RAIN_LEVEL_CHANGE) sky.rainLevel = value
     else return
-    sky.events.push(packet.reason)
+    sky.events.push(event)
   })
   return sky
 }
@@ -41,5 +50,5 @@ scenario(async () => {
   }
   bot.quit()
   await rcon.end()
-  return { events: sky.events.filter((e) => e !== 'rain_level_change') }
+  return { events: sky.events.filter((e) => e !== RAIN_LEVEL_CHANGE) }
 })
