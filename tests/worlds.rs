@@ -1,6 +1,8 @@
 //! Real vanilla worlds, none of them made by horde: every chunk horde serves from them holds,
 //! section by section and block by block, what a third-party Anvil reader
-//! (prismarine-provider-anvil, `scripts/e2e/region-digest.js`) reads from the same file.
+//! (prismarine-provider-anvil, `scripts/e2e/region-digest.js`) reads from the same file, and
+//! the heightmaps vanilla saved there. horde's zombies are saved in `entities/` where a
+//! third-party reader finds them, beside a vanilla world's own entities, which are kept.
 
 mod support;
 
@@ -305,4 +307,112 @@ fn every_block_of_real_vanilla_worlds_is_served_as_a_third_party_reader_reads_it
         );
         assert!(served >= fewest, "{name}: only {served} chunks served");
     }
+}
+
+/// `read-entities.js`' view of the entity chunks `chunks` of the folder `dir`.
+fn entity_chunks(dir: &Path, chunks: &[ChunkPos]) -> Vec<serde_json::Value> {
+    let out = Command::new("node")
+        .arg(support::repo().join("scripts/e2e/read-entities.js"))
+        .arg(dir)
+        .args(chunks.iter().map(|c| format!("{},{}", c.x, c.z)))
+        .current_dir(support::repo().join("scripts"))
+        .output()
+        .expect("run node");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let chunks: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    chunks.as_array().unwrap().clone()
+}
+
+fn tagged(entity: &serde_json::Value) -> bool {
+    entity["Tags"]
+        .as_array()
+        .is_some_and(|tags| tags.iter().any(|t| t == "horde"))
+}
+
+#[test]
+fn zombies_are_saved_in_entities_where_they_stand_and_a_vanilla_worlds_own_entities_kept() {
+    support::needs::test_clients();
+    // A vanilla 1.18 world's entities (its terrain is horde's here).
+    let world = TempDir::new("entities");
+    let entities = world.path().join("entities");
+    std::fs::create_dir_all(&entities).unwrap();
+    let fixture = support::repo().join("tests/fixtures/worlds/1.18/entities/r.0.0.mca");
+    std::fs::copy(&fixture, entities.join("r.0.0.mca")).unwrap();
+    let mut config = horde::config::Config::default();
+    config.spawning.enabled = false;
+    let mut h = support::headless::harness_in(config, world);
+    h.run("gamemode creative tester");
+    h.run("time set midnight");
+    // Chunk 19 29 holds vanilla's own zombie and drowned; chunk 19 21 a cow and a minecart.
+    let (crowded, untouched) = (ChunkPos::new(19, 29), ChunkPos::new(19, 21));
+    let before = entity_chunks(&entities, &[crowded, untouched]);
+    h.run("tp tester 312 200 472");
+    h.app.update();
+    horde::headless::run_until_loaded(&mut h.app);
+    let ground = {
+        let layer = h
+            .app
+            .world
+            .query_filtered::<&ChunkLayer, With<horde::world::Overworld>>()
+            .single(&h.app.world);
+        horde::world::standable_top(layer, 312, 472).expect("ground")
+    };
+    h.summon(BlockPos::new(312, ground, 472));
+    h.summon(BlockPos::new(313, ground, 473));
+    assert!(h.run("save-all").starts_with("saved=true "));
+
+    let after = entity_chunks(&entities, &[crowded, untouched]);
+    let theirs = |chunk: &serde_json::Value| -> Vec<serde_json::Value> {
+        let all = chunk["entities"].as_array().unwrap();
+        all.iter().filter(|e| !tagged(e)).cloned().collect()
+    };
+    assert_eq!(
+        theirs(&after[0]),
+        theirs(&before[0]),
+        "vanilla's zombie and drowned kept"
+    );
+    assert_eq!(
+        after[1], before[1],
+        "a chunk without horde's zombies is left as it was"
+    );
+    let ours: Vec<&serde_json::Value> = after[0]["entities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| tagged(e))
+        .collect();
+    assert_eq!(ours.len(), 2, "{}", after[0]);
+    for zombie in &ours {
+        assert_eq!(zombie["id"], "minecraft:zombie");
+        assert_eq!(zombie["Health"], 20.0);
+        let pos = zombie["Pos"].as_array().unwrap();
+        assert!((pos[0].as_f64().unwrap() - 312.5).abs() < 2.0, "{zombie}");
+        assert_eq!(zombie["UUID"].as_array().map(|u| u.len()), Some(4));
+    }
+    assert_eq!(
+        after[0]["dataVersion"], 2855,
+        "vanilla's own entities keep their version"
+    );
+
+    // Gone from the world, gone from the file; vanilla's stay.
+    for zombie in h
+        .app
+        .world
+        .query_filtered::<Entity, With<horde::zombie::Zombie>>()
+        .iter(&h.app.world)
+        .collect::<Vec<_>>()
+    {
+        h.app.world.entity_mut(zombie).insert(Despawned);
+    }
+    h.app.update();
+    h.app.update();
+    assert!(h.run("save-all").starts_with("saved=true "));
+    let emptied = entity_chunks(&entities, &[crowded]);
+    let all = emptied[0]["entities"].as_array().unwrap();
+    assert!(all.iter().all(|e| !tagged(e)), "{}", emptied[0]);
+    assert_eq!(theirs(&emptied[0]), theirs(&before[0]));
 }

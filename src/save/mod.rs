@@ -2,10 +2,12 @@
 //! adds to the world folder under `data/` as vanilla keeps its own `data/*.dat` files, and the
 //! players' `playerdata/`. Written at every autosave, on `save-all` and on shutdown.
 
+pub mod entities;
 mod file;
 pub mod players;
 pub mod zombies;
 
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::thread::JoinHandle;
 
@@ -21,10 +23,12 @@ use crate::player::{Health, MAX_HEALTH};
 use crate::random::Stream;
 use crate::time::WorldClock;
 use crate::weather::Weather;
+use crate::world::anvil::EntityRegions;
 use crate::world::{snapshot_terrain, Overworld, TerrainSave, WorldDir};
 use crate::zombie::{
-    Arena, Burning, Dying, Equipment, Vitality, Zombie, ZombieKinds, ZombieRecord, ZombieSet,
+    Arena, Body, Burning, Dying, Equipment, Vitality, Zombie, ZombieKinds, ZombieRecord, ZombieSet,
 };
+use entities::StandingZombie;
 pub use file::SaveFile;
 use players::SavedPlayer;
 
@@ -49,6 +53,7 @@ pub struct SavePlugin;
 impl Plugin for SavePlugin {
     fn build(&self, app: &mut App) {
         app.insert_resource(SaveWorker::default())
+            .init_resource::<EntityChunks>()
             .add_systems(
                 Update,
                 restore_loose_zombies
@@ -66,6 +71,11 @@ impl Plugin for SavePlugin {
 /// The background write of the last autosave, so that two never overlap.
 #[derive(Resource, Default)]
 struct SaveWorker(Option<JoinHandle<()>>);
+
+/// The chunks of `entities/` that hold horde's zombies as of the last save: the next save
+/// empties them of ours, wherever the zombies went since.
+#[derive(Resource, Debug, Default)]
+struct EntityChunks(BTreeSet<ChunkPos>);
 
 /// Loose zombies read from the save, spawned once the overworld exists.
 #[derive(Resource, Debug, Default)]
@@ -139,6 +149,13 @@ pub fn load_zombies(world_dir: &Path, app: &mut App) -> anyhow::Result<()> {
         loose.len()
     );
     app.insert_resource(PendingZombies(loose));
+    app.insert_resource(EntityChunks(
+        saved
+            .entity_chunks
+            .iter()
+            .map(|&(x, z)| ChunkPos::new(x, z))
+            .collect(),
+    ));
     Ok(())
 }
 
@@ -272,7 +289,45 @@ pub fn snapshot_zombies(world: &mut World) -> zombies::SavedZombies {
         packs: saved_packs,
         loose,
         hunt,
+        entity_chunks: world
+            .get_resource::<EntityChunks>()
+            .map(|c| c.0.iter().map(|p| (p.x, p.z)).collect())
+            .unwrap_or_default(),
     }
+}
+
+/// Every zombie in the world as `entities/` will hold it, where its body really is.
+fn standing_zombies(world: &mut World) -> Vec<StandingZombie> {
+    let kinds = world.resource::<ZombieKinds>().clone();
+    let breaks_doors = world.resource::<Config>().zombies.break_doors;
+    let mut zombies = world.query_filtered::<(
+        &Zombie,
+        &Position,
+        &Look,
+        &UniqueId,
+        &Vitality,
+        &Burning,
+        &Equipment,
+        &Body,
+    ), Without<Dying>>();
+    zombies
+        .iter(world)
+        .map(
+            |(zombie, pos, look, id, vitality, fire, equipment, body)| StandingZombie {
+                pos: body.at.unwrap_or(pos.0),
+                yaw: look.yaw,
+                pitch: look.pitch,
+                uuid: id.0,
+                record: named(
+                    &kinds,
+                    ZombieRecord::capture(zombie, vitality, fire, equipment),
+                ),
+                max_health: kinds.get(zombie.kind).health,
+                on_ground: body.on_ground,
+                breaks_doors,
+            },
+        )
+        .collect()
 }
 
 /// Restores the saved clock and phase, if any. An unreadable save falls back as
@@ -319,6 +374,8 @@ pub struct Saved {
     /// Changed chunks written to `region/`, and the size of the region files rewritten.
     pub chunks: usize,
     pub region_bytes: u64,
+    /// Chunks of `entities/` written (horde's zombies in them, or taken out).
+    pub entity_chunks: usize,
 }
 
 impl std::fmt::Display for Saved {
@@ -344,6 +401,10 @@ struct Snapshot {
     world: Compound,
     zombies: zombies::SavedZombies,
     players: Vec<(UniqueId, SavedPlayer)>,
+    entities: EntityRegions,
+    /// The zombies standing in the world, and the entity chunks that held ours before.
+    standing: Vec<StandingZombie>,
+    held_before: BTreeSet<ChunkPos>,
 }
 
 impl Snapshot {
@@ -360,6 +421,14 @@ impl Snapshot {
         };
         keep(world_file(&self.dir).write(&self.world));
         keep(packs_file(&self.dir).write(&self.zombies.to_nbt()));
+        let entity_chunks = entities::by_chunk(&self.standing, &self.held_before);
+        let written = self.entities.write(&entity_chunks, entities::is_ours);
+        let entity_chunks = written.as_ref().map_or(0, |w| w.chunks);
+        keep(
+            written
+                .map(|_| ())
+                .map_err(|e| e.context("writing entities/")),
+        );
         for (id, player) in &self.players {
             keep(player_file(&self.dir, *id).write(&player.to_nbt()));
         }
@@ -372,12 +441,16 @@ impl Snapshot {
                 players: self.players.len(),
                 chunks: terrain.written.chunks,
                 region_bytes: terrain.written.bytes,
+                entity_chunks,
             }),
         }
     }
 }
 
 fn snapshot(world: &mut World) -> Snapshot {
+    let standing = standing_zombies(world);
+    let now: BTreeSet<ChunkPos> = standing.iter().map(|z| ChunkPos::from_pos(z.pos)).collect();
+    let held_before = std::mem::replace(&mut world.resource_mut::<EntityChunks>().0, now);
     let zombies = snapshot_zombies(world);
     let terrain = snapshot_terrain(world);
     let (dir, root) = world_snapshot(world);
@@ -394,6 +467,9 @@ fn snapshot(world: &mut World) -> Snapshot {
         world: root,
         zombies,
         players,
+        entities: world.resource::<EntityRegions>().clone(),
+        standing,
+        held_before,
     }
 }
 

@@ -57,6 +57,9 @@ pub struct SavedZombies {
     pub packs: Vec<SavedPack>,
     pub loose: Vec<SavedZombie>,
     pub hunt: Option<SavedHunt>,
+    /// The chunks of `entities/` that hold horde's zombies as of this save, emptied of them
+    /// at the next (see `save::entities`).
+    pub entity_chunks: Vec<(i32, i32)>,
 }
 
 fn list(items: Vec<Compound>) -> Value {
@@ -273,6 +276,15 @@ impl SavedZombies {
         if let Some(hunt) = &self.hunt {
             c.insert("Hunt", hunt.to_nbt());
         }
+        c.insert(
+            "EntityChunks",
+            List::IntArray(
+                self.entity_chunks
+                    .iter()
+                    .map(|&(x, z)| vec![x, z])
+                    .collect(),
+            ),
+        );
         c
     }
 
@@ -291,6 +303,18 @@ impl SavedZombies {
                 Some(Value::Compound(h)) => Some(SavedHunt::from_nbt(h)?),
                 Some(_) => return Err("Hunt is not a compound".into()),
                 None => None,
+            },
+            // Kept since the first save that wrote `entities/`.
+            entity_chunks: match c.get("EntityChunks") {
+                Some(Value::List(List::IntArray(chunks))) => chunks
+                    .iter()
+                    .map(|xz| match xz[..] {
+                        [x, z] => Ok((x, z)),
+                        _ => Err("an EntityChunks entry is not two ints".to_string()),
+                    })
+                    .collect::<Result<_, _>>()?,
+                Some(Value::List(List::End)) | None => Vec::new(),
+                Some(_) => return Err("EntityChunks is not a list of int arrays".into()),
             },
         })
     }
@@ -373,6 +397,9 @@ mod tests {
                     seed: g.next(),
                     draws: g.next() % 1_000_000,
                 }),
+                entity_chunks: (0..g.next() % 5)
+                    .map(|_| (g.float() as i32, g.float() as i32))
+                    .collect(),
             };
             let mut bytes = Vec::new();
             saved.to_nbt().to_binary(&mut bytes, "").unwrap();
@@ -392,6 +419,7 @@ mod tests {
             packs: vec![],
             loose: vec![g.zombie(true)],
             hunt: None,
+            entity_chunks: vec![(1, -2)],
         };
         let newer = SavedZombies {
             next_id: 8,

@@ -38,6 +38,7 @@ impl Plugin for WorldPlugin {
         let seed = app.world.resource::<Config>().server.seed;
         app.insert_resource(WorldDir(self.dir.clone()))
             .insert_resource(anvil::Regions::new(&self.dir))
+            .insert_resource(anvil::EntityRegions::new(&self.dir))
             .insert_resource(WorldSpawn::default())
             .init_resource::<Edits>()
             .init_resource::<Nav>()

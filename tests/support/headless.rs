@@ -27,7 +27,11 @@ pub(crate) fn harness() -> Harness {
 /// A harness running `config`, its player joined and the chunks around them loaded: terrain
 /// comes from a worker thread, and a test must not depend on how fast it runs.
 pub(crate) fn harness_with(config: Config) -> Harness {
-    let world = TempDir::new("headless");
+    harness_in(config, TempDir::new("headless"))
+}
+
+/// Like [`harness_with`], on the world folder `world` (which may hold a vanilla world's files).
+pub(crate) fn harness_in(config: Config, world: TempDir) -> Harness {
     let mut app = horde::headless::start(config, world.path()).unwrap();
     let (bundle, helper) = create_mock_client("tester");
     let client = app.world.spawn(bundle).id();

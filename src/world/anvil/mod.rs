@@ -5,6 +5,7 @@
 //! writes; one [`RegionFolder`] behind a lock serves both the reader and the saves instead.
 
 mod chunk;
+mod entities;
 pub mod heightmap;
 mod region;
 
@@ -20,6 +21,7 @@ use super::surface::{surface, Surface};
 use super::HEIGHT;
 
 pub use chunk::{encode_biomes, encode_blocks, BiomeNames, ChunkEdit, SectionEdit, SECTIONS};
+pub use entities::EntityRegions;
 use region::RegionFolder;
 pub use region::Written;
 

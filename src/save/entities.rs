@@ -1,0 +1,191 @@
+//! horde's zombies in the world's `entities/` files, as Minecraft 1.17 and later keep a chunk's
+//! entities: a vanilla reader, a map renderer or vanilla itself finds each zombie standing
+//! where it stood, with its health, fire and helmet. horde reads its zombies back from
+//! `data/horde_packs.dat` and never from here; each of its own carries the tag `horde`, so the
+//! next save replaces them and keeps every other entity of the chunk.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use valence::nbt::{Compound, List, Value};
+use valence::prelude::*;
+
+use crate::zombie::ZombieRecord;
+
+/// The tag on every entity horde wrote.
+pub const TAG: &str = "horde";
+
+/// Vanilla's chance that a mob drops an item it wears or holds (`Mob.DEFAULT_EQUIPMENT_DROP_CHANCE`).
+const DROP_CHANCE: f32 = 0.085;
+
+/// A zombie in the world at save time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StandingZombie {
+    pub pos: DVec3,
+    pub yaw: f32,
+    pub pitch: f32,
+    pub uuid: uuid::Uuid,
+    /// Its record, the type by name.
+    pub record: ZombieRecord<String>,
+    /// The type's full health.
+    pub max_health: f32,
+    pub on_ground: bool,
+    pub breaks_doors: bool,
+}
+
+/// Whether `entity` is one horde wrote.
+pub fn is_ours(entity: &Compound) -> bool {
+    matches!(entity.get("Tags"), Some(Value::List(List::String(tags))) if tags.iter().any(|t| t == TAG))
+}
+
+/// The entity chunks to write: the chunks that hold a zombie now, with their zombies, and the
+/// chunks that held one at the last save (`before`), emptied of ours.
+pub fn by_chunk(
+    zombies: &[StandingZombie],
+    before: &BTreeSet<ChunkPos>,
+) -> BTreeMap<ChunkPos, Vec<Compound>> {
+    let mut chunks: BTreeMap<ChunkPos, Vec<Compound>> =
+        before.iter().map(|&pos| (pos, Vec::new())).collect();
+    for zombie in zombies {
+        chunks
+            .entry(ChunkPos::from_pos(zombie.pos))
+            .or_default()
+            .push(entity(zombie));
+    }
+    chunks
+}
+
+/// A zombie as vanilla 1.20.1 saves one (`Entity`, `LivingEntity`, `Mob` and `Zombie`'s
+/// `addAdditionalSaveData`).
+pub fn entity(z: &StandingZombie) -> Compound {
+    let r = &z.record;
+    let mut e = Compound::new();
+    e.insert("id", "minecraft:zombie");
+    e.insert("Pos", List::Double(vec![z.pos.x, z.pos.y, z.pos.z]));
+    e.insert("Motion", List::Double(vec![0.0; 3]));
+    e.insert("Rotation", List::Float(vec![z.yaw, z.pitch]));
+    e.insert("UUID", Value::IntArray(uuid_ints(z.uuid)));
+    e.insert("FallDistance", 0.0f32);
+    e.insert("Fire", r.fire_ticks.min(i16::MAX as u16) as i16);
+    e.insert("Air", 300i16);
+    e.insert("OnGround", z.on_ground);
+    e.insert("Invulnerable", false);
+    e.insert("PortalCooldown", 0i32);
+    e.insert(
+        "Tags",
+        List::String(vec![TAG.to_string(), format!("{TAG}:{}", r.kind)]),
+    );
+    e.insert("Health", r.health);
+    e.insert("HurtTime", 0i16);
+    e.insert("HurtByTimestamp", 0i32);
+    e.insert("DeathTime", 0i16);
+    e.insert("AbsorptionAmount", 0.0f32);
+    e.insert("FallFlying", false);
+    let mut max_health = Compound::new();
+    max_health.insert("Name", "minecraft:generic.max_health");
+    max_health.insert("Base", z.max_health as f64);
+    e.insert("Attributes", List::Compound(vec![max_health]));
+    let mut brain = Compound::new();
+    brain.insert("memories", Compound::new());
+    e.insert("Brain", brain);
+    e.insert("CanPickUpLoot", false);
+    e.insert("PersistenceRequired", false);
+    e.insert("LeftHanded", false);
+    // Feet, legs, chest, head.
+    let head = r.helmet.map_or_else(Compound::new, |h| {
+        let mut item = Compound::new();
+        item.insert("id", format!("minecraft:{}", h.kind.item().to_str()));
+        item.insert("Count", 1i8);
+        let mut tag = Compound::new();
+        tag.insert(
+            "Damage",
+            (h.kind.durability() - h.durability.min(h.kind.durability())) as i32,
+        );
+        item.insert("tag", tag);
+        item
+    });
+    let empty = Compound::new;
+    e.insert(
+        "ArmorItems",
+        List::Compound(vec![empty(), empty(), empty(), head]),
+    );
+    e.insert("HandItems", List::Compound(vec![empty(), empty()]));
+    e.insert("ArmorDropChances", List::Float(vec![DROP_CHANCE; 4]));
+    e.insert("HandDropChances", List::Float(vec![DROP_CHANCE; 2]));
+    e.insert("IsBaby", false);
+    e.insert("CanBreakDoors", z.breaks_doors);
+    e.insert("InWaterTime", -1i32);
+    e.insert("DrownedConversionTime", -1i32);
+    e
+}
+
+/// A UUID as vanilla's four big-endian ints.
+fn uuid_ints(uuid: uuid::Uuid) -> Vec<i32> {
+    uuid.as_bytes()
+        .chunks(4)
+        .map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::HelmetKind;
+    use crate::zombie::Helmet;
+
+    fn zombie(at: DVec3) -> StandingZombie {
+        StandingZombie {
+            pos: at,
+            yaw: 90.0,
+            pitch: 0.0,
+            uuid: uuid::Uuid::from_u128(0x0102_0304_0506_0708_090a_0b0c_0d0e_0f10),
+            record: ZombieRecord {
+                kind: "armored_zombie".to_string(),
+                health: 12.5,
+                fire_ticks: 30,
+                helmet: Some(Helmet {
+                    kind: HelmetKind::Iron,
+                    durability: 160,
+                }),
+            },
+            max_health: 20.0,
+            on_ground: true,
+            breaks_doors: true,
+        }
+    }
+
+    #[test]
+    fn a_zombie_is_written_as_vanilla_keeps_one_and_tagged_ours() {
+        let e = entity(&zombie(DVec3::new(1.5, 64.0, -3.25)));
+        assert_eq!(e.get("id"), Some(&Value::String("minecraft:zombie".into())));
+        assert_eq!(
+            e.get("UUID"),
+            Some(&Value::IntArray(vec![
+                0x01020304, 0x05060708, 0x090a0b0c, 0x0d0e0f10
+            ]))
+        );
+        assert_eq!(e.get("Health"), Some(&Value::Float(12.5)));
+        assert_eq!(e.get("Fire"), Some(&Value::Short(30)));
+        let Some(Value::List(List::Compound(armor))) = e.get("ArmorItems") else {
+            panic!("no armour");
+        };
+        assert_eq!(
+            armor[3].get("id"),
+            Some(&Value::String("minecraft:iron_helmet".into()))
+        );
+        let Some(Value::Compound(tag)) = armor[3].get("tag") else {
+            panic!("no damage");
+        };
+        assert_eq!(tag.get("Damage"), Some(&Value::Int(5)), "165 less 160 left");
+        assert!(is_ours(&e));
+        assert!(!is_ours(&Compound::new()));
+    }
+
+    #[test]
+    fn chunks_that_held_a_zombie_are_emptied_and_new_ones_filled() {
+        let before = BTreeSet::from([ChunkPos::new(0, 0), ChunkPos::new(5, 5)]);
+        let chunks = by_chunk(&[zombie(DVec3::new(-1.0, 64.0, 17.0))], &before);
+        assert_eq!(chunks.len(), 3);
+        assert!(chunks[&ChunkPos::new(0, 0)].is_empty());
+        assert_eq!(chunks[&ChunkPos::new(-1, 1)].len(), 1);
+    }
+}
