@@ -416,3 +416,117 @@ fn zombies_are_saved_in_entities_where_they_stand_and_a_vanilla_worlds_own_entit
     assert!(all.iter().all(|e| !tagged(e)), "{}", emptied[0]);
     assert_eq!(theirs(&emptied[0]), theirs(&before[0]));
 }
+
+/// The top-level keys vanilla 1.20.1 writes in a full chunk (`ChunkSerializer.write`).
+const VANILLA_CHUNK_KEYS: [&str; 15] = [
+    "DataVersion",
+    "Heightmaps",
+    "InhabitedTime",
+    "LastUpdate",
+    "PostProcessing",
+    "Status",
+    "block_entities",
+    "block_ticks",
+    "fluid_ticks",
+    "isLightOn",
+    "sections",
+    "structures",
+    "xPos",
+    "yPos",
+    "zPos",
+];
+
+#[test]
+fn every_chunk_horde_writes_opens_in_a_third_party_reader_with_every_key_vanilla_writes() {
+    support::needs::test_clients();
+    // Generated chunks edited across a chunk border, and a vanilla chunk edited.
+    let world = TempDir::new("written");
+    std::fs::create_dir_all(world.path().join("region")).unwrap();
+    std::fs::copy(
+        support::needs::vanilla_region("1.19.4"),
+        world.path().join("region/r.0.0.mca"),
+    )
+    .unwrap();
+    let mut config = horde::config::Config::default();
+    config.spawning.enabled = false;
+    config.server.spawn_protection = 0;
+    let mut h = support::headless::harness_in(config, world);
+    let s = h.spawn_point();
+    let (x, z) = (s.x.floor() as i32, s.z.floor() as i32);
+    h.fill(
+        BlockPos::new(x - 20, 100, z - 20),
+        BlockPos::new(x + 20, 101, z + 20),
+        "glass",
+    );
+    h.fill(BlockPos::new(-3, 90, -3), BlockPos::new(2, 90, 2), "stone");
+    let saved = h.run("save-all");
+    assert!(saved.starts_with("saved=true "), "{saved}");
+    let out = Command::new("node")
+        .arg(support::repo().join("scripts/e2e/region-keys.js"))
+        .arg(h.world.path().join("region"))
+        .current_dir(support::repo().join("scripts"))
+        .output()
+        .expect("run node");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let chunks: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The chunks the two boxes touch, which horde wrote.
+    let touched = |a: BlockPos, b: BlockPos| {
+        let (from, to) = (ChunkPos::from_block_pos(a), ChunkPos::from_block_pos(b));
+        (from.x..=to.x).flat_map(move |x| (from.z..=to.z).map(move |z| ChunkPos::new(x, z)))
+    };
+    let written: Vec<ChunkPos> = touched(
+        BlockPos::new(x - 20, 0, z - 20),
+        BlockPos::new(x + 20, 0, z + 20),
+    )
+    .chain(touched(BlockPos::new(-3, 0, -3), BlockPos::new(2, 0, 2)))
+    .collect();
+    let chunks = chunks.as_array().unwrap();
+    let mut checked = 0;
+    for chunk in chunks {
+        let at = ChunkPos::new(
+            chunk["x"].as_i64().unwrap() as i32,
+            chunk["z"].as_i64().unwrap() as i32,
+        );
+        let keys: Vec<&str> = chunk["keys"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|k| k.as_str())
+            .collect();
+        let heightmaps: Vec<&str> = chunk["heightmaps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|k| k.as_str())
+            .collect();
+        assert_eq!(chunk["loads"], true, "{chunk}");
+        if !written.contains(&at) {
+            continue;
+        }
+        for key in VANILLA_CHUNK_KEYS {
+            assert!(
+                keys.contains(&key),
+                "chunk {}: no {key} in {keys:?}",
+                chunk["x"]
+            );
+        }
+        for map in Heightmap::SAVED {
+            assert!(heightmaps.contains(&map.key()), "{chunk}");
+        }
+        checked += 1;
+    }
+    let written: usize = saved
+        .split_whitespace()
+        .find_map(|kv| kv.strip_prefix("chunks="))
+        .and_then(|n| n.parse().ok())
+        .unwrap();
+    assert!(written >= 9, "{saved}");
+    assert!(
+        checked >= written,
+        "{checked} full chunks checked, {written} written"
+    );
+}
