@@ -1,5 +1,5 @@
-//! No zombie stands still forever: zombies put where paths fail keep re-planning and give up a
-//! target they cannot reach; a target across water is reached, the watchdog re-launching hops
+//! No zombie stands still forever: zombies put where paths fail keep re-planning and, with the
+//! siege off (tests/siege.rs has it on), give up a target they cannot reach; a target across water is reached, the watchdog re-launching hops
 //! that swimming makes too slow; at the end of a hop a chaser turns to a clearly nearer player.
 //! Headless, on a stone arena built with `fill` around the spawn point.
 
@@ -48,6 +48,15 @@ fn arena(h: &mut Harness, player: [i32; 3]) -> BlockPos {
     BlockPos::new(x, y, z)
 }
 
+/// A harness whose zombies neither dig nor build: where no walk reaches, they give up.
+fn without_siege() -> Harness {
+    let mut config = horde::config::Config::default();
+    config.spawning.enabled = false;
+    config.server.spawn_protection = 0;
+    config.siege.enabled = false;
+    harness_with(config)
+}
+
 fn zombie(h: &mut Harness) -> Entity {
     h.app
         .world
@@ -93,7 +102,7 @@ fn watch(h: &mut Harness, ticks: usize) -> (bool, usize) {
 
 #[test]
 fn a_zombie_sealed_in_a_glass_box_keeps_trying_then_gives_up() {
-    let mut h = harness();
+    let mut h = without_siege();
     let o = arena(&mut h, [6, 0, 0]);
     // Glass lets it see the player; nothing lets it out.
     h.run(&format!(
@@ -146,7 +155,7 @@ fn a_zombie_sealed_in_a_glass_box_keeps_trying_then_gives_up() {
 
 #[test]
 fn a_zombie_in_a_pit_relaunches_and_gives_up() {
-    let mut h = harness();
+    let mut h = without_siege();
     let o = arena(&mut h, [2, 0, 0]);
     // A pit 4 deep: a zombie climbs one block at a time, so it cannot get out.
     h.run(&format!(
@@ -300,7 +309,7 @@ fn chased_again(h: &mut Harness, z: Entity) -> bool {
 
 #[test]
 fn a_player_who_walls_themselves_in_mid_chase_is_given_up_on_then_chased_again() {
-    let mut h = harness();
+    let mut h = without_siege();
     let o = arena(&mut h, [6, 0, 0]);
     fence(&mut h, o);
     let z = h.summon(BlockPos::new(o.x - 5, o.y, o.z));
@@ -366,7 +375,7 @@ fn a_player_who_walls_themselves_in_mid_chase_is_given_up_on_then_chased_again()
 
 #[test]
 fn a_player_on_a_pillar_is_given_up_on_then_chased_again_when_they_come_down() {
-    let mut h = harness();
+    let mut h = without_siege();
     let o = arena(&mut h, [6, 3, 0]);
     fence(&mut h, o);
     // A pillar three blocks high under the player.

@@ -291,6 +291,26 @@ fn a_client_digs_and_places_another_sees_both_and_both_still_do_after_a_restart(
 }
 
 #[test]
+fn a_survival_client_walled_in_at_night_is_dug_out_and_the_holes_outlast_a_restart() {
+    // Spawn protection would keep the zombie out of a box at the spawn.
+    let server = TestServer::start("siege", "spawn_protection = 0\n");
+    let sieged = server.scenario("siege");
+    let ticks = sieged["ticks"].as_u64().unwrap();
+    // Two blocks of dirt at vanilla's 15 ticks each, the walk, the swing: well within a minute.
+    assert!(ticks < 1200, "hurt after {ticks} ticks: {sieged}");
+    eprintln!("walled in: hurt after {ticks} ticks; {}", sieged["zombies"]);
+    let server = TestServer::start_in(server.stop(), "spawn_protection = 0\n");
+    server.scenario_with(
+        "siege",
+        &[
+            ("HORDE_STEP", "after-restart"),
+            ("HORDE_SPOT", &sieged.to_string()),
+        ],
+    );
+    server.stop();
+}
+
+#[test]
 fn a_vanilla_chunk_edited_and_saved_keeps_what_horde_does_not_model() {
     let dir = support::TempDir::new("vanilla-save");
     let region = dir.path().join("world/region");

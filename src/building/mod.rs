@@ -10,7 +10,7 @@
 //! minecraft-data.
 
 mod data;
-mod rules;
+pub mod rules;
 
 use bevy_ecs::query::Has;
 use valence::entity::entity::Flags;

@@ -27,11 +27,12 @@ pub(super) fn in_reach(eyes: DVec3, at: BlockPos) -> bool {
 }
 
 /// Whether `block` can be dug at all (bedrock, barriers and liquids cannot).
-pub(super) fn breakable(block: BlockKind) -> bool {
+pub fn breakable(block: BlockKind) -> bool {
     hardness(block) >= 0.0 && !block.to_state().is_liquid() && !block.to_state().is_air()
 }
 
-fn hardness(block: BlockKind) -> f32 {
+/// Vanilla's destroy time of `block` (its hardness); negative for unbreakable ones.
+pub fn hardness(block: BlockKind) -> f32 {
     data::HARDNESS[block.to_raw() as usize]
 }
 
@@ -52,7 +53,7 @@ fn speed(block: BlockKind, held: ItemKind) -> f32 {
 
 /// Dig progress per tick, as vanilla's `getDestroyProgress`: the speed over the hardness, over
 /// 30 when the block will drop and over 100 when it will not. 1 or more breaks it at once.
-pub(super) fn dig_progress(block: BlockKind, held: ItemKind) -> f32 {
+pub fn dig_progress(block: BlockKind, held: ItemKind) -> f32 {
     let hardness = hardness(block);
     if hardness < 0.0 {
         return 0.0;
@@ -163,7 +164,7 @@ pub(super) fn placed_state(
 
 /// Vanilla's spawn protection: within `radius` blocks of the spawn, measured as the larger
 /// of the x and z distances, only operators change blocks; 0 protects nothing.
-pub(super) fn spawn_protected(at: BlockPos, spawn: BlockPos, radius: u32) -> bool {
+pub fn spawn_protected(at: BlockPos, spawn: BlockPos, radius: u32) -> bool {
     let dx = (at.x as i64 - spawn.x as i64).abs();
     let dz = (at.z as i64 - spawn.z as i64).abs();
     radius > 0 && dx.max(dz) <= radius as i64

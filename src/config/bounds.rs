@@ -234,6 +234,12 @@ impl Bound {
             Bound::new("spawning.min_distance", c.spawning.min_distance, 0, 256),
             Bound::new("spawning.max_distance", c.spawning.max_distance, 1, 256),
             Bound::new("spawning.group_size", c.spawning.group_size, 1, 64),
+            Bound::new("siege.dig_speed", c.siege.dig_speed, 0.1, 100),
+            Bound::new("siege.max_hardness", c.siege.max_hardness, 0, 100),
+            Bound::new("siege.max_build_height", c.siege.max_build_height, 0, 64),
+            Bound::new("siege.edits_per_tick", c.siege.edits_per_tick, 1, 1000),
+            Bound::new("siege.node_budget", c.siege.node_budget, 100, 100_000),
+            Bound::new("siege.plans_per_tick", c.siege.plans_per_tick, 1, 1000),
             Bound::new(
                 "spawning.mob_cap_per_player",
                 c.spawning.mob_cap_per_player,

@@ -292,6 +292,22 @@ impl Default for PackConfig {
     }
 }
 
+impl Default for SiegeConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            dig_speed: 1.0,
+            max_hardness: 3.0,
+            never_break: Vec::new(),
+            build_block: "dirt".into(),
+            max_build_height: 6,
+            edits_per_tick: 8,
+            node_budget: 3000,
+            plans_per_tick: 4,
+        }
+    }
+}
+
 impl Default for SpawningConfig {
     fn default() -> Self {
         Self {

@@ -54,6 +54,7 @@ pub struct Config {
     pub pack: PackConfig,
     pub map: MapConfig,
     pub spawning: SpawningConfig,
+    pub siege: SiegeConfig,
 }
 
 /// `[server]`: networking, world and players.
@@ -490,6 +491,30 @@ pub struct SpawningConfig {
     pub group_size: u32,
     /// Most zombies per player online, counting ghost pack members too.
     pub mob_cap_per_player: u32,
+}
+
+/// `[siege]`: chasing zombies dig, climb and build their way to a player they cannot reach.
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct SiegeConfig {
+    pub enabled: bool,
+    /// How much faster than vanilla's bare hand a zombie digs (1: vanilla's time).
+    pub dig_speed: f32,
+    /// Blocks harder than this (vanilla's hardness: dirt 0.5, stone 1.5, planks 2, iron
+    /// 5) are never broken; nor are bedrock and obsidian, whatever it says.
+    pub max_hardness: f32,
+    /// Blocks zombies never break, by name.
+    pub never_break: Vec<String>,
+    /// The block zombies stack under themselves and bridge gaps with.
+    pub build_block: String,
+    /// Blocks a zombie may stack under itself above where it stood.
+    pub max_build_height: u32,
+    /// Blocks broken and placed by all zombies together in one tick, at most.
+    pub edits_per_tick: u32,
+    /// Nodes one siege search may expand.
+    pub node_budget: u32,
+    /// Siege searches started in one tick, at most.
+    pub plans_per_tick: u32,
 }
 
 /// A configuration problem, rendered as one line for the operator.

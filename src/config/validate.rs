@@ -38,6 +38,7 @@ impl Config {
             )));
         }
         self.validate_zombies()?;
+        self.validate_siege()?;
         if !(0..self.time.day_length_ticks).contains(&self.time.start_time) {
             return Err(ConfigError(format!(
                 "time.start_time = {}: is out of range (allowed 0..={})",
@@ -50,6 +51,36 @@ impl Config {
 }
 
 impl Config {
+    fn validate_siege(&self) -> Result<(), ConfigError> {
+        let block = |name: &str| {
+            valence::prelude::BlockKind::from_str(name.strip_prefix("minecraft:").unwrap_or(name))
+        };
+        for (i, name) in self.siege.never_break.iter().enumerate() {
+            if block(name).is_none() {
+                return Err(ConfigError(format!(
+                    "siege.never_break[{i}] = {name:?}: no block has this name"
+                )));
+            }
+        }
+        let build = &self.siege.build_block;
+        let whole = block(build).is_some_and(|k| {
+            let state = k.to_state();
+            let mut shapes = state.collision_shapes();
+            let cube = shapes.next().is_some_and(|b| {
+                b.min() == valence::math::DVec3::ZERO && b.max() == valence::math::DVec3::ONE
+            });
+            cube && shapes.next().is_none()
+                && state.block_entity_kind().is_none()
+                && !crate::zombie::siege::falls(k)
+        });
+        if !whole {
+            return Err(ConfigError(format!(
+                "siege.build_block = {build:?}: expected a whole solid block such as \"dirt\""
+            )));
+        }
+        Ok(())
+    }
+
     fn validate_zombies(&self) -> Result<(), ConfigError> {
         let types = &self.zombies.types;
         if types.is_empty() {

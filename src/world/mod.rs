@@ -23,7 +23,7 @@ pub use chunks::ChunkLifecycle;
 pub use edit::{fill, snapshot_terrain, BlocksChanged, Edits, TerrainSave};
 pub use generate::{Terrain, HEIGHT, MIN_Y, SEA_LEVEL};
 pub use nav::{patch_nav, Nav, NavChunk, NavVoxels};
-pub use voxels::{is_solid, Column, Grid, LayerVoxels, Voxels};
+pub use voxels::{climbable, falls, is_solid, Column, Grid, LayerVoxels, Voxels};
 
 /// Loads and generates the world folder given at construction.
 pub struct WorldPlugin {

@@ -30,6 +30,11 @@ pub trait Voxels {
         !self.solid(pos) && !self.solid(BlockPos::new(pos.x, pos.y + 1, pos.z))
     }
 
+    /// A ladder, vine or the like that a body climbs.
+    fn climbable(&self, pos: BlockPos) -> bool {
+        self.block(pos).is_some_and(climbable)
+    }
+
     /// Whether the block is loaded.
     fn loaded(&self, pos: BlockPos) -> bool {
         self.block(pos).is_some()
@@ -80,10 +85,49 @@ pub fn is_solid(block: BlockState) -> bool {
     let table = SOLID.get_or_init(|| {
         (0..=u16::MAX)
             .map_while(BlockState::from_raw)
-            .map(|b| b.collision_shapes().next().is_some() && !is_open_door(b))
+            .map(|b| {
+                // A ladder is a board against its wall: a body climbing it stands in its block.
+                b.collision_shapes().next().is_some()
+                    && !is_open_door(b)
+                    && b.to_kind() != BlockKind::Ladder
+            })
             .collect()
     });
     table[block.to_raw() as usize]
+}
+
+/// Blocks that fall when nothing holds them up (vanilla's `FallingBlock`s and `Fallable`s).
+pub fn falls(kind: BlockKind) -> bool {
+    let name = kind.to_str();
+    matches!(
+        kind,
+        BlockKind::Sand
+            | BlockKind::RedSand
+            | BlockKind::Gravel
+            | BlockKind::SuspiciousSand
+            | BlockKind::SuspiciousGravel
+            | BlockKind::Anvil
+            | BlockKind::ChippedAnvil
+            | BlockKind::DamagedAnvil
+            | BlockKind::DragonEgg
+            | BlockKind::PointedDripstone
+    ) || name.ends_with("_concrete_powder")
+}
+
+/// Blocks mobs climb (vanilla's `#minecraft:climbable`).
+pub fn climbable(state: BlockState) -> bool {
+    matches!(
+        state.to_kind(),
+        BlockKind::Ladder
+            | BlockKind::Vine
+            | BlockKind::Scaffolding
+            | BlockKind::WeepingVines
+            | BlockKind::WeepingVinesPlant
+            | BlockKind::TwistingVines
+            | BlockKind::TwistingVinesPlant
+            | BlockKind::CaveVines
+            | BlockKind::CaveVinesPlant
+    )
 }
 
 impl Voxels for ChunkLayer {

@@ -22,6 +22,11 @@ const TERMINAL: f64 = 3.92;
 const WATER_SPEED: f64 = 0.5;
 const WATER_SINK: f64 = 0.02;
 const SWIM_UP: f64 = 0.12;
+/// Climbing a ladder or vine: vanilla sets a climber pushing into its wall (or jumping) to
+/// 0.2 up, which gravity and drag leave at 0.1176 blocks a tick; it slides down at 0.15 at
+/// most (`LivingEntity.handleOnClimbable`).
+const CLIMB: f64 = 0.1176;
+const CLIMB_SLIDE: f64 = -0.15;
 /// Fraction of knockback left after each tick.
 const KNOCKBACK_DECAY: f64 = 0.6;
 
@@ -133,7 +138,12 @@ impl Body {
             }
         }
 
-        if jump && self.on_ground {
+        // The climbable block is read only when the body pushes, jumps or is off the ground.
+        let climbing =
+            (self.blocked || jump || !self.on_ground) && world.climbable(BlockPos::from_pos(pos));
+        if climbing && (self.blocked || jump) {
+            self.vel_y = CLIMB;
+        } else if jump && self.on_ground {
             self.vel_y = JUMP;
         } else if in_water && (self.blocked || jump) {
             self.vel_y = SWIM_UP;
@@ -158,6 +168,8 @@ impl Body {
             0.0
         } else if in_water {
             (self.vel_y - WATER_SINK).max(-0.1)
+        } else if climbing {
+            ((self.vel_y - GRAVITY) * DRAG).max(CLIMB_SLIDE)
         } else {
             ((self.vel_y - GRAVITY) * DRAG).max(-TERMINAL)
         };
@@ -212,6 +224,25 @@ mod tests {
                 "{pos}"
             );
         }
+    }
+
+    #[test]
+    fn climbs_a_ladder_pushing_into_its_wall_and_slides_down_slowly() {
+        let mut g = Grid::new([-4, 0, -4], [4, 12, 4]).floor(0);
+        g.fill([1, 1, 0], [1, 8, 0], BlockState::STONE);
+        g.fill([0, 1, 0], [0, 8, 0], BlockState::LADDER);
+        let mut body = Body::default();
+        let start = DVec3::new(0.5, 1.0, 0.5);
+        let up = settle(&mut body, &g, start, DVec2::new(0.1, 0.0), 40);
+        assert!(up.y > 5.0, "climbed to {up}");
+        // Let go of the wall: it slides, never faster than vanilla's 0.15 a tick.
+        let mut pos = up;
+        for _ in 0..10 {
+            let next = body.step(&g, pos, DVec2::ZERO, false);
+            assert!(pos.y - next.y <= 0.15 + 1e-9, "{pos} to {next}");
+            pos = next;
+        }
+        assert!(pos.y < up.y);
     }
 
     #[test]

@@ -64,9 +64,12 @@ pub fn report(world: &mut World) -> String {
     }
     let idle = total - dying - attacking - chasing - wandering;
     let stats = world.resource::<ChaseStats>();
+    let siege = world.resource::<super::siege::SiegeStats>();
     format!(
         "total={total} chasing={chasing} attacking={attacking} wandering={wandering} idle={idle} dying={dying} \
-         lod_near={} lod_full={} lod_half={} lod_quarter={} lod_frozen={} lod_crowded={crowded} plans={} nodes={} watchdog_fires={} give_ups={}",
-        tiers[0], tiers[1], tiers[2], tiers[3], tiers[4], stats.plans, stats.expanded_nodes, stats.watchdog_fires, stats.give_ups
+         lod_near={} lod_full={} lod_half={} lod_quarter={} lod_frozen={} lod_crowded={crowded} plans={} nodes={} watchdog_fires={} give_ups={} \
+         sieges={} blocks_broken={} blocks_placed={}",
+        tiers[0], tiers[1], tiers[2], tiers[3], tiers[4], stats.plans, stats.expanded_nodes, stats.watchdog_fires, stats.give_ups,
+        siege.plans, siege.broken, siege.placed
     )
 }

@@ -174,6 +174,11 @@ impl HopPlanner {
         self.plans_without_progress >= rules.give_up_plans
     }
 
+    /// Whether the last plans brought the zombie no closer to its target.
+    pub fn stalled(&self) -> bool {
+        self.plans_without_progress >= 1
+    }
+
     /// Forgets progress (new target, or a rest after being boxed in).
     pub fn reset_progress(&mut self) {
         self.best_distance = f64::INFINITY;

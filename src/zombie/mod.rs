@@ -22,6 +22,7 @@ pub mod movement;
 pub mod path;
 pub mod record;
 pub mod rules;
+pub mod siege;
 mod sync;
 mod tracking;
 
@@ -59,15 +60,18 @@ impl Plugin for ZombiePlugin {
     fn build(&self, app: &mut App) {
         let config = app.world.resource::<crate::config::Config>();
         let tick_rate = app.world.resource::<Server>().tick_rate().get() as f64;
-        let (kinds, rules, timing) = (
+        let (kinds, rules, timing, siege) = (
             ZombieKinds::new(&config.zombies.types),
             ChaseRules::new(config, tick_rate),
             attack::AttackTiming::new(config, tick_rate),
+            siege::SiegeRules::new(&config.siege),
         );
         app.insert_resource(kinds)
             .insert_resource(rules)
             .insert_resource(timing)
+            .insert_resource(siege)
             .insert_resource(ChaseStats::default())
+            .insert_resource(siege::SiegeStats::default())
             .add_event::<ZombieStruck>()
             .configure_sets(
                 Update,
@@ -87,6 +91,7 @@ impl Plugin for ZombiePlugin {
                 (
                     kinds::reload_kinds,
                     rules::rebuild_rules,
+                    siege::rebuild_rules,
                     attack::retime_attacks,
                 )
                     .in_set(crate::TickSet::Config),
@@ -100,7 +105,12 @@ impl Plugin for ZombiePlugin {
             )
             .add_systems(
                 Update,
-                (move_zombies, sync::show_equipment)
+                (
+                    move_zombies,
+                    siege::plan_sieges,
+                    siege::work_sieges,
+                    sync::show_equipment,
+                )
                     .chain()
                     .in_set(ZombieSet::Move),
             )
@@ -134,6 +144,7 @@ fn move_zombies(
             &Lod,
             Has<doors::BreakingDoor>,
             Has<Dozing>,
+            (&siege::Siege, &mut SiegeRequest),
             &mut Position,
             &mut Look,
             &mut HeadYaw,
@@ -168,6 +179,7 @@ fn move_zombies(
         lod,
         at_door,
         dozing,
+        (siege, mut request),
         mut position,
         mut look,
         mut head,
@@ -180,16 +192,20 @@ fn move_zombies(
         let kind = kinds.get(zombie.kind);
         let pos = body.at.unwrap_or(position.0);
         let far = lod.tier >= Tier::Half;
-        movement::plan(
+        let asks = movement::plan(
             &mut walker,
             dest,
             kind,
             pos,
             far,
             at_door,
+            siege.order(),
             &ground,
             &mut stats,
         );
+        if request.0 != asks {
+            request.0 = asks;
+        }
         if goal.0 != walker.goal() {
             goal.0 = walker.goal();
         }
@@ -340,6 +356,11 @@ impl Destination {
         matches!(self.why, Why::Chase(_))
     }
 }
+
+/// A chaser whose hops bring it no closer to its target asks for a siege against that player.
+/// Written by the planner only, read by the siege.
+#[derive(Component, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SiegeRequest(pub Option<Entity>);
 
 /// The goal of the hop a zombie walks: where it will be soon, which its tier is reckoned
 /// from. Written by the planner only.

@@ -11,6 +11,7 @@ use super::hop::{hop_goal, Decision, HopEvent, HopPlanner};
 use super::look::yaw_of;
 use super::path::{find_path, straight_path, way_on, waypoints, Aside, Water, Waypoints};
 use super::rules::ChaseRules;
+use super::siege::Order;
 use super::{Destination, Why};
 use crate::config::ZombieType;
 use crate::world::{BlocksChanged, Voxels};
@@ -64,6 +65,10 @@ pub struct Walker {
     aside: Aside,
     /// Standing: in reach of its target, or hammering at a door.
     holding: bool,
+    /// A chase's last plan found no way to its hop's goal and brought it no closer.
+    stuck: bool,
+    /// Following a siege's orders.
+    sieging: bool,
     /// The way the body walked on its last activation.
     heading: Option<DVec3>,
 }
@@ -104,8 +109,9 @@ impl Walker {
 
 /// A zombie's plan on one of its activations: a new hop when something calls for one, or a
 /// stand in reach of its target or at a door (the attack and door systems do the rest, and a
-/// zombie at a door does not give its target up). `far`: beyond `lod.full_radius` of every
-/// player.
+/// zombie at a door does not give its target up); during a siege, the siege's `order`.
+/// `far`: beyond `lod.full_radius` of every player. Returns the player to besiege, for a
+/// chaser whose hops bring it no closer.
 pub(super) fn plan(
     walker: &mut Walker,
     dest: &Destination,
@@ -113,11 +119,26 @@ pub(super) fn plan(
     pos: DVec3,
     far: bool,
     at_door: bool,
+    siege: Option<Order>,
     ground: &Ground<'_, impl Voxels>,
     stats: &mut ChaseStats,
-) {
+) -> Option<Entity> {
     let watchdog = ground.rules.hop.watchdog_ticks(kind.speed);
     walker.outcome = None;
+    if let Some(order) = siege.filter(|_| dest.chasing()) {
+        // The siege leads: walk to its next block, jump for its pillar, or stand and work.
+        walker.sieging = true;
+        walker.holding = order.walk_to.is_none();
+        walker.waypoints = order.walk_to.into_iter().collect();
+        walker.jump |= order.jump;
+        walker.planner.hold(ground.now, watchdog);
+        walker.planner.reset_progress();
+        return None;
+    }
+    if std::mem::take(&mut walker.sieging) {
+        // Its siege is over: a fresh plan from where it stands.
+        walker.retarget = true;
+    }
     if dest.why != walker.planned_for {
         walker.planned_for = dest.why;
         walker.retarget = true;
@@ -141,7 +162,12 @@ pub(super) fn plan(
         _ => {
             walker.waypoints.clear();
             walker.planner.hold(ground.now, watchdog);
+            walker.stuck = false;
         }
+    }
+    match dest.why {
+        Why::Chase(player) if walker.stuck => Some(player),
+        _ => None,
     }
 }
 
@@ -263,6 +289,7 @@ fn plan_hop(
     };
     stats.plans += 1;
     stats.expanded_nodes += path.expanded as u64;
+    walker.stuck = chasing && !path.complete && walker.planner.stalled();
     walker.plans = walker.plans.saturating_add(1);
     walker.waypoints = waypoints(start, &path.nodes, rules.hop.radius / 2.0);
     walker.goal = Some(goal);

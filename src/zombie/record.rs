@@ -78,6 +78,8 @@ impl ZombieRecord {
                 super::errand::Wander::new(seed),
                 Walker::default(),
                 HopGoal::default(),
+                super::siege::Siege::default(),
+                super::SiegeRequest::default(),
                 March::default(),
                 Shade::default(),
                 Attack::default(),

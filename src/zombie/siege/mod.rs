@@ -1,0 +1,451 @@
+//! The siege: a chasing zombie whose target its ordinary search cannot reach (walled in, up a
+//! pillar, across a ditch) digs, climbs and builds its way there. The planner asks for a siege
+//! ([`SiegeRequest`]) when its hops bring it no closer; this module searches a way that may
+//! break and place blocks (`path`, with vanilla's dig times from `rules`), and the zombie
+//! follows it step by step: it digs each block in its way, the cracks growing for everyone,
+//! stacks a block under itself to climb and lays one to bridge a gap. Every change is an
+//! ordinary edit, seen by paths, bodies, the sky map and the region save, and none is made
+//! inside spawn protection. All zombies together change at most `siege.edits_per_tick` blocks
+//! a tick; searches run only for zombies that asked, at most `siege.plans_per_tick` a tick.
+
+pub mod path;
+pub mod rules;
+
+use std::collections::VecDeque;
+
+use valence::entity::{EntityAnimations, EntityId};
+use valence::layer::Layer;
+use valence::prelude::*;
+use valence::protocol::packets::play::{BlockBreakingProgressS2c, WorldEventS2c};
+use valence::protocol::sound::SoundCategory;
+use valence::protocol::{Sound, VarInt, WritePacket};
+
+use self::path::{siege_path, Ground, How, Step};
+pub use self::rules::{climbable, falls, SiegeRules};
+use super::{Body, Dying, SiegeRequest, Target, Zombie, ZombieKinds};
+use crate::building::rules::spawn_protected;
+use crate::config::{Config, ConfigChanged};
+use crate::world::{is_solid, BlocksChanged, LayerVoxels, Overworld, WorldSpawn};
+
+/// Vanilla's level event for a broken block: the client plays its break sound and particles.
+const BREAK_EVENT: i32 = 2001;
+/// A crack stage outside 0..=9 clears the cracks.
+const NO_CRACKS: u8 = 255;
+/// The client forgets cracks not refreshed for 400 ticks (`LevelRenderer`): a slow dig sends
+/// its stage again before that.
+const CRACKS_REFRESH_TICKS: u64 = 300;
+/// A plan that has made no headway this long is dropped, and the zombie asks again.
+const STALL_TICKS: u64 = 200;
+/// After a search finds nothing, the next is this many ticks later.
+const RETRY_TICKS: u64 = 60;
+/// A target this far from where the plan was made for makes it out of date.
+const TARGET_MOVED: f64 = 3.0;
+/// A zombie digs a block only within this distance of its eyes.
+const DIG_REACH: f64 = 4.0;
+
+/// A zombie's siege: the way it follows and what it is doing to it.
+#[derive(Component, Debug, Clone, Default)]
+pub struct Siege {
+    plan: Option<Box<Plan>>,
+    /// No new search before this tick.
+    retry_at: u64,
+}
+
+#[derive(Debug, Clone)]
+struct Plan {
+    target: Entity,
+    /// Where the target stood when the way was found.
+    goal: DVec3,
+    steps: VecDeque<Step>,
+    dig: Option<Dig>,
+    /// The last tick a step or a block was done.
+    progress_at: u64,
+}
+
+/// A block being dug.
+#[derive(Debug, Clone, Copy)]
+struct Dig {
+    at: BlockPos,
+    ticks: u32,
+    needed: u32,
+    stage: u8,
+    sent_at: u64,
+}
+
+/// What the planner is to do with a besieging zombie's body this tick.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Order {
+    /// The block to walk to, if the body is to move.
+    pub walk_to: Option<BlockPos>,
+    pub jump: bool,
+}
+
+impl Siege {
+    /// The order for the body, while a siege is on.
+    pub fn order(&self) -> Option<Order> {
+        let plan = self.plan.as_ref()?;
+        let step = plan.steps.front()?;
+        let placing = step.place.is_some();
+        Some(Order {
+            walk_to: (step.breaks.is_empty() && !placing).then_some(step.to),
+            jump: placing && step.how == How::Pillar,
+        })
+    }
+}
+
+/// Totals since start, for `zombies` and the benchmark.
+#[derive(Resource, Debug, Clone, Default, PartialEq, Eq)]
+pub struct SiegeStats {
+    pub plans: u64,
+    pub broken: u64,
+    pub placed: u64,
+}
+
+/// After a `reload`: the siege rules from the new values.
+pub(super) fn rebuild_rules(
+    mut changed: EventReader<ConfigChanged>,
+    mut rules: ResMut<SiegeRules>,
+    config: Res<Config>,
+) {
+    if changed.iter().any(|c| c.touches("siege")) {
+        *rules = SiegeRules::new(&config.siege);
+    }
+}
+
+/// Searches a siege for the zombies that asked (a few a tick) and drops the plans of those
+/// whose target went or moved on.
+pub(super) fn plan_sieges(
+    mut zombies: Query<
+        (
+            &Zombie,
+            &SiegeRequest,
+            &Target,
+            &Body,
+            &Position,
+            &mut Siege,
+        ),
+        (Without<Dying>, Without<Client>),
+    >,
+    players: Query<&Position, (With<Client>, Without<Zombie>)>,
+    layers: Query<&ChunkLayer, With<Overworld>>,
+    kinds: Res<ZombieKinds>,
+    rules: Res<SiegeRules>,
+    spawn: Res<WorldSpawn>,
+    config: Res<Config>,
+    mut stats: ResMut<SiegeStats>,
+    server: Res<Server>,
+) {
+    let Ok(layer) = layers.get_single() else {
+        return;
+    };
+    let now = server.current_tick() as u64;
+    let world = LayerVoxels::new(layer);
+    let protected = protection(&spawn, &config);
+    let mut searches = 0;
+    for (zombie, request, target, body, position, mut siege) in &mut zombies {
+        let player_at = |e: Entity| players.get(e).ok().map(|p| p.0);
+        if let Some(plan) = &siege.plan {
+            let stale = target.player != Some(plan.target)
+                || player_at(plan.target).is_none_or(|p| p.distance(plan.goal) > TARGET_MOVED)
+                || now > plan.progress_at + STALL_TICKS
+                || !rules.enabled;
+            if stale {
+                siege.plan = None;
+            }
+            continue;
+        }
+        let Some(wanted) = request.0.filter(|_| rules.enabled) else {
+            continue;
+        };
+        if now < siege.retry_at || searches >= rules.plans_per_tick {
+            continue;
+        }
+        let Some(goal) = player_at(wanted) else {
+            continue;
+        };
+        searches += 1;
+        stats.plans += 1;
+        let kind = kinds.get(zombie.kind);
+        let ground = Ground {
+            world: &world,
+            rules: &rules,
+            walk_ticks: (20.0 / kind.speed.max(0.1)).ceil() as u32,
+            protected: &protected,
+        };
+        let feet = BlockPos::from_pos(body.at.unwrap_or(position.0));
+        match siege_path(&ground, feet, goal, kind.reach * 0.8) {
+            Some(steps) if !steps.is_empty() => {
+                siege.plan = Some(Box::new(Plan {
+                    target: wanted,
+                    goal,
+                    steps: steps.into(),
+                    dig: None,
+                    progress_at: now,
+                }));
+            }
+            other => {
+                eprintln!(
+                    "DEBUG no siege from {feet:?} to {goal}: {other:?} block {:?}",
+                    layer.block(feet).map(|b| b.state)
+                );
+                siege.retry_at = now + RETRY_TICKS
+            }
+        }
+    }
+}
+
+/// Whether a block is under spawn protection (where no zombie changes anything).
+fn protection(spawn: &WorldSpawn, config: &Config) -> impl Fn(BlockPos) -> bool {
+    let (spawn, radius) = (
+        spawn.pos.map(BlockPos::from_pos),
+        config.server.spawn_protection,
+    );
+    move |p| spawn.is_some_and(|s| spawn_protected(p, s, radius))
+}
+
+/// Besieging zombies work their plans: dig the next block, place the next one, and note each
+/// step walked.
+pub(super) fn work_sieges(
+    mut zombies: Query<
+        (
+            &Body,
+            &Position,
+            &EntityId,
+            &mut EntityAnimations,
+            &mut Siege,
+        ),
+        (With<Zombie>, Without<Dying>, Without<Client>),
+    >,
+    mut layers: Query<&mut ChunkLayer, With<Overworld>>,
+    mut changed: EventWriter<BlocksChanged>,
+    rules: Res<SiegeRules>,
+    spawn: Res<WorldSpawn>,
+    config: Res<Config>,
+    mut stats: ResMut<SiegeStats>,
+    server: Res<Server>,
+) {
+    let Ok(mut layer) = layers.get_single_mut() else {
+        return;
+    };
+    let now = server.current_tick() as u64;
+    let protected = protection(&spawn, &config);
+    let mut edits = rules.edits_per_tick;
+    for (body, position, id, mut swings, mut siege) in &mut zombies {
+        let Some(plan) = siege.plan.as_deref_mut() else {
+            continue;
+        };
+        let at = body.at.unwrap_or(position.0);
+        let feet = BlockPos::from_pos(at);
+        let eyes = at + DVec3::new(0.0, super::body::EYE_HEIGHT, 0.0);
+        let mut work = Work {
+            layer: &mut layer,
+            zombie: id.get(),
+            now,
+        };
+        let Some(step) = plan.steps.front_mut() else {
+            siege.plan = None;
+            continue;
+        };
+        // Blocks already gone (another zombie dug them) are done.
+        while let Some(&b) = step.breaks.first() {
+            if work.block(b).is_some_and(is_solid) {
+                break;
+            }
+            step.breaks.remove(0);
+        }
+        let (next_break, place, how, to) =
+            (step.breaks.first().copied(), step.place, step.how, step.to);
+        let drop = if let Some(b) = next_break {
+            match work.dig(plan, b, eyes, &rules, &protected, &mut edits, &mut swings) {
+                None => true,
+                Some(true) => {
+                    stats.broken += 1;
+                    changed.send(BlocksChanged::between(b, b));
+                    if let Some(step) = plan.steps.front_mut() {
+                        step.breaks.remove(0);
+                    }
+                    plan.progress_at = now;
+                    false
+                }
+                Some(false) => false,
+            }
+        } else if let Some(p) = place {
+            // A pillar's block goes in once the body is up off it, high enough.
+            let ready = how != How::Pillar || (!body.on_ground && at.y >= p.y as f64 + 1.0);
+            if !ready || edits == 0 {
+                false
+            } else if work.block(p).is_none_or(is_solid) || protected(p) {
+                true
+            } else {
+                work.place(p, rules.build_block);
+                swings.trigger(EntityAnimation::SwingMainHand);
+                edits -= 1;
+                stats.placed += 1;
+                changed.send(BlocksChanged::between(p, p));
+                if let Some(step) = plan.steps.front_mut() {
+                    step.place = None;
+                }
+                plan.progress_at = now;
+                false
+            }
+        } else {
+            if feet == to || (how == How::Pillar && feet.y >= to.y) {
+                plan.steps.pop_front();
+                plan.progress_at = now;
+            }
+            false
+        };
+        if drop {
+            eprintln!(
+                "DEBUG drop at {feet:?} step {:?} on_ground {}",
+                plan.steps.front(),
+                body.on_ground
+            );
+        }
+        if drop || plan.steps.is_empty() {
+            if let Some(dig) = plan.dig.take() {
+                work.cracks(dig.at, NO_CRACKS);
+            }
+            siege.plan = None;
+        }
+    }
+}
+
+/// One zombie's changes to the world this tick.
+struct Work<'a> {
+    layer: &'a mut ChunkLayer,
+    zombie: i32,
+    now: u64,
+}
+
+impl Work<'_> {
+    fn block(&self, p: BlockPos) -> Option<BlockState> {
+        self.layer.block(p).map(|b| b.state)
+    }
+
+    /// A tick of digging `b`: `Some(true)` when it broke now, `Some(false)` while it holds,
+    /// `None` when it cannot be dug from here (the plan is dropped).
+    fn dig(
+        &mut self,
+        plan: &mut Plan,
+        b: BlockPos,
+        eyes: DVec3,
+        rules: &SiegeRules,
+        protected: &impl Fn(BlockPos) -> bool,
+        edits: &mut u32,
+        swings: &mut EntityAnimations,
+    ) -> Option<bool> {
+        let centre = DVec3::new(b.x as f64 + 0.5, b.y as f64 + 0.5, b.z as f64 + 0.5);
+        let state = self.block(b)?;
+        if eyes.distance(centre) > DIG_REACH || protected(b) {
+            return None;
+        }
+        let needed = rules.break_ticks(state)?;
+        let dig = match &mut plan.dig {
+            Some(dig) if dig.at == b => dig,
+            other => {
+                if let Some(old) = other.take() {
+                    self.cracks(old.at, NO_CRACKS);
+                }
+                plan.dig.insert(Dig {
+                    at: b,
+                    ticks: 0,
+                    needed,
+                    stage: NO_CRACKS,
+                    sent_at: self.now,
+                })
+            }
+        };
+        dig.ticks += 1;
+        if dig.ticks % 4 == 1 {
+            // The hit sound a digging player hears, for everyone near; the arm swings.
+            let (hit, _) = sounds(state);
+            self.layer
+                .play_sound(hit, SoundCategory::Hostile, centre, 0.25, 0.5);
+            swings.trigger(EntityAnimation::SwingMainHand);
+        }
+        if dig.ticks < dig.needed || *edits == 0 {
+            let stage = (dig.ticks * 10 / dig.needed.max(1)).min(9) as u8;
+            if stage != dig.stage || self.now >= dig.sent_at + CRACKS_REFRESH_TICKS {
+                (dig.stage, dig.sent_at) = (stage, self.now);
+                let at = dig.at;
+                self.cracks(at, stage);
+            }
+            return Some(false);
+        }
+        *edits -= 1;
+        plan.dig = None;
+        self.layer.set_block(b, BlockState::AIR);
+        self.cracks(b, NO_CRACKS);
+        self.layer
+            .view_writer(ChunkPos::from_block_pos(b))
+            .write_packet(&WorldEventS2c {
+                event: BREAK_EVENT,
+                location: b,
+                data: state.to_raw() as i32,
+                disable_relative_volume: false,
+            });
+        Some(true)
+    }
+
+    fn place(&mut self, p: BlockPos, block: BlockState) {
+        self.layer.set_block(p, block);
+        let (_, place) = sounds(block);
+        let centre = DVec3::new(p.x as f64 + 0.5, p.y as f64 + 0.5, p.z as f64 + 0.5);
+        // Vanilla's placing volume and pitch: (1 + 1) / 2 and 0.8 of the block's sound.
+        self.layer
+            .play_sound(place, SoundCategory::Block, centre, 1.0, 0.8);
+    }
+
+    fn cracks(&mut self, at: BlockPos, stage: u8) {
+        self.layer
+            .view_writer(ChunkPos::from_block_pos(at))
+            .write_packet(&BlockBreakingProgressS2c {
+                entity_id: VarInt(self.zombie),
+                position: at,
+                destroy_stage: stage,
+            });
+    }
+}
+
+/// A block's hit and place sounds, by the sound group its kind has in vanilla for the blocks
+/// zombies meet (stone for the rest, vanilla's default).
+fn sounds(state: BlockState) -> (Sound, Sound) {
+    let name = state.to_kind().to_str();
+    let has = |part: &str| name.contains(part);
+    if has("glass") || has("ice") {
+        (Sound::BlockGlassHit, Sound::BlockGlassPlace)
+    } else if has("wool") || has("carpet") {
+        (Sound::BlockWoolHit, Sound::BlockWoolPlace)
+    } else if has("sand") && !has("sandstone") {
+        (Sound::BlockSandHit, Sound::BlockSandPlace)
+    } else if has("dirt") || has("gravel") || has("farmland") || has("clay") || has("path") {
+        // Vanilla's dirt sounds like gravel.
+        (Sound::BlockGravelHit, Sound::BlockGravelPlace)
+    } else if has("grass") || has("leaves") || has("hay") || has("moss") {
+        (Sound::BlockGrassHit, Sound::BlockGrassPlace)
+    } else if has("planks")
+        || has("log")
+        || has("wood")
+        || has("fence")
+        || has("stairs") && has("oak")
+    {
+        (Sound::BlockWoodHit, Sound::BlockWoodPlace)
+    } else {
+        (Sound::BlockStoneHit, Sound::BlockStonePlace)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_sound_as_their_vanilla_group() {
+        assert_eq!(sounds(BlockState::DIRT).1, Sound::BlockGravelPlace);
+        assert_eq!(sounds(BlockState::OAK_PLANKS).0, Sound::BlockWoodHit);
+        assert_eq!(sounds(BlockState::SANDSTONE).0, Sound::BlockStoneHit);
+        assert_eq!(sounds(BlockState::GLASS).0, Sound::BlockGlassHit);
+        assert_eq!(sounds(BlockState::COBBLESTONE).1, Sound::BlockStonePlace);
+    }
+}

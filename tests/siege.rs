@@ -1,0 +1,194 @@
+//! The siege, headless: a chasing zombie whose target walls themselves in digs through dirt but
+//! not obsidian, builds up to a player on a pillar, bridges a ditch; nothing is changed inside
+//! spawn protection, and with the siege off nothing at all. Each case waits for its outcome a
+//! bounded number of ticks, counted, never timed.
+
+mod support;
+
+use horde::player::Health;
+use horde::zombie::siege::SiegeStats;
+use horde::zombie::Target;
+use support::headless::{harness_with, Harness};
+use valence::prelude::*;
+
+fn config() -> horde::config::Config {
+    let mut config = horde::config::Config::default();
+    config.spawning.enabled = false;
+    config.server.spawn_protection = 0;
+    config
+}
+
+/// At night, a flat stone field round the spawn, 40 blocks across, open above; returns the
+/// spawn block, where the field's top is.
+fn field(h: &mut Harness) -> BlockPos {
+    let s = h.spawn_point();
+    let (x, y, z) = (s.x.floor() as i32, s.y.floor() as i32, s.z.floor() as i32);
+    h.run("time set midnight");
+    h.fill(
+        BlockPos::new(x - 20, y - 8, z - 20),
+        BlockPos::new(x + 20, y - 1, z + 20),
+        "stone",
+    );
+    h.fill(
+        BlockPos::new(x - 20, y, z - 20),
+        BlockPos::new(x + 20, y + 10, z + 20),
+        "air",
+    );
+    BlockPos::new(x, y, z)
+}
+
+fn put_player(h: &mut Harness, at: BlockPos) {
+    h.app.world.get_mut::<Position>(h.client).unwrap().0 =
+        DVec3::new(at.x as f64 + 0.5, at.y as f64, at.z as f64 + 0.5);
+}
+
+/// A hollow box of `block` round the player's 1x2 room at `at`.
+fn seal(h: &mut Harness, at: BlockPos, block: &str) {
+    h.fill(
+        BlockPos::new(at.x - 1, at.y - 1, at.z - 1),
+        BlockPos::new(at.x + 1, at.y + 2, at.z + 1),
+        block,
+    );
+    h.fill(at, BlockPos::new(at.x, at.y + 1, at.z), "air");
+}
+
+/// Summons a zombie at `at` and waits until it chases the player (who then walls themselves
+/// in: a zombie does not notice a player it cannot see, but keeps one it chases).
+fn chaser(h: &mut Harness, at: BlockPos) -> Entity {
+    let zombie = h.summon(at);
+    let chasing = (0..400).any(|_| {
+        h.app.update();
+        h.app.world.get::<Target>(zombie).unwrap().player == Some(h.client)
+    });
+    assert!(chasing, "the zombie saw the player");
+    zombie
+}
+
+fn health(h: &Harness) -> f32 {
+    h.app.world.get::<Health>(h.client).unwrap().0
+}
+
+/// Runs at most `ticks` ticks until the player is hurt; returns the tick it happened, if it did.
+fn hurt_within(h: &mut Harness, ticks: u32) -> Option<u32> {
+    let before = health(h);
+    (1..=ticks).find(|_| {
+        h.app.update();
+        health(h) < before
+    })
+}
+
+fn stats(h: &Harness) -> SiegeStats {
+    h.app.world.resource::<SiegeStats>().clone()
+}
+
+/// The blocks of the box at `at` that are `block` no more.
+fn opened(h: &mut Harness, at: BlockPos, block: BlockState) -> usize {
+    let mut n = 0;
+    for x in at.x - 1..=at.x + 1 {
+        for y in at.y - 1..=at.y + 2 {
+            for z in at.z - 1..=at.z + 1 {
+                let inner = x == at.x && z == at.z && (y == at.y || y == at.y + 1);
+                if !inner && h.block(BlockPos::new(x, y, z)) != block {
+                    n += 1;
+                }
+            }
+        }
+    }
+    n
+}
+
+#[test]
+fn a_player_sealed_in_dirt_is_dug_out_and_hit() {
+    let mut h = harness_with(config());
+    let o = field(&mut h);
+    let room = BlockPos::new(o.x + 6, o.y, o.z);
+    put_player(&mut h, room);
+    chaser(&mut h, BlockPos::new(o.x - 2, o.y, o.z));
+    seal(&mut h, room, "dirt");
+    let hit = hurt_within(&mut h, 2000);
+    assert!(
+        hit.is_some(),
+        "not reached: {:?} {}",
+        stats(&h),
+        h.run("zombies")
+    );
+    assert!(opened(&mut h, room, BlockState::DIRT) >= 1, "it dug in");
+    let s = stats(&h);
+    assert!(s.broken >= 1 && s.plans >= 1, "{s:?}");
+    eprintln!("dirt box: hurt after {} ticks, {s:?}", hit.unwrap());
+}
+
+#[test]
+fn a_player_sealed_in_obsidian_is_safe() {
+    let mut h = harness_with(config());
+    let o = field(&mut h);
+    let room = BlockPos::new(o.x + 6, o.y, o.z);
+    put_player(&mut h, room);
+    chaser(&mut h, BlockPos::new(o.x - 2, o.y, o.z));
+    seal(&mut h, room, "obsidian");
+    assert_eq!(hurt_within(&mut h, 1500), None);
+    assert_eq!(opened(&mut h, room, BlockState::OBSIDIAN), 0);
+    assert_eq!(
+        stats(&h).broken,
+        0,
+        "the field is stone: nothing else is dug either"
+    );
+}
+
+#[test]
+fn a_player_on_a_four_high_pillar_is_reached_by_building() {
+    let mut h = harness_with(config());
+    let o = field(&mut h);
+    let base = BlockPos::new(o.x + 5, o.y, o.z);
+    h.fill(base, BlockPos::new(base.x, base.y + 3, base.z), "obsidian");
+    put_player(&mut h, BlockPos::new(base.x, base.y + 4, base.z));
+    h.summon(BlockPos::new(o.x - 2, o.y, o.z));
+    let hit = hurt_within(&mut h, 2000);
+    assert!(hit.is_some(), "not reached: {:?}", stats(&h));
+    let s = stats(&h);
+    assert!(s.placed >= 2, "it built up: {s:?}");
+    eprintln!("pillar: hurt after {} ticks, {s:?}", hit.unwrap());
+}
+
+#[test]
+fn a_two_wide_ditch_is_bridged() {
+    let mut h = harness_with(config());
+    let o = field(&mut h);
+    // A ditch 6 deep and 2 wide across the field, the player on the far side.
+    h.fill(
+        BlockPos::new(o.x + 2, o.y - 6, o.z - 20),
+        BlockPos::new(o.x + 3, o.y - 1, o.z + 20),
+        "air",
+    );
+    put_player(&mut h, BlockPos::new(o.x + 5, o.y, o.z));
+    h.summon(BlockPos::new(o.x - 2, o.y, o.z));
+    let hit = hurt_within(&mut h, 2000);
+    assert!(hit.is_some(), "not reached: {:?}", stats(&h));
+    let bridged = (2..=3)
+        .filter(|dx| h.block(BlockPos::new(o.x + dx, o.y - 1, o.z)) == BlockState::DIRT)
+        .count();
+    assert!(bridged >= 1, "dirt laid across: {:?}", stats(&h));
+}
+
+#[test]
+fn nothing_is_broken_inside_spawn_protection_or_with_the_siege_off() {
+    for (protection, enabled) in [(16, true), (0, false)] {
+        let mut config = config();
+        config.server.spawn_protection = protection;
+        config.siege.enabled = enabled;
+        let mut h = harness_with(config);
+        let o = field(&mut h);
+        let room = BlockPos::new(o.x + 4, o.y, o.z);
+        put_player(&mut h, room);
+        chaser(&mut h, BlockPos::new(o.x - 2, o.y, o.z));
+        seal(&mut h, room, "dirt");
+        assert_eq!(
+            hurt_within(&mut h, 1200),
+            None,
+            "protection {protection}, siege {enabled}"
+        );
+        assert_eq!(opened(&mut h, room, BlockState::DIRT), 0);
+        let s = stats(&h);
+        assert_eq!((s.broken, s.placed), (0, 0), "{s:?}");
+    }
+}
