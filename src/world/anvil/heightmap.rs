@@ -158,18 +158,56 @@ fn entry_bits() -> u32 {
 }
 
 /// Each column's height for `map` (one above its highest counting block, from the bottom of
-/// the world; 0 for none), in vanilla's order `x + 16 z`.
+/// the world; 0 for none), in vanilla's order `x + 16 * z`.
 pub fn heights(chunk: &impl Chunk, map: Heightmap) -> [u32; 256] {
-    let mut out = [0; 256];
+    let i = Heightmap::SAVED.iter().position(|m| *m == map).unwrap_or(0);
+    all_heights(chunk)[i]
+}
+
+/// The four heightmaps at once, in [`Heightmap::SAVED`]'s order: one walk down each column
+/// from the top, ending at the block that completes the last of them.
+fn all_heights(chunk: &impl Chunk) -> [[u32; 256]; 4] {
+    let mut out = [[0; 256]; 4];
     for z in 0..16 {
         for x in 0..16 {
-            out[(x + 16 * z) as usize] = (0..HEIGHT)
-                .rev()
-                .find(|&y| map.counts(chunk.block_state(x, y, z)))
-                .map_or(0, |y| y + 1);
+            let column = (x + 16 * z) as usize;
+            let mut missing = 0b1111u8;
+            for y in (0..HEIGHT).rev() {
+                let found = counts_for(chunk.block_state(x, y, z)) & missing;
+                if found == 0 {
+                    continue;
+                }
+                for (m, heights) in out.iter_mut().enumerate() {
+                    if found & (1 << m) != 0 {
+                        heights[column] = y + 1;
+                    }
+                }
+                missing &= !found;
+                if missing == 0 {
+                    break;
+                }
+            }
         }
     }
     out
+}
+
+/// The heightmaps a block counts for, one bit each in [`Heightmap::SAVED`]'s order: worked
+/// out once per block state (collision shapes are slow to walk).
+fn counts_for(state: BlockState) -> u8 {
+    static TABLE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        (0..=u16::MAX)
+            .map_while(BlockState::from_raw)
+            .map(|s| {
+                Heightmap::SAVED
+                    .iter()
+                    .enumerate()
+                    .fold(0, |bits, (i, m)| bits | u8::from(m.counts(s)) << i)
+            })
+            .collect()
+    });
+    table[state.to_raw() as usize]
 }
 
 /// Packs heights as vanilla's `SimpleBitStorage` does: no entry spans two longs.
@@ -207,8 +245,8 @@ pub fn unpack(data: &[i64]) -> Option<[u32; 256]> {
 /// The chunk's `Heightmaps` compound.
 pub fn encode(chunk: &impl Chunk) -> Compound {
     let mut maps = Compound::new();
-    for map in Heightmap::SAVED {
-        maps.insert(map.key(), Value::LongArray(pack(&heights(chunk, map))));
+    for (map, heights) in Heightmap::SAVED.iter().zip(all_heights(chunk)) {
+        maps.insert(map.key(), Value::LongArray(pack(&heights)));
     }
     maps
 }
