@@ -346,6 +346,11 @@ impl TestServer {
             "scenario {name} failed\n--- client stdout\n{stdout}\n--- client stderr\n{stderr}\n--- server\n{}",
             self.transcript()
         );
+        // The clients' protocol library prints a packet it could not read whole and goes on.
+        assert!(
+            !stdout.contains("partial packet"),
+            "scenario {name}: the client misread a packet\n{stdout}"
+        );
         eprintln!("{stderr}");
         result.unwrap_or_default()
     }

@@ -16,8 +16,8 @@ use std::collections::VecDeque;
 use valence::entity::{EntityAnimations, EntityId};
 use valence::layer::Layer;
 use valence::prelude::*;
-use valence::protocol::packets::play::{BlockBreakingProgressS2c, WorldEventS2c};
-use valence::protocol::sound::SoundCategory;
+use valence::protocol::packets::play::{BlockBreakingProgressS2c, PlaySoundS2c, WorldEventS2c};
+use valence::protocol::sound::{SoundCategory, SoundId};
 use valence::protocol::{Sound, VarInt, WritePacket};
 
 use self::path::{siege_path, Ground, How, Step};
@@ -360,8 +360,7 @@ impl Work<'_> {
         if dig.ticks % 4 == 1 {
             // The hit sound a digging player hears, for everyone near; the arm swings.
             let (hit, _) = sounds(state);
-            self.layer
-                .play_sound(hit, SoundCategory::Hostile, centre, 0.25, 0.5);
+            self.sound(hit, SoundCategory::Hostile, centre, 0.25, 0.5);
             swings.trigger(EntityAnimation::SwingMainHand);
         }
         if dig.ticks < dig.needed || *edits == 0 {
@@ -393,8 +392,25 @@ impl Work<'_> {
         let (_, place) = sounds(block);
         let centre = DVec3::new(p.x as f64 + 0.5, p.y as f64 + 0.5, p.z as f64 + 0.5);
         // Vanilla's placing volume and pitch: (1 + 1) / 2 and 0.8 of the block's sound.
+        self.sound(place, SoundCategory::Block, centre, 1.0, 0.8);
+    }
+
+    /// Plays `sound` at `at` to everyone who sees it, by its id in the sound registry (the
+    /// form every client reads; Valence's own `play_sound` names it, which mineflayer 4.25
+    /// cannot parse).
+    fn sound(&mut self, sound: Sound, category: SoundCategory, at: DVec3, volume: f32, pitch: f32) {
         self.layer
-            .play_sound(place, SoundCategory::Block, centre, 1.0, 0.8);
+            .view_writer(ChunkPos::from_pos(at))
+            .write_packet(&PlaySoundS2c {
+                id: SoundId::Reference {
+                    id: VarInt(sound.to_raw() as i32),
+                },
+                category,
+                position: (at * 8.0).as_ivec3(),
+                volume,
+                pitch,
+                seed: self.now as i64,
+            });
     }
 
     fn cracks(&mut self, at: BlockPos, stage: u8) {
