@@ -15,6 +15,7 @@ impl Default for ServerConfig {
             seed: 20_230_612,
             tick_rate: 20,
             game_mode: GameModeSetting::Survival,
+            difficulty: Difficulty::Normal,
             connection_mode: ConnectionModeSetting::Direct,
             velocity_secret: String::new(),
             spawn_invulnerable_ticks: 60,
@@ -292,6 +293,17 @@ impl Default for PackConfig {
     }
 }
 
+impl Default for SurvivalConfig {
+    fn default() -> Self {
+        Self {
+            fall_damage: true,
+            drowning_damage: true,
+            fire_damage: true,
+            natural_regeneration: true,
+        }
+    }
+}
+
 impl Default for SiegeConfig {
     fn default() -> Self {
         Self {
@@ -302,8 +314,8 @@ impl Default for SiegeConfig {
             build_block: "dirt".into(),
             max_build_height: 6,
             edits_per_tick: 8,
-            node_budget: 3000,
-            plans_per_tick: 4,
+            node_budget: 2000,
+            plans_per_tick: 2,
         }
     }
 }

@@ -55,6 +55,7 @@ pub struct Config {
     pub map: MapConfig,
     pub spawning: SpawningConfig,
     pub siege: SiegeConfig,
+    pub survival: SurvivalConfig,
 }
 
 /// `[server]`: networking, world and players.
@@ -79,6 +80,8 @@ pub struct ServerConfig {
     pub tick_rate: u32,
     /// Game mode of joining players.
     pub game_mode: GameModeSetting,
+    /// How hard the game is, as vanilla's `difficulty`: a zombie's blow, starvation's floor.
+    pub difficulty: Difficulty,
     /// `direct` (clients connect here; `online_mode` decides authentication) or `velocity`
     /// (behind a Velocity proxy with modern forwarding; only the proxy may connect).
     pub connection_mode: ConnectionModeSetting,
@@ -111,6 +114,29 @@ pub enum ConnectionModeSetting {
 pub enum GameModeSetting {
     Survival,
     Adventure,
+}
+
+/// Vanilla's difficulties but peaceful (which has no zombies).
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Difficulty {
+    Easy,
+    Normal,
+    Hard,
+}
+
+/// `[survival]`: what the world does to a player's body, as vanilla's game rules.
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct SurvivalConfig {
+    /// Falls hurt (`fallDamage`).
+    pub fall_damage: bool,
+    /// Drowning hurts (`drowningDamage`).
+    pub drowning_damage: bool,
+    /// Lava and fire hurt (`fireDamage`).
+    pub fire_damage: bool,
+    /// A fed player heals (`naturalRegeneration`).
+    pub natural_regeneration: bool,
 }
 
 /// `[time]`: the world clock.

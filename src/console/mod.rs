@@ -155,8 +155,12 @@ pub fn execute(world: &mut World, command: Command) -> String {
                 to[2].resolve(from.z),
             )
         }),
-        Command::Damage { player, amount } => player::commands::hurt(world, &player, amount),
-        Command::Kill { player } => player::commands::hurt(world, &player, f32::INFINITY),
+        Command::Damage { player, amount } => {
+            player::commands::hurt(world, &player, amount, player::DamageCause::Command)
+        }
+        Command::Kill { player } => {
+            player::commands::hurt(world, &player, f32::INFINITY, player::DamageCause::Kill)
+        }
         Command::Summon { at, kind } => {
             let pos = from_spawn(world, at);
             if !crate::world::in_spawnable_bounds(pos) {

@@ -44,14 +44,14 @@ pub fn teleport(world: &mut World, player: &str, to: impl Fn(DVec3) -> DVec3) ->
 }
 
 /// `damage` and `kill`: hurts a player as an operator would.
-pub fn hurt(world: &mut World, player: &str, amount: f32) -> String {
+pub fn hurt(world: &mut World, player: &str, amount: f32, cause: DamageCause) -> String {
     let Some(entity) = find(world, player) else {
         return no_such_player(player);
     };
     world.send_event(DamagePlayer {
         player: entity,
         amount,
-        cause: DamageCause::Command,
+        cause,
     });
     let health = world.get::<Health>(entity).map_or(0.0, |h| h.0);
     format!(

@@ -1,24 +1,34 @@
-//! Players: joining the overworld at the spawn point, health and its packets, damage with the
-//! hurt effect, death, the respawn screen and the void. As in vanilla, a player who has just
-//! joined or respawned cannot be hurt by mobs for `server.spawn_invulnerable_ticks`, so
-//! zombies camping the spawn cannot kill them again and again.
+//! Players: joining the overworld at the spawn point, their body (`damage`: what a blow takes;
+//! `armour`; `hazards`: falls, drowning, fire, suffocation, the void; `hunger`: food, healing
+//! and starving), health and food and their packets, death, the respawn screen. As in
+//! vanilla, a player who has just joined or respawned cannot be hurt by mobs for
+//! `server.spawn_invulnerable_ticks`, so zombies camping the spawn cannot kill them again and
+//! again.
 //!
 //! Valence has no health logic at all, and real clients (mineflayer included) only consider a
 //! player spawned after the first health update, so health is sent on join and on every change.
 
 use valence::client::{FlushPacketsSet, UpdateClientsSet};
-use valence::entity::EntityId;
-use valence::layer::Layer;
+use valence::entity::entity::Air;
 use valence::log::info;
 use valence::prelude::*;
-use valence::protocol::packets::play::{EntityDamageS2c, HealthUpdateS2c};
+use valence::protocol::packets::play::HealthUpdateS2c;
 use valence::protocol::{VarInt, WritePacket};
 use valence::status::RequestRespawnEvent;
 
 use crate::config::{Config, GameModeSetting};
 use crate::world::{Overworld, WorldSpawn, MIN_Y};
 
+pub mod armour;
 pub mod commands;
+pub mod damage;
+pub mod hazards;
+pub mod hunger;
+
+use damage::LastBlow;
+pub use damage::{DamageCause, DamagePlayer};
+use hazards::{Exposure, MAX_AIR};
+use hunger::{Exhaust, Food};
 
 pub struct PlayerPlugin;
 
@@ -26,14 +36,17 @@ impl Plugin for PlayerPlugin {
     fn build(&self, app: &mut App) {
         app.add_event::<DamagePlayer>()
             .add_event::<PlayerKill>()
+            .add_event::<Exhaust>()
             .add_systems(
                 Update,
                 (
                     join_players,
                     place_waiting_players,
                     limit_view_distance,
-                    void_damage,
-                    apply_damage,
+                    hazards::falls,
+                    hazards::hazards,
+                    damage::apply_damage,
+                    hunger::tick_food,
                     count_kills,
                     respawn_players,
                     despawn_disconnected_clients,
@@ -53,9 +66,6 @@ impl Plugin for PlayerPlugin {
 pub const MAX_HEALTH: f32 = 20.0;
 /// A standing player's eyes above their feet: where they reach from and are seen at.
 pub const EYE_HEIGHT: f64 = 1.62;
-/// Vanilla's void: 4 damage each tick below `MIN_Y - 64`.
-const VOID_DEPTH: f64 = 64.0;
-const VOID_DAMAGE: f32 = 4.0;
 
 /// Players zombies may hunt: alive and in survival or adventure.
 pub fn huntable(mode: &GameMode) -> bool {
@@ -104,44 +114,7 @@ impl SpawnProtection {
 
 /// Joined before the spawn point was known; placed as soon as it is.
 #[derive(Component, Debug)]
-struct AwaitingSpawn;
-
-/// Hurts a player; death follows at zero health.
-#[derive(Event, Debug, Clone, Copy)]
-pub struct DamagePlayer {
-    pub player: Entity,
-    pub amount: f32,
-    pub cause: DamageCause,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DamageCause {
-    /// Fell below the world.
-    Void,
-    /// An operator's `damage` or `kill` command.
-    Command,
-    /// Struck by an entity (its raw entity id).
-    Mob(i32),
-}
-
-impl DamageCause {
-    /// Index in the 1.20.1 `damage_type` registry, which picks the client's effect.
-    fn type_id(self) -> i32 {
-        match self {
-            DamageCause::Void => 29,
-            DamageCause::Command => 16,
-            DamageCause::Mob(_) => 25,
-        }
-    }
-
-    fn death_message(self, name: &str) -> String {
-        match self {
-            DamageCause::Void => format!("{name} fell out of the world"),
-            DamageCause::Command => format!("{name} died"),
-            DamageCause::Mob(_) => format!("{name} was slain by a zombie"),
-        }
-    }
-}
+pub(crate) struct AwaitingSpawn;
 
 fn join_players(
     mut commands: Commands,
@@ -177,6 +150,9 @@ fn join_players(
         let mut player = commands.entity(entity);
         player.insert((
             Health(MAX_HEALTH),
+            Food::default(),
+            Exposure::default(),
+            LastBlow::default(),
             Kills::default(),
             SpawnProtection::from(now, &config),
         ));
@@ -224,75 +200,6 @@ fn limit_view_distance(
     }
 }
 
-fn void_damage(
-    players: Query<(Entity, &Position), (Without<Dead>, Without<AwaitingSpawn>, With<Health>)>,
-    mut damage: EventWriter<DamagePlayer>,
-) {
-    for (player, pos) in &players {
-        if pos.0.y < MIN_Y as f64 - VOID_DEPTH {
-            damage.send(DamagePlayer {
-                player,
-                amount: VOID_DAMAGE,
-                cause: DamageCause::Void,
-            });
-        }
-    }
-}
-
-fn apply_damage(
-    mut commands: Commands,
-    mut events: EventReader<DamagePlayer>,
-    mut players: Query<
-        (
-            &mut Client,
-            &mut Health,
-            &EntityId,
-            &Position,
-            &Username,
-            Option<&SpawnProtection>,
-        ),
-        Without<Dead>,
-    >,
-    mut layers: Query<&mut EntityLayer, With<Overworld>>,
-    server: Res<Server>,
-) {
-    let now = server.current_tick() as u64;
-    for event in events.iter() {
-        let Ok((mut client, mut health, id, pos, name, protection)) = players.get_mut(event.player)
-        else {
-            continue;
-        };
-        if health.0 <= 0.0 || protection.is_some_and(|p| p.shields(event.cause, now)) {
-            continue;
-        }
-        health.0 = (health.0 - event.amount).max(0.0);
-        let source = match event.cause {
-            DamageCause::Mob(attacker) => attacker + 1,
-            _ => 0,
-        };
-        let hurt = |entity_id: i32| EntityDamageS2c {
-            entity_id: VarInt(entity_id),
-            source_type_id: VarInt(event.cause.type_id()),
-            source_cause_id: VarInt(source),
-            source_direct_id: VarInt(source),
-            source_pos: None,
-        };
-        // The client knows its own entity as id 0; everyone else sees the real id.
-        client.write_packet(&hurt(0));
-        if let Ok(mut layer) = layers.get_single_mut() {
-            layer
-                .view_except_writer(ChunkPos::from_pos(pos.0), event.player)
-                .write_packet(&hurt(id.get()));
-        }
-        if health.0 <= 0.0 {
-            let message = event.cause.death_message(&name.0);
-            info!("{message}");
-            client.kill(message);
-            commands.entity(event.player).insert(Dead);
-        }
-    }
-}
-
 fn count_kills(mut kills: EventReader<PlayerKill>, mut players: Query<&mut Kills>) {
     for kill in kills.iter() {
         if let Ok(mut count) = players.get_mut(kill.player) {
@@ -304,14 +211,26 @@ fn count_kills(mut kills: EventReader<PlayerKill>, mut players: Query<&mut Kills
 fn respawn_players(
     mut commands: Commands,
     mut events: EventReader<RequestRespawnEvent>,
-    mut players: Query<(&mut Health, &mut Position, &mut VisibleChunkLayer), With<Dead>>,
+    mut players: Query<
+        (
+            &mut Health,
+            &mut Food,
+            &mut Exposure,
+            &mut Air,
+            &mut Position,
+            &mut VisibleChunkLayer,
+        ),
+        With<Dead>,
+    >,
     spawn: Res<WorldSpawn>,
     config: Res<Config>,
     server: Res<Server>,
 ) {
     let now = server.current_tick() as u64;
     for event in events.iter() {
-        let Ok((mut health, mut pos, mut chunks)) = players.get_mut(event.client) else {
+        let Ok((mut health, mut food, mut exposure, mut air, mut pos, mut chunks)) =
+            players.get_mut(event.client)
+        else {
             continue;
         };
         let at = spawn.pos.unwrap_or(pos.0);
@@ -321,7 +240,11 @@ fn respawn_players(
         } else {
             at
         };
+        // A new body: full health, vanilla's fresh food, air, no fire.
         health.0 = MAX_HEALTH;
+        *food = Food::default();
+        *exposure = Exposure::default();
+        air.0 = MAX_AIR;
         // Marking the layer changed makes Valence send the respawn packet that closes the
         // death screen; the chunks stay, since the layer is the same.
         chunks.set_changed();
@@ -332,12 +255,15 @@ fn respawn_players(
     }
 }
 
-fn send_health(mut players: Query<(&mut Client, &Health), Changed<Health>>) {
-    for (mut client, health) in &mut players {
+fn send_health(
+    mut players: Query<(&mut Client, &Health, Option<&Food>), Or<(Changed<Health>, Changed<Food>)>>,
+) {
+    for (mut client, health, food) in &mut players {
+        let food = food.copied().unwrap_or_default();
         client.write_packet(&HealthUpdateS2c {
             health: health.0,
-            food: VarInt(20),
-            food_saturation: 5.0,
+            food: VarInt(food.level as i32),
+            food_saturation: food.saturation,
         });
     }
 }

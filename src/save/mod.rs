@@ -11,6 +11,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::thread::JoinHandle;
 
+use valence::entity::entity::Air;
 use valence::log::{error, info, warn};
 use valence::nbt::{Compound, Value};
 use valence::prelude::*;
@@ -19,6 +20,8 @@ use crate::config::{Config, HuntPreset};
 use crate::daylight::{Phase, WorldPhase};
 use crate::hunt::{HuntZombie, Hunts, Round};
 use crate::pack::{Pack, PackBrain, PackState, Packs};
+use crate::player::hazards::{Exposure, MAX_AIR};
+use crate::player::hunger::Food;
 use crate::player::{Health, MAX_HEALTH};
 use crate::random::Stream;
 use crate::time::WorldClock;
@@ -30,7 +33,7 @@ use crate::zombie::{
 };
 use entities::StandingZombie;
 pub use file::SaveFile;
-use players::SavedPlayer;
+use players::{SavedBody, SavedPlayer};
 
 /// Format versions of `horde_world.dat` and `horde_packs.dat`.
 const WORLD_FORMAT: i32 = 1;
@@ -455,11 +458,9 @@ fn snapshot(world: &mut World) -> Snapshot {
     let terrain = snapshot_terrain(world);
     let (dir, root) = world_snapshot(world);
     let players = world
-        .query_filtered::<(&UniqueId, &Position, &Look, &Health, &GameMode, &Inventory), With<Client>>()
+        .query_filtered::<(&UniqueId, PlayerData), With<Client>>()
         .iter(world)
-        .map(|(id, pos, look, health, mode, inventory)| {
-            (*id, saved_player(pos, look, health, mode, inventory))
-        })
+        .map(|(id, player)| (*id, saved_player(player)))
         .collect();
     Snapshot {
         dir,
@@ -479,12 +480,20 @@ fn player_file(world_dir: &Path, id: UniqueId) -> SaveFile {
     SaveFile::new(world_dir.join("playerdata").join(name), PLAYER_FORMAT)
 }
 
+/// What a player's file is made of.
+type PlayerData<'a> = (
+    &'a Position,
+    &'a Look,
+    &'a Health,
+    &'a GameMode,
+    &'a Inventory,
+    Option<&'a Food>,
+    Option<&'a Air>,
+    Option<&'a Exposure>,
+);
+
 fn saved_player(
-    pos: &Position,
-    look: &Look,
-    health: &Health,
-    mode: &GameMode,
-    inventory: &Inventory,
+    (pos, look, health, mode, inventory, food, air, exposure): PlayerData,
 ) -> SavedPlayer {
     SavedPlayer {
         pos: pos.0,
@@ -492,6 +501,11 @@ fn saved_player(
         pitch: look.pitch,
         health: health.0,
         game_mode: *mode,
+        body: SavedBody {
+            food: food.copied().unwrap_or_default(),
+            air: air.map_or(MAX_AIR, |a| a.0),
+            exposure: exposure.copied().unwrap_or_default(),
+        },
         items: SavedPlayer::items_of(inventory),
     }
 }
@@ -509,12 +523,13 @@ fn restore_players(
             &mut Look,
             &mut GameMode,
             &mut Inventory,
+            &mut Air,
         ),
         Added<Client>,
     >,
     dir: Res<WorldDir>,
 ) {
-    for (entity, id, name, mut pos, mut look, mut mode, mut inventory) in &mut joined {
+    for (entity, id, name, mut pos, mut look, mut mode, mut inventory, mut air) in &mut joined {
         let saved = match player_file(&dir.0, *id).load_as(SavedPlayer::from_nbt) {
             Ok(Some(saved)) => saved,
             Ok(None) => continue,
@@ -527,18 +542,21 @@ fn restore_players(
             }
         };
         *mode = saved.game_mode;
-        for (slot, item, count) in &saved.items {
-            if *slot < inventory.slot_count() {
-                inventory.set_slot(*slot, ItemStack::new(*item, *count, None));
+        for (slot, stack) in saved.items {
+            if slot < inventory.slot_count() {
+                inventory.set_slot(slot, stack);
             }
         }
         if saved.health > 0.0 {
             pos.0 = saved.pos;
             look.yaw = saved.yaw;
             look.pitch = saved.pitch;
-            commands
-                .entity(entity)
-                .insert(Health(saved.health.min(MAX_HEALTH)));
+            air.0 = saved.body.air;
+            commands.entity(entity).insert((
+                Health(saved.health.min(MAX_HEALTH)),
+                saved.body.food,
+                saved.body.exposure,
+            ));
         }
     }
 }
@@ -546,15 +564,15 @@ fn restore_players(
 /// A player who leaves is written to their file at once (off the tick).
 fn save_leaving_players(
     mut left: RemovedComponents<Client>,
-    players: Query<(&UniqueId, &Position, &Look, &Health, &GameMode, &Inventory)>,
+    players: Query<(&UniqueId, PlayerData)>,
     dir: Res<WorldDir>,
 ) {
     for entity in left.iter() {
-        let Ok((id, pos, look, health, mode, inventory)) = players.get(entity) else {
+        let Ok((id, player)) = players.get(entity) else {
             continue;
         };
         let file = player_file(&dir.0, *id);
-        let saved = saved_player(pos, look, health, mode, inventory);
+        let saved = saved_player(player);
         let written = std::thread::Builder::new()
             .name("playerdata".into())
             .spawn(move || {

@@ -1,10 +1,14 @@
-//! `playerdata/<uuid>.dat`: each player's position, facing, health, game mode and inventory,
-//! in vanilla's layout (gzipped NBT with `Pos`, `Rotation`, `Health`, `playerGameType` and an
-//! `Inventory` list of `Slot`/`id`/`Count`), written when they leave and at every save, read
-//! when they join, so that a player keeps what they had across reconnects and restarts.
+//! `playerdata/<uuid>.dat`: each player's position, facing, health, food, air, fire, game mode
+//! and inventory, in vanilla's layout (gzipped NBT with `Pos`, `Rotation`, `Health`,
+//! `foodLevel`..., `Air`, `Fire`, `FallDistance`, `playerGameType` and an `Inventory` list of
+//! `Slot`/`id`/`Count`/`tag`), written when they leave and at every save, read when they join,
+//! so that a player keeps what they had across reconnects and restarts.
 
 use valence::nbt::{Compound, List, Value};
 use valence::prelude::*;
+
+use crate::player::hazards::{Exposure, FIRE_REST, MAX_AIR};
+use crate::player::hunger::{Food, MAX_EXHAUSTION, MAX_FOOD};
 
 /// One player as saved.
 #[derive(Debug, Clone, PartialEq)]
@@ -14,9 +18,76 @@ pub struct SavedPlayer {
     pub pitch: f32,
     pub health: f32,
     pub game_mode: GameMode,
+    pub body: SavedBody,
     /// Valence's player inventory slots (hotbar 36..45, main 9..36, armour 5..9, off hand 45)
-    /// with what they hold.
-    pub items: Vec<(u16, ItemKind, u8)>,
+    /// with what they hold, its wear and other tags kept.
+    pub items: Vec<(u16, ItemStack)>,
+}
+
+/// What a survival body carries across a restart besides its health.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SavedBody {
+    pub food: Food,
+    pub air: i32,
+    pub exposure: Exposure,
+}
+
+impl Default for SavedBody {
+    fn default() -> Self {
+        Self {
+            food: Food::default(),
+            air: MAX_AIR,
+            exposure: Exposure::default(),
+        }
+    }
+}
+
+impl SavedBody {
+    fn write(&self, c: &mut Compound) {
+        c.insert("foodLevel", self.food.level as i32);
+        c.insert("foodSaturationLevel", self.food.saturation);
+        c.insert("foodExhaustionLevel", self.food.exhaustion);
+        c.insert("foodTickTimer", self.food.timer as i32);
+        c.insert("Air", self.air as i16);
+        c.insert(
+            "Fire",
+            self.exposure.fire.clamp(i16::MIN as i32, i16::MAX as i32) as i16,
+        );
+        c.insert("FallDistance", self.exposure.fall);
+    }
+
+    /// Read leniently, as vanilla does: a missing or odd key keeps a fresh body's value, and
+    /// each is held to its range.
+    fn read(c: &Compound) -> Self {
+        let int = |key| match c.get(key) {
+            Some(Value::Int(v)) => Some(*v),
+            Some(Value::Short(v)) => Some(*v as i32),
+            _ => None,
+        };
+        let float = |key| match c.get(key) {
+            Some(Value::Float(v)) if v.is_finite() => Some(*v),
+            _ => None,
+        };
+        let fresh = Self::default();
+        let level =
+            int("foodLevel").map_or(fresh.food.level, |v| v.clamp(0, MAX_FOOD as i32) as u32);
+        Self {
+            food: Food {
+                level,
+                saturation: float("foodSaturationLevel")
+                    .map_or(fresh.food.saturation, |v| v.clamp(0.0, level as f32)),
+                exhaustion: float("foodExhaustionLevel")
+                    .map_or(0.0, |v| v.clamp(0.0, MAX_EXHAUSTION)),
+                timer: int("foodTickTimer").map_or(0, |v| v.clamp(0, 80) as u32),
+                hunger_ticks: 0,
+            },
+            air: int("Air").map_or(fresh.air, |v| v.clamp(0, MAX_AIR)),
+            exposure: Exposure {
+                fall: float("FallDistance").map_or(0.0, |v| v.clamp(0.0, 1024.0)),
+                fire: int("Fire").map_or(FIRE_REST, |v| v.max(FIRE_REST)),
+            },
+        }
+    }
 }
 
 /// Vanilla's `Slot` numbers in player files: hotbar 0..9, main 9..36, armour 100..104 (feet
@@ -73,14 +144,18 @@ impl SavedPlayer {
         );
         c.insert("Health", self.health);
         c.insert("playerGameType", mode_id(self.game_mode));
+        self.body.write(&mut c);
         let items = self
             .items
             .iter()
-            .filter_map(|&(slot, item, count)| {
+            .filter_map(|(slot, stack)| {
                 let mut s = Compound::new();
-                s.insert("Slot", vanilla_slot(slot)?);
-                s.insert("id", format!("minecraft:{}", item.to_str()));
-                s.insert("Count", count as i8);
+                s.insert("Slot", vanilla_slot(*slot)?);
+                s.insert("id", format!("minecraft:{}", stack.item.to_str()));
+                s.insert("Count", stack.count() as i8);
+                if let Some(tag) = &stack.nbt {
+                    s.insert("tag", tag.clone());
+                }
                 Some(s)
             })
             .collect();
@@ -127,7 +202,11 @@ impl SavedPlayer {
                         Some(Value::Byte(n)) if *n > 0 => *n as u8,
                         _ => return None,
                     };
-                    Some((slot, item, count))
+                    let tag = match s.get("tag") {
+                        Some(Value::Compound(tag)) => Some(tag.clone()),
+                        _ => None,
+                    };
+                    Some((slot, ItemStack::new(item, count, tag)))
                 })
                 .collect(),
             Some(Value::List(List::End)) | None => Vec::new(),
@@ -139,14 +218,15 @@ impl SavedPlayer {
             pitch,
             health,
             game_mode,
+            body: SavedBody::read(c),
             items,
         })
     }
 
     /// What `inventory` holds, slot by slot.
-    pub fn items_of(inventory: &Inventory) -> Vec<(u16, ItemKind, u8)> {
+    pub fn items_of(inventory: &Inventory) -> Vec<(u16, ItemStack)> {
         (0..inventory.slot_count())
-            .filter_map(|i| inventory.slot(i).map(|s| (i, s.item, s.count())))
+            .filter_map(|i| inventory.slot(i).map(|s| (i, s.clone())))
             .collect()
     }
 }
@@ -163,12 +243,32 @@ mod tests {
             pitch: -10.0,
             health: 13.5,
             game_mode: GameMode::Adventure,
+            body: SavedBody {
+                food: Food {
+                    level: 14,
+                    saturation: 2.5,
+                    exhaustion: 1.25,
+                    timer: 30,
+                    hunger_ticks: 0,
+                },
+                air: 120,
+                exposure: Exposure {
+                    fall: 4.5,
+                    fire: 57,
+                },
+            },
             items: vec![
-                (36, ItemKind::Dirt, 12),
-                (44, ItemKind::IronSword, 1),
-                (9, ItemKind::OakLog, 64),
-                (5, ItemKind::IronHelmet, 1),
-                (45, ItemKind::Shield, 1),
+                (36, ItemStack::new(ItemKind::Dirt, 12, None)),
+                (44, ItemStack::new(ItemKind::IronSword, 1, None)),
+                (9, ItemStack::new(ItemKind::OakLog, 64, None)),
+                (
+                    5,
+                    crate::player::armour::with_damage(
+                        ItemStack::new(ItemKind::IronHelmet, 1, None),
+                        37,
+                    ),
+                ),
+                (45, ItemStack::new(ItemKind::Shield, 1, None)),
             ],
         };
         let nbt = player.to_nbt();
@@ -199,6 +299,7 @@ mod tests {
             pitch: 0.0,
             health: 20.0,
             game_mode: GameMode::Survival,
+            body: SavedBody::default(),
             items: vec![],
         }
         .to_nbt();
@@ -207,6 +308,11 @@ mod tests {
         odd.insert("id", "minecraft:no_such_thing".to_string());
         odd.insert("Count", 1i8);
         nbt.insert("Inventory", Value::List(List::Compound(vec![odd])));
-        assert!(SavedPlayer::from_nbt(&nbt).unwrap().items.is_empty());
+        nbt.insert("foodLevel", 999);
+        nbt.insert("Air", "lots".to_string());
+        let back = SavedPlayer::from_nbt(&nbt).unwrap();
+        assert!(back.items.is_empty());
+        assert_eq!(back.body.food.level, MAX_FOOD, "held to its range");
+        assert_eq!(back.body.air, MAX_AIR, "an odd key keeps a fresh body's");
     }
 }

@@ -37,7 +37,11 @@ const CRACKS_REFRESH_TICKS: u64 = 300;
 /// A plan that has made no headway this long is dropped, and the zombie asks again.
 const STALL_TICKS: u64 = 200;
 /// After a search finds nothing, the next is this many ticks later.
-const RETRY_TICKS: u64 = 60;
+const RETRY_TICKS: u64 = 200;
+/// A siege is searched only for a target this near, flat, and no higher above the zombie
+/// than it may build plus a jump, nor deeper below than this.
+const REACH_FLAT: f64 = 24.0;
+const REACH_DEPTH: f64 = 16.0;
 /// A target this far from where the plan was made for makes it out of date.
 const TARGET_MOVED: f64 = 3.0;
 /// A zombie digs a block only within this distance of its eyes.
@@ -163,6 +167,13 @@ pub(super) fn plan_sieges(
         let Some(goal) = player_at(wanted) else {
             continue;
         };
+        let feet_at = body.at.unwrap_or(position.0);
+        let rise = goal.y - feet_at.y;
+        let flat = DVec2::new(goal.x - feet_at.x, goal.z - feet_at.z).length();
+        if flat > REACH_FLAT || rise > rules.max_build_height as f64 + 2.0 || rise < -REACH_DEPTH {
+            siege.retry_at = now + RETRY_TICKS;
+            continue;
+        }
         searches += 1;
         stats.plans += 1;
         let kind = kinds.get(zombie.kind);

@@ -1,0 +1,142 @@
+//! Armour as vanilla 1.20.1 has it: what each piece is worth (`ArmorMaterials`), how much of a
+//! blow it stops (`CombatRules.getDamageAfterAbsorb`), and how it wears (`Inventory.hurtArmor`).
+//! A player wears it in the inventory's armour slots, 5 (head) to 8 (feet).
+
+use valence::prelude::*;
+
+/// The player inventory's armour slots: head, chest, legs, feet.
+pub const ARMOUR_SLOTS: [u16; 4] = [5, 6, 7, 8];
+
+/// Defense points and toughness of an armour piece, and the slot it goes in (`ArmorMaterials`;
+/// minecraft.wiki, Armor).
+pub fn piece(item: ItemKind) -> Option<(u16, f32, f32)> {
+    use ItemKind::*;
+    let (slot, defense, toughness) = match item {
+        LeatherHelmet => (5, 1, 0.0),
+        LeatherChestplate => (6, 3, 0.0),
+        LeatherLeggings => (7, 2, 0.0),
+        LeatherBoots => (8, 1, 0.0),
+        ChainmailHelmet => (5, 2, 0.0),
+        ChainmailChestplate => (6, 5, 0.0),
+        ChainmailLeggings => (7, 4, 0.0),
+        ChainmailBoots => (8, 1, 0.0),
+        IronHelmet => (5, 2, 0.0),
+        IronChestplate => (6, 6, 0.0),
+        IronLeggings => (7, 5, 0.0),
+        IronBoots => (8, 2, 0.0),
+        GoldenHelmet => (5, 2, 0.0),
+        GoldenChestplate => (6, 5, 0.0),
+        GoldenLeggings => (7, 3, 0.0),
+        GoldenBoots => (8, 1, 0.0),
+        DiamondHelmet => (5, 3, 2.0),
+        DiamondChestplate => (6, 8, 2.0),
+        DiamondLeggings => (7, 6, 2.0),
+        DiamondBoots => (8, 3, 2.0),
+        NetheriteHelmet => (5, 3, 3.0),
+        NetheriteChestplate => (6, 8, 3.0),
+        NetheriteLeggings => (7, 6, 3.0),
+        NetheriteBoots => (8, 3, 3.0),
+        TurtleHelmet => (5, 2, 0.0),
+        _ => return None,
+    };
+    Some((slot, defense as f32, toughness))
+}
+
+/// The armour points and toughness a player wears: each armour slot's piece, if it is one
+/// for that slot.
+pub fn worn(inventory: &Inventory) -> (f32, f32) {
+    ARMOUR_SLOTS
+        .iter()
+        .filter_map(|&slot| {
+            let stack = inventory.slot(slot)?;
+            piece(stack.item).filter(|(s, ..)| *s == slot)
+        })
+        .fold((0.0, 0.0), |(p, t), (_, defense, toughness)| {
+            (p + defense, t + toughness)
+        })
+}
+
+/// What of `damage` gets through `armour` points of `toughness`: vanilla's
+/// `damage × (1 − min(20, max(armour / 5, armour − damage / (2 + toughness / 4))) / 25)`.
+pub fn after_armour(damage: f32, armour: f32, toughness: f32) -> f32 {
+    let t = 2.0 + toughness / 4.0;
+    let effective = (armour - damage / t).clamp(armour * 0.2, 20.0);
+    damage * (1.0 - effective / 25.0)
+}
+
+/// Durability each worn piece loses to a blow of `damage` before armour: `max(1, damage / 4)`.
+pub fn wear(damage: f32) -> u16 {
+    ((damage / 4.0) as u16).max(1)
+}
+
+/// Wears each armour piece a player wears by `loss`; a piece worn out breaks and is gone.
+pub fn wear_out(inventory: &mut Inventory, loss: u16) {
+    for slot in ARMOUR_SLOTS {
+        let Some(stack) = inventory.slot(slot).cloned() else {
+            continue;
+        };
+        if piece(stack.item).is_none() {
+            continue;
+        }
+        let max = stack.item.max_durability();
+        let damage = damage_of(&stack) + loss;
+        if damage >= max {
+            inventory.set_slot(slot, None);
+        } else {
+            inventory.set_slot(slot, with_damage(stack, damage));
+        }
+    }
+}
+
+/// The durability an item has lost, kept as vanilla keeps it (its `Damage` tag).
+pub fn damage_of(stack: &ItemStack) -> u16 {
+    match stack.nbt.as_ref().and_then(|n| n.get("Damage")) {
+        Some(valence::nbt::Value::Int(d)) => (*d).clamp(0, u16::MAX as i32) as u16,
+        _ => 0,
+    }
+}
+
+/// `stack` with `damage` lost.
+pub fn with_damage(mut stack: ItemStack, damage: u16) -> ItemStack {
+    let nbt = stack.nbt.get_or_insert_with(valence::nbt::Compound::new);
+    nbt.insert("Damage", damage as i32);
+    stack
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn armour_stops_what_vanillas_formula_says() {
+        // minecraft.wiki, Armor: 20 points, no toughness, a 10 damage blow: the points less
+        // 10 / 2 stop 15/25 of it.
+        assert!((after_armour(10.0, 20.0, 0.0) - 4.0).abs() < 1e-5);
+        // Full iron (15) against a zombie's 3: 3 × (1 − 13.5/25) = 1.38.
+        assert!((after_armour(3.0, 15.0, 0.0) - 1.38).abs() < 1e-5);
+        // Diamond (20, toughness 8) against 20: the cap at 20 points holds.
+        assert!((after_armour(20.0, 20.0, 8.0) - 20.0 * (1.0 - 15.0 / 25.0)).abs() < 1e-4);
+        assert_eq!(after_armour(5.0, 0.0, 0.0), 5.0);
+        assert_eq!((wear(3.0), wear(8.0), wear(17.9)), (1, 2, 4));
+    }
+
+    #[test]
+    fn pieces_count_in_their_own_slot_and_wear_out() {
+        let mut inventory = Inventory::new(InventoryKind::Player);
+        inventory.set_slot(5, ItemStack::new(ItemKind::IronHelmet, 1, None));
+        inventory.set_slot(6, ItemStack::new(ItemKind::IronChestplate, 1, None));
+        inventory.set_slot(7, ItemStack::new(ItemKind::IronHelmet, 1, None));
+        assert_eq!(
+            worn(&inventory),
+            (8.0, 0.0),
+            "a helmet in the legs slot counts nothing"
+        );
+        inventory.set_slot(
+            5,
+            with_damage(ItemStack::new(ItemKind::IronHelmet, 1, None), 163),
+        );
+        wear_out(&mut inventory, 2);
+        assert!(inventory.slot(5).is_none(), "165 durability: it broke");
+        assert_eq!(damage_of(inventory.slot(6).unwrap()), 2);
+    }
+}

@@ -1,0 +1,343 @@
+//! What hurts a player and how much it takes, as vanilla 1.20.1's `LivingEntity.hurt` and
+//! `Player.actuallyHurt` rule it: spawn protection keeps mobs off a player who just arrived; a
+//! mob's blow scales with the difficulty; a blow within 10 ticks of the last deals only what it
+//! has over it (the invulnerability frames that make every "per tick" hazard land twice a
+//! second); armour takes its share of what it may stop, and wears; the blow tires the player
+//! (exhaustion); the client sees the hurt effect; at no health left the player dies with
+//! vanilla's death message.
+
+use valence::entity::EntityId;
+use valence::layer::Layer;
+use valence::log::info;
+use valence::prelude::*;
+use valence::protocol::packets::play::EntityDamageS2c;
+use valence::protocol::{VarInt, WritePacket};
+
+use super::armour;
+use super::hunger::Exhaust;
+use super::{Dead, Health, SpawnProtection};
+use crate::config::{Config, Difficulty};
+use crate::world::Overworld;
+
+/// Hurts a player; death follows at zero health.
+#[derive(Event, Debug, Clone, Copy)]
+pub struct DamagePlayer {
+    pub player: Entity,
+    pub amount: f32,
+    pub cause: DamageCause,
+}
+
+/// Why a player is hurt: vanilla's damage types that horde deals.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum DamageCause {
+    /// Fell below the world.
+    Void,
+    /// An operator's `damage` command (vanilla's `generic`).
+    Command,
+    /// An operator's `kill` (vanilla's `generic_kill`).
+    Kill,
+    /// Struck by a zombie (its raw entity id).
+    Mob(i32),
+    /// Hit the ground; the distance fallen, in blocks.
+    Fall(f32),
+    Drown,
+    Lava,
+    /// Stood in a fire block.
+    InFire,
+    /// Burning.
+    OnFire,
+    /// The head in a solid block.
+    InWall,
+    Starve,
+}
+
+impl DamageCause {
+    /// Index in the 1.20.1 `damage_type` registry, which picks the client's effect and sound.
+    pub fn type_id(self) -> i32 {
+        match self {
+            DamageCause::Void => 29,
+            DamageCause::Command => 16,
+            DamageCause::Kill => 17,
+            DamageCause::Mob(_) => 25,
+            DamageCause::Fall(_) => 8,
+            DamageCause::Drown => 5,
+            DamageCause::Lava => 22,
+            DamageCause::InFire => 19,
+            DamageCause::OnFire => 28,
+            DamageCause::InWall => 20,
+            DamageCause::Starve => 35,
+        }
+    }
+
+    /// Whether armour leaves it whole (vanilla's `#minecraft:bypasses_armor` tag).
+    pub fn bypasses_armour(self) -> bool {
+        !matches!(
+            self,
+            DamageCause::Mob(_) | DamageCause::Lava | DamageCause::InFire
+        )
+    }
+
+    /// The exhaustion a blow of this type costs (each damage type's `exhaustion`).
+    fn exhaustion(self) -> f32 {
+        match self {
+            DamageCause::Mob(_) | DamageCause::Lava | DamageCause::InFire => 0.1,
+            _ => 0.0,
+        }
+    }
+
+    /// Whether the invulnerability frames of the last blow do not hold it off (operators'
+    /// commands, so that `damage` deals what it says).
+    fn ignores_frames(self) -> bool {
+        matches!(self, DamageCause::Command | DamageCause::Kill)
+    }
+
+    /// Vanilla's death message (`death.attack.*`, `death.fell.*`), with `.player` when a
+    /// zombie hurt the player lately (`escaping`).
+    pub fn death_message(self, name: &str, escaping: bool) -> String {
+        let fleeing = |plain: &str, whilst: &str| {
+            if escaping {
+                format!("{name} {whilst} Zombie")
+            } else {
+                format!("{name} {plain}")
+            }
+        };
+        match self {
+            DamageCause::Void => fleeing(
+                "fell out of the world",
+                "didn't want to live in the same world as",
+            ),
+            DamageCause::Command => format!("{name} died"),
+            DamageCause::Kill => format!("{name} was killed"),
+            DamageCause::Mob(_) => format!("{name} was slain by Zombie"),
+            // A fall of more than 5 blocks is "significant" (`CombatTracker`).
+            DamageCause::Fall(d) if d > 5.0 => match escaping {
+                true => format!("{name} was doomed to fall by Zombie"),
+                false => format!("{name} fell from a high place"),
+            },
+            DamageCause::Fall(_) => fleeing(
+                "hit the ground too hard",
+                "hit the ground too hard whilst trying to escape",
+            ),
+            DamageCause::Drown => fleeing("drowned", "drowned whilst trying to escape"),
+            DamageCause::Lava => {
+                fleeing("tried to swim in lava", "tried to swim in lava to escape")
+            }
+            DamageCause::InFire => fleeing("went up in flames", "walked into fire whilst fighting"),
+            DamageCause::OnFire => {
+                fleeing("burned to death", "was burnt to a crisp whilst fighting")
+            }
+            DamageCause::InWall => fleeing(
+                "suffocated in a wall",
+                "suffocated in a wall whilst fighting",
+            ),
+            DamageCause::Starve => fleeing("starved to death", "starved to death whilst fighting"),
+        }
+    }
+}
+
+/// A mob's blow as the difficulty scales it against a player (`DamageSource.scalesWithDifficulty`:
+/// Easy `min(d / 2 + 1, d)`, Normal `d`, Hard `1.5 d`).
+pub fn scaled(amount: f32, difficulty: Difficulty) -> f32 {
+    match difficulty {
+        Difficulty::Easy => (amount / 2.0 + 1.0).min(amount),
+        Difficulty::Normal => amount,
+        Difficulty::Hard => amount * 1.5,
+    }
+}
+
+/// The last blow a player took: vanilla's invulnerability time, 20 ticks, of which the first 10
+/// hold off any blow no harder than this one.
+#[derive(Component, Debug, Clone, Copy, Default, PartialEq)]
+pub struct LastBlow {
+    at: Option<u64>,
+    amount: f32,
+    /// The tick until which a zombie's blow still makes a death "whilst trying to escape".
+    by_zombie_until: u64,
+}
+
+/// Ticks of a blow's invulnerability in which a harder blow deals only the difference.
+const FRAMES: u64 = 10;
+/// Ticks after a zombie's blow in which a death is credited to it (vanilla's 100).
+const CREDIT_TICKS: u64 = 100;
+
+impl LastBlow {
+    /// What of a blow of `amount` at `now` gets through the last blow's frames (all of it
+    /// once they are over), and notes it.
+    pub fn take(&mut self, amount: f32, now: u64) -> f32 {
+        match self.at {
+            Some(at) if now < at + FRAMES => {
+                if amount <= self.amount {
+                    return 0.0;
+                }
+                let more = amount - self.amount;
+                self.amount = amount;
+                more
+            }
+            _ => {
+                (self.at, self.amount) = (Some(now), amount);
+                amount
+            }
+        }
+    }
+}
+
+pub(super) fn apply_damage(
+    mut commands: Commands,
+    mut events: EventReader<DamagePlayer>,
+    mut players: Query<
+        (
+            &mut Client,
+            &mut Health,
+            &mut LastBlow,
+            &mut Inventory,
+            &EntityId,
+            &Position,
+            &Username,
+            &GameMode,
+            Option<&SpawnProtection>,
+        ),
+        Without<Dead>,
+    >,
+    mut layers: Query<&mut EntityLayer, With<Overworld>>,
+    mut exhaust: EventWriter<Exhaust>,
+    config: Res<Config>,
+    server: Res<Server>,
+) {
+    let now = server.current_tick() as u64;
+    for event in events.iter() {
+        let Ok((mut client, mut health, mut last, mut inventory, id, pos, name, mode, protection)) =
+            players.get_mut(event.player)
+        else {
+            continue;
+        };
+        // Creative and spectator players are hurt only by the void and by operators.
+        let invulnerable = matches!(mode, GameMode::Creative | GameMode::Spectator)
+            && !event.cause.ignores_frames()
+            && event.cause != DamageCause::Void;
+        if health.0 <= 0.0
+            || invulnerable
+            || protection.is_some_and(|p| p.shields(event.cause, now))
+        {
+            continue;
+        }
+        let mut amount = event.amount;
+        if let DamageCause::Mob(_) = event.cause {
+            amount = scaled(amount, config.server.difficulty);
+            last.by_zombie_until = now + CREDIT_TICKS;
+        }
+        if !event.cause.ignores_frames() {
+            amount = last.take(amount, now);
+        }
+        if amount <= 0.0 {
+            continue;
+        }
+        if !event.cause.bypasses_armour() {
+            let (points, toughness) = armour::worn(&inventory);
+            armour::wear_out(&mut inventory, armour::wear(amount));
+            amount = armour::after_armour(amount, points, toughness);
+        }
+        exhaust.send(Exhaust {
+            player: event.player,
+            amount: event.cause.exhaustion(),
+        });
+        health.0 = (health.0 - amount).max(0.0);
+        let source = match event.cause {
+            DamageCause::Mob(attacker) => attacker + 1,
+            _ => 0,
+        };
+        let hurt = |entity_id: i32| EntityDamageS2c {
+            entity_id: VarInt(entity_id),
+            source_type_id: VarInt(event.cause.type_id()),
+            source_cause_id: VarInt(source),
+            source_direct_id: VarInt(source),
+            source_pos: None,
+        };
+        // The client knows its own entity as id 0; everyone else sees the real id. The damage
+        // event plays the hurt sound and tilt on each client.
+        client.write_packet(&hurt(0));
+        if let Ok(mut layer) = layers.get_single_mut() {
+            layer
+                .view_except_writer(ChunkPos::from_pos(pos.0), event.player)
+                .write_packet(&hurt(id.get()));
+        }
+        if health.0 <= 0.0 {
+            let message = event
+                .cause
+                .death_message(&name.0, now < last.by_zombie_until);
+            info!("{message}");
+            // Everyone reads it in chat, as vanilla's `showDeathMessages`.
+            if let Ok(mut layer) = layers.get_single_mut() {
+                layer.send_chat_message(message.clone());
+            }
+            client.kill(message);
+            commands.entity(event.player).insert(Dead);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_blow_within_ten_ticks_deals_only_what_it_has_over_the_last() {
+        // LivingEntity.hurt: invulnerableTime 20, the second half of it open to any blow.
+        let mut last = LastBlow::default();
+        assert_eq!(last.take(4.0, 100), 4.0);
+        assert_eq!(last.take(4.0, 105), 0.0, "the same again: nothing");
+        assert_eq!(last.take(6.0, 109), 2.0, "harder: the difference");
+        assert_eq!(last.take(1.0, 110), 1.0, "frames over");
+    }
+
+    #[test]
+    fn difficulty_scales_a_mobs_blow_as_vanilla() {
+        // A zombie's 3: Easy 2.5, Normal 3, Hard 4.5 (minecraft.wiki, Zombie).
+        assert_eq!(scaled(3.0, Difficulty::Easy), 2.5);
+        assert_eq!(scaled(3.0, Difficulty::Normal), 3.0);
+        assert_eq!(scaled(3.0, Difficulty::Hard), 4.5);
+        assert_eq!(
+            scaled(1.0, Difficulty::Easy),
+            1.0,
+            "never more than the blow"
+        );
+    }
+
+    #[test]
+    fn armour_stops_blows_and_lava_not_falls_and_drowning() {
+        assert!(!DamageCause::Mob(3).bypasses_armour());
+        assert!(!DamageCause::Lava.bypasses_armour());
+        for cause in [
+            DamageCause::Fall(10.0),
+            DamageCause::Drown,
+            DamageCause::OnFire,
+            DamageCause::Void,
+            DamageCause::Starve,
+        ] {
+            assert!(cause.bypasses_armour(), "{cause:?}");
+        }
+    }
+
+    #[test]
+    fn death_messages_are_vanillas() {
+        assert_eq!(
+            DamageCause::Fall(4.0).death_message("Alex", false),
+            "Alex hit the ground too hard"
+        );
+        assert_eq!(
+            DamageCause::Fall(12.0).death_message("Alex", false),
+            "Alex fell from a high place"
+        );
+        assert_eq!(
+            DamageCause::Drown.death_message("Alex", true),
+            "Alex drowned whilst trying to escape Zombie"
+        );
+        assert_eq!(
+            DamageCause::Mob(1).death_message("Alex", true),
+            "Alex was slain by Zombie"
+        );
+        assert_eq!(
+            DamageCause::Lava.death_message("Alex", false),
+            "Alex tried to swim in lava"
+        );
+    }
+}

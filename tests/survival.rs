@@ -1,0 +1,256 @@
+//! A survival body, headless: falls, drowning, lava and fire, hunger and healing, armour, each
+//! by vanilla 1.20.1's numbers. Each test counts ticks, never time.
+
+mod support;
+
+use horde::config::Config;
+use horde::player::hunger::Food;
+use horde::player::{DamageCause, DamagePlayer, Dead, Health};
+use support::headless::{harness_with, Harness};
+use valence::entity::entity::{Air, Flags};
+use valence::movement::MovementEvent;
+use valence::prelude::*;
+
+/// A harness whose player does not heal by itself, so that each blow can be read whole.
+fn body() -> Harness {
+    let mut config = Config::default();
+    config.spawning.enabled = false;
+    config.server.spawn_protection = 0;
+    config.survival.natural_regeneration = false;
+    harness_with(config)
+}
+
+fn health(h: &Harness) -> f32 {
+    h.app.world.get::<Health>(h.client).unwrap().0
+}
+
+fn feet(h: &Harness) -> BlockPos {
+    BlockPos::from_pos(h.app.world.get::<Position>(h.client).unwrap().0)
+}
+
+/// The client falls `height` blocks onto where it stands, in half-block steps as its moves
+/// arrive, the last on the ground.
+fn fall(h: &mut Harness, height: f64) {
+    let ground = h.app.world.get::<Position>(h.client).unwrap().0;
+    let step = |h: &mut Harness, from: DVec3, to: DVec3, on_ground: bool| {
+        h.app.world.send_event(MovementEvent {
+            client: h.client,
+            position: to,
+            old_position: from,
+            look: Look::default(),
+            old_look: Look::default(),
+            on_ground,
+            old_on_ground: false,
+        });
+        h.app.update();
+    };
+    let mut at = ground + DVec3::new(0.0, height, 0.0);
+    // The climb up is a teleport, which no fall counts.
+    step(h, ground, at, false);
+    while at.y - 0.5 > ground.y {
+        let next = at - DVec3::new(0.0, 0.5, 0.0);
+        step(h, at, next, false);
+        at = next;
+    }
+    step(h, at, ground, true);
+    h.app.update();
+}
+
+#[test]
+fn a_fall_hurts_its_height_less_three_and_water_breaks_it() {
+    let mut h = body();
+    fall(&mut h, 10.0);
+    assert_eq!(health(&h), 13.0, "10 blocks: 7 damage");
+    fall(&mut h, 3.0);
+    assert_eq!(health(&h), 13.0, "3 blocks are safe");
+
+    let at = feet(&h);
+    h.fill(at, at, "water");
+    fall(&mut h, 30.0);
+    assert_eq!(health(&h), 13.0, "landing in water");
+
+    h.fill(at, at, "air");
+    fall(&mut h, 40.0);
+    assert!(
+        h.app.world.get::<Dead>(h.client).is_some(),
+        "40 blocks kill"
+    );
+}
+
+#[test]
+fn under_water_the_air_runs_out_in_300_ticks_then_drowning_hurts_two_a_second() {
+    let mut h = body();
+    let at = feet(&h);
+    h.fill(
+        at + BlockPos::new(-1, 0, -1),
+        at + BlockPos::new(1, 2, 1),
+        "water",
+    );
+    for _ in 0..100 {
+        h.app.update();
+    }
+    let air = h.app.world.get::<Air>(h.client).unwrap().0;
+    assert!((199..=201).contains(&air), "a bubble a tick: {air}");
+    let mut ticks = 100;
+    while health(&h) == 20.0 && ticks < 400 {
+        h.app.update();
+        ticks += 1;
+    }
+    assert!(
+        (315..=325).contains(&ticks),
+        "first blow after {ticks} ticks"
+    );
+    assert_eq!(health(&h), 18.0);
+    for _ in 0..20 {
+        h.app.update();
+    }
+    assert_eq!(health(&h), 16.0, "one more blow a second");
+
+    // Out of the water the bubbles come back, four a tick.
+    h.fill(
+        at + BlockPos::new(-1, 0, -1),
+        at + BlockPos::new(1, 2, 1),
+        "air",
+    );
+    for _ in 0..75 {
+        h.app.update();
+    }
+    assert_eq!(h.app.world.get::<Air>(h.client).unwrap().0, 300);
+    assert_eq!(health(&h), 16.0);
+}
+
+#[test]
+fn lava_burns_and_sets_alight_and_water_puts_the_fire_out() {
+    let mut h = body();
+    let at = feet(&h);
+    h.fill(at, at, "lava");
+    h.app.update();
+    h.app.update();
+    assert_eq!(health(&h), 16.0, "lava's 4");
+    let flags = h.app.world.get::<Flags>(h.client).unwrap();
+    assert!(flags.on_fire(), "alight, as every client sees");
+
+    // Out of the lava the player burns on, a point a second.
+    h.fill(at, at, "air");
+    for _ in 0..60 {
+        h.app.update();
+    }
+    let burnt = health(&h);
+    assert!(burnt < 16.0, "burning: {burnt}");
+    assert!(h.app.world.get::<Flags>(h.client).unwrap().on_fire());
+
+    h.fill(at, at, "water");
+    h.app.update();
+    h.app.update();
+    assert!(!h.app.world.get::<Flags>(h.client).unwrap().on_fire());
+    let wet = health(&h);
+    for _ in 0..60 {
+        h.app.update();
+    }
+    assert_eq!(health(&h), wet, "put out");
+}
+
+#[test]
+fn a_head_in_stone_suffocates() {
+    let mut h = body();
+    let at = feet(&h);
+    h.fill(
+        at + BlockPos::new(0, 1, 0),
+        at + BlockPos::new(0, 1, 0),
+        "stone",
+    );
+    for _ in 0..25 {
+        h.app.update();
+    }
+    assert!(health(&h) <= 18.0, "a point each time the frames allow");
+    h.fill(
+        at + BlockPos::new(0, 1, 0),
+        at + BlockPos::new(0, 1, 0),
+        "glass",
+    );
+    let now = health(&h);
+    for _ in 0..25 {
+        h.app.update();
+    }
+    assert_eq!(health(&h), now, "glass does not suffocate");
+}
+
+#[test]
+fn a_starving_player_is_hurt_down_to_one_on_normal() {
+    let mut h = body();
+    *h.app.world.get_mut::<Food>(h.client).unwrap() = Food {
+        level: 0,
+        saturation: 0.0,
+        ..Food::default()
+    };
+    // A blow each 80 ticks: 19 blows to 1, then no more.
+    for _ in 0..(80 * 25) {
+        h.app.update();
+    }
+    assert_eq!(health(&h), 1.0);
+    assert!(h.app.world.get::<Dead>(h.client).is_none());
+}
+
+#[test]
+fn a_fed_player_heals_and_pays_for_it_in_food_until_it_falls_below_eighteen() {
+    let mut config = Config::default();
+    config.spawning.enabled = false;
+    config.server.spawn_protection = 0;
+    let mut h = harness_with(config);
+    h.app.world.get_mut::<Health>(h.client).unwrap().0 = 4.0;
+    for _ in 0..3000 {
+        h.app.update();
+    }
+    let food = *h.app.world.get::<Food>(h.client).unwrap();
+    assert_eq!(food.level, 17, "healing ate the food down: {food:?}");
+    let healed = health(&h);
+    assert!(healed > 8.0, "healed: {healed}");
+    for _ in 0..400 {
+        h.app.update();
+    }
+    assert_eq!(health(&h), healed, "no healing below 18 food");
+}
+
+#[test]
+fn iron_armour_stops_most_of_a_zombies_blow_and_wears() {
+    let mut h = body();
+    // Past the joining player's spawn protection.
+    for _ in 0..60 {
+        h.app.update();
+    }
+    let blow = |h: &mut Harness| {
+        let before = health(h);
+        h.app.world.send_event(DamagePlayer {
+            player: h.client,
+            amount: 3.0,
+            cause: DamageCause::Mob(1),
+        });
+        h.app.update();
+        // Past the invulnerability frames, for the next blow.
+        for _ in 0..20 {
+            h.app.update();
+        }
+        before - health(h)
+    };
+    assert_eq!(blow(&mut h), 3.0, "bare");
+    for (slot, item) in [
+        (5, ItemKind::IronHelmet),
+        (6, ItemKind::IronChestplate),
+        (7, ItemKind::IronLeggings),
+        (8, ItemKind::IronBoots),
+    ] {
+        h.app
+            .world
+            .get_mut::<Inventory>(h.client)
+            .unwrap()
+            .set_slot(slot, ItemStack::new(item, 1, None));
+    }
+    // 15 armour points, no toughness: 3 * (1 - (15 - 3/2) / 25) = 1.38.
+    let through = blow(&mut h);
+    assert!((through - 1.38).abs() < 1e-3, "{through}");
+    let inventory = h.app.world.get::<Inventory>(h.client).unwrap();
+    for slot in 5..=8 {
+        let worn = horde::player::armour::damage_of(inventory.slot(slot as u16).expect("worn"));
+        assert_eq!(worn, 1, "slot {slot} wore by a point");
+    }
+}
