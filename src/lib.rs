@@ -215,7 +215,42 @@ pub fn build_base(launch: Launch) -> anyhow::Result<App> {
         .insert_resource(access)
         .insert_resource(daylight::WorldPhase(phase));
 
-    // Logging starts with the plugins: report the listen address only now.
+    // Every listener is bound before the server says it is up. The game port and the proxy
+    // door were bound above, and their failure stops the start; RCON and the map are
+    // auxiliary, as in vanilla: one that cannot be bound is a warning and the game goes on.
+    let rcon_listener = if rcon.enabled {
+        let ip = rcon
+            .address
+            .parse()
+            .context("rcon.address is not an IP address")?;
+        let address = SocketAddr::new(ip, rcon.port);
+        auxiliary(
+            "RCON",
+            "rcon.port",
+            console::rcon::bind(address).with_context(|| format!("cannot listen on {address}")),
+        )
+    } else {
+        None
+    };
+    let map = app.world.resource::<Config>().map.clone();
+    let mut map_at = None;
+    if network && map.enabled {
+        let ip = map
+            .address
+            .parse()
+            .context("map.address is not an IP address")?;
+        let address = SocketAddr::new(ip, map.port);
+        let started = map::MapPlugin::start(address, map.max_connections);
+        if let Some((plugin, bound)) = auxiliary("the map", "map.port", started) {
+            app.add_plugins(plugin);
+            map_at = Some(bound);
+        }
+    }
+    if let Some((listener, inner, secret)) = door {
+        access::proxy::start(listener, inner, secret)?;
+    }
+
+    // Logging starts with the plugins: report the listen addresses only now.
     if let Some(address) = listening {
         info!("listening for Minecraft 1.20.1 clients on {address}");
         let server = &app.world.resource::<Config>().server;
@@ -225,24 +260,29 @@ pub fn build_base(launch: Launch) -> anyhow::Result<App> {
             warn!("online_mode is off: players are not authenticated and can join under any name");
         }
     }
-
-    if rcon.enabled {
-        let address = SocketAddr::new(rcon.address.parse()?, rcon.port);
+    if let Some(listener) = rcon_listener {
         let inbox = app.world.resource::<console::Inbox>().sender();
-        console::rcon::start(address, rcon.password, inbox)
-            .with_context(|| format!("cannot listen for RCON on {address}"))?;
+        auxiliary(
+            "RCON",
+            "rcon.port",
+            console::rcon::start(listener, rcon.password, inbox).context("cannot start RCON"),
+        );
     }
-    if let Some((listener, inner, secret)) = door {
-        access::proxy::start(listener, inner, secret)?;
-    }
-    let map = app.world.resource::<Config>().map.clone();
-    if network && map.enabled {
-        let address = SocketAddr::new(map.address.parse()?, map.port);
-        let (plugin, bound) = map::MapPlugin::start(address, map.max_connections)?;
-        app.add_plugins(plugin);
+    if let Some(bound) = map_at {
         info!("map at http://{bound}/");
     }
     Ok(app)
+}
+
+/// An auxiliary service's start: on failure a warning naming the key to change, and none.
+fn auxiliary<T>(what: &str, key: &str, started: anyhow::Result<T>) -> Option<T> {
+    match started {
+        Ok(service) => Some(service),
+        Err(e) => {
+            warn!("{what} is off: {e:#}; set {key} to a free port (0 picks one) and restart");
+            None
+        }
+    }
 }
 
 /// The Minecraft listen address, bound; port 0 is resolved here to a free port so it can be

@@ -6,7 +6,7 @@ mod support;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use support::{binary, TempDir};
+use support::{binary, copy_tree, free_port, repo, TempDir, TestServer};
 
 fn run(args: &[&str], cwd: &Path) -> Output {
     Command::new(binary())
@@ -107,23 +107,73 @@ fn bad_arguments_are_refused() {
 }
 
 #[test]
-fn a_busy_port_is_refused() {
+fn a_busy_game_port_stops_the_start_before_anything_says_it_listens() {
     let taken = std::net::TcpListener::bind("0.0.0.0:0").unwrap();
     let port = taken.local_addr().unwrap().port().to_string();
-    let dir = with_config("[server]\nonline_mode = false\n");
+    let rcon = free_port();
+    let dir = with_config(&format!(
+        "[server]\nonline_mode = false\n[rcon]\nenabled = true\nport = {rcon}\npassword = \"x\"\n"
+    ));
     let out = run(&["--port", &port], dir.path());
     assert_refused(&out, &[&port, "cannot listen"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("listening"), "said it listens: {stderr}");
 }
 
 #[test]
-fn a_busy_map_port_is_refused() {
+fn a_busy_map_port_is_a_warning_and_the_game_and_rcon_go_on() {
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = taken.local_addr().unwrap().port();
-    let dir = with_config(&format!(
-        "[server]\nonline_mode = false\n[map]\nport = {port}\n"
-    ));
-    let out = run(&["--port", "0"], dir.path());
-    assert_refused(&out, &[&port.to_string(), "cannot serve the map"]);
+    let mut server =
+        TestServer::start("busy-map", &format!("[map]\nenabled = true\nport = {port}"));
+    let warning = server
+        .transcript()
+        .lines()
+        .find(|l| l.contains("the map is off"))
+        .map(str::to_owned)
+        .unwrap_or_else(|| panic!("no warning:\n{}", server.transcript()));
+    assert!(warning.contains("WARN"), "{warning}");
+    assert!(
+        warning.contains(&port.to_string()) && warning.contains("map.port"),
+        "{warning}"
+    );
+    // The warning came before the server said it listens.
+    let lines: Vec<String> = server.transcript().lines().map(str::to_owned).collect();
+    let at = |needle: &str| lines.iter().position(|l| l.contains(needle)).unwrap();
+    assert!(at("the map is off") < at("listening for Minecraft"));
+    // A player joins and RCON answers.
+    server.scenario("join");
+    assert!(server.command("list").contains("players="));
+}
+
+/// Two backends on one machine from the shipped config, differing only in their game and RCON
+/// ports: both run, and the second says its map is off and why.
+#[test]
+fn two_servers_from_the_shipped_config_both_run() {
+    let shipped = std::fs::read_to_string(repo().join("config.toml")).unwrap();
+    let start = |name: &str| {
+        let dir = TempDir::new(name);
+        copy_tree(&repo().join("worlds/default"), &dir.path().join("world"));
+        let (port, rcon) = (free_port(), free_port());
+        let config = shipped
+            .replacen("port = 25565", &format!("port = {port}"), 1)
+            .replacen("port = 25575", &format!("port = {rcon}"), 1);
+        assert_ne!(config, shipped);
+        TestServer::launch(dir, &config, rcon)
+    };
+    let mut first = start("shipped-1");
+    let mut second = start("shipped-2");
+    assert!(
+        second.transcript().contains("the map is off"),
+        "{}",
+        second.transcript()
+    );
+    assert!(second.transcript().contains("map.port"));
+    for server in [&mut first, &mut second] {
+        assert!(server.command("list").contains("players=0"));
+    }
+    first.stop();
+    second.stop();
 }
 
 #[test]

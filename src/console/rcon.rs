@@ -113,13 +113,17 @@ pub fn responses(id: i32, answer: &str) -> Vec<Frame> {
     }
 }
 
-/// Starts listening; each connection gets a thread. Returns the bound address.
+/// Binds RCON's address, so that a taken port is known before the server says it is up.
+pub fn bind(address: SocketAddr) -> io::Result<TcpListener> {
+    TcpListener::bind(address)
+}
+
+/// Serves RCON on `listener`; each connection gets a thread. Returns the bound address.
 pub fn start(
-    address: SocketAddr,
+    listener: TcpListener,
     password: String,
     inbox: flume::Sender<Request>,
 ) -> io::Result<SocketAddr> {
-    let listener = TcpListener::bind(address)?;
     let bound = listener.local_addr()?;
     std::thread::Builder::new()
         .name("rcon".into())

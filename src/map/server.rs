@@ -63,8 +63,8 @@ pub(super) fn start(
     address: SocketAddr,
     max_connections: u32,
 ) -> anyhow::Result<(Feed, SocketAddr)> {
-    let listener = TcpListener::bind(address)
-        .with_context(|| format!("cannot serve the map on {address} (is the port taken?)"))?;
+    let listener =
+        TcpListener::bind(address).with_context(|| format!("cannot listen on {address}"))?;
     let bound = listener.local_addr()?;
     let (state_tx, state_rx) = watch::channel(Arc::new(State::default()));
     let (tiles_tx, tiles_rx) = flume::unbounded();

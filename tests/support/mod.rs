@@ -154,6 +154,12 @@ impl TestServer {
              [spawning]\nenabled = false\n{extra}\n\
              [rcon]\nenabled = true\nport = {rcon_port}\npassword = \"{RCON_PASSWORD}\"\n"
         );
+        Self::launch(dir, &config, rcon_port)
+    }
+
+    /// Starts the server on the world in `dir` with `config` as its `config.toml`, and waits
+    /// until it listens and has a spawn point.
+    pub(crate) fn launch(dir: TempDir, config: &str, rcon_port: u16) -> Self {
         std::fs::write(dir.path().join("config.toml"), config).unwrap();
         let mut child = Command::new(binary())
             .arg("--config")
