@@ -11,6 +11,7 @@ pub mod daylight;
 pub mod files;
 pub mod headless;
 pub mod hunt;
+pub mod items;
 pub mod map;
 pub mod metrics;
 pub mod pack;
@@ -78,13 +79,16 @@ pub fn build_app(launch: Launch) -> anyhow::Result<App> {
     app.add_plugins((
         save::SavePlugin,
         building::BuildingPlugin,
+        items::ItemsPlugin,
         zombie::ZombiePlugin,
         hunt::HuntPlugin,
         daylight::DaylightPlugin,
         pack::PackPlugin,
         spawning::SpawningPlugin,
     ));
-    save::load_zombies(&app.world.resource::<world::WorldDir>().0.clone(), &mut app)?;
+    let world_dir = app.world.resource::<world::WorldDir>().0.clone();
+    save::load_zombies(&world_dir, &mut app)?;
+    save::load_items(&world_dir, &mut app)?;
     Ok(app)
 }
 

@@ -116,7 +116,29 @@ fn survival_digging_takes_vanillas_time_and_gives_the_drop() {
     }
     dig(&mut h, grass, DiggingState::Stop);
     assert!(h.block(grass).is_air(), "dug");
-    assert_eq!(count(&h, ItemKind::Dirt), 1, "a grass block drops dirt");
+    h.app.update();
+    // A grass block drops dirt, on the ground; the player walks onto it after its delay.
+    let dropped: Vec<(ItemKind, DVec3)> = h
+        .app
+        .world
+        .query::<(&valence::entity::item::Stack, &Position)>()
+        .iter(&h.app.world)
+        .map(|(s, p)| (s.0.item, p.0))
+        .collect();
+    let [(ItemKind::Dirt, at)] = dropped[..] else {
+        panic!("{dropped:?}");
+    };
+    assert_eq!(
+        count(&h, ItemKind::Dirt),
+        0,
+        "not straight into the inventory"
+    );
+    for _ in 0..20 {
+        h.app.update();
+    }
+    h.app.world.get_mut::<Position>(h.client).unwrap().0 = at;
+    h.app.update();
+    assert_eq!(count(&h, ItemKind::Dirt), 1, "picked up");
 }
 
 #[test]

@@ -122,7 +122,7 @@ scenario(async () => {
     check(answer.includes(expected), `${line}: ${answer}`)
   }
   const lots = await say('give outsider stone 6400')
-  check(lots.includes('given=stone') && !lots.includes('lost=0'), `an inventory takes what fits: ${lots}`)
+  check(lots.includes('given=stone count=6400') && !lots.includes('dropped=0'), `an inventory takes what fits, the rest falls: ${lots}`)
   bot.quit()
   await rcon.end()
   return { refusals: refusals.length }

@@ -1,5 +1,5 @@
 // Two real clients. Step `build`: the digger digs a grass block beside it (survival, bare
-// hands, the client's own dig time) and puts the dirt it got back in the hole, then digs a
+// hands, the client's own dig time), picks up the dirt it dropped from the hole and puts it back, then digs a
 // second one and leaves the hole; the watcher sees every change, as every client must.
 // Step `after-restart` (HORDE_SPOT: what `build` returned): after a restart both clients see
 // the same blocks still there, read back from the region files.
@@ -28,7 +28,16 @@ async function build (rcon, digger, watcher) {
   await digger.dig(digger.blockAt(hole))
   await until(() => name(watcher, hole) === 'air', 'the watcher sees the block dug')
   check(name(digger, hole) === 'air', 'the digger sees air')
+  // The drop lies in the hole as an item entity, seen by both; the digger steps in for it.
+  const dropped = (bot) => Object.values(bot.entities).find((e) =>
+    e.name === 'item' && e.getDroppedItem()?.name === 'dirt' && e.position.distanceTo(hole.offset(0.5, 0, 0.5)) < 3)
+  await until(() => dropped(digger) && dropped(watcher), 'both clients see the dirt on the ground')
+  check(!digger.inventory.items().some((i) => i.name === 'dirt'), 'not straight into the inventory')
+  log(await rcon.send(`tp digger ${hole.x + 0.5} ${hole.y} ${hole.z + 0.5}`))
   await until(() => digger.inventory.items().some((i) => i.name === 'dirt'), 'the dirt reaches the digger')
+  await until(() => !dropped(watcher), 'the picked-up item is gone for the watcher')
+  log(await rcon.send(`tp digger ${x + 0.5} ${y} ${z + 0.5}`))
+  await until(() => digger.entity.position.distanceTo(p.offset(0.5, 0, 0.5)) < 0.1, 'the digger is back')
   const dirt = digger.inventory.items().find((i) => i.name === 'dirt')
   check(dirt.count === 1, `the digger holds one dirt: ${dirt.count}`)
 

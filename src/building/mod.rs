@@ -1,6 +1,5 @@
 //! Players change the world: survival players dig blocks (within reach, no sooner than the
-//! block's hardness and their tool allow, the drop going straight into their inventory, since
-//! horde has no item entities), place blocks turned as vanilla turns them, and open and close
+//! block's hardness and their tool allow, the drop falling on the ground as an item), place blocks turned as vanilla turns them, and open and close
 //! doors; creative players break at once and lose no items. An edit reaches every client
 //! through the layer and is announced with [`BlocksChanged`], so that zombies' paths and the
 //! sky map see it the tick it happens. A refused action sends the player the true blocks
@@ -22,7 +21,10 @@ use valence::protocol::{Direction, Hand, VarInt, WritePacket};
 
 use crate::access::{Kicked, Operator};
 use crate::config::Config;
+use crate::items::rules::{popped, DIG_PICKUP_DELAY};
+use crate::items::{DropItem, ItemRecord};
 use crate::player::Dead;
+use crate::random::{generator, mix};
 use crate::world::door::{is_door, other_half};
 use crate::world::{BlocksChanged, Overworld, WorldSpawn, HEIGHT, MIN_Y};
 use crate::zombie::body::{BODY_HEIGHT, HALF_WIDTH};
@@ -46,9 +48,6 @@ struct Digging {
     since: u64,
 }
 
-/// Player inventory slots: the hotbar, then the rest, as vanilla fills them.
-const HOTBAR: std::ops::Range<u16> = 36..45;
-const MAIN: std::ops::Range<u16> = 9..36;
 /// The off-hand slot.
 const OFF_HAND: u16 = 45;
 /// A player's box, for not placing a block inside someone.
@@ -63,7 +62,7 @@ fn dig(
             &mut Client,
             &Position,
             &GameMode,
-            &mut Inventory,
+            &Inventory,
             &HeldItem,
             Option<&Digging>,
             Has<Operator>,
@@ -72,6 +71,7 @@ fn dig(
     >,
     mut layers: Query<&mut ChunkLayer, With<Overworld>>,
     mut changed: EventWriter<BlocksChanged>,
+    mut drops: EventWriter<DropItem>,
     spawn: Res<WorldSpawn>,
     config: Res<Config>,
     server: Res<Server>,
@@ -81,7 +81,7 @@ fn dig(
     };
     let now = server.current_tick() as u64;
     for event in events.iter() {
-        let Ok((mut client, pos, mode, mut inventory, held, digging, op)) =
+        let Ok((mut client, pos, mode, inventory, held, digging, op)) =
             players.get_mut(event.client)
         else {
             continue;
@@ -142,26 +142,18 @@ fn dig(
         changed.send(change);
         if *mode == GameMode::Survival {
             if let Some(item) = drop(kind, tool) {
-                give(&mut inventory, item);
+                // Where in the block and how it is tossed: drawn from the place and the tick.
+                let draw = (at.x as u64) ^ ((at.z as u64) << 26) ^ ((at.y as u64) << 52) ^ now;
+                let (pos, velocity) = popped(at, &mut generator(mix(draw)));
+                drops.send(DropItem(ItemRecord {
+                    stack: ItemStack::new(item, 1, None),
+                    pos,
+                    velocity,
+                    age: 0,
+                    pickup_delay: DIG_PICKUP_DELAY,
+                }));
             }
         }
-    }
-}
-
-/// Puts one `item` in the inventory: on a stack of it with room, else in the first free slot,
-/// the hotbar first; lost if the inventory is full.
-fn give(inventory: &mut Inventory, item: ItemKind) {
-    let stack = inventory
-        .first_slot_with_item_in(item, 64, HOTBAR)
-        .or_else(|| inventory.first_slot_with_item_in(item, 64, MAIN));
-    if let Some(slot) = stack {
-        let count = inventory.slot(slot).map_or(0, |s| s.count());
-        inventory.set_slot_amount(slot, count + 1);
-    } else if let Some(slot) = inventory
-        .first_empty_slot_in(HOTBAR)
-        .or_else(|| inventory.first_empty_slot_in(MAIN))
-    {
-        inventory.set_slot(slot, ItemStack::new(item, 1, None));
     }
 }
 

@@ -4,6 +4,7 @@ use valence::prelude::*;
 
 use super::{DamageCause, DamagePlayer, Health, Kills};
 use crate::config::Config;
+use crate::items::{insert, DropItem, ItemRecord};
 
 /// `list`: who is online and how many zombies each has slain.
 pub fn list(world: &mut World) -> String {
@@ -60,8 +61,8 @@ pub fn hurt(world: &mut World, player: &str, amount: f32, cause: DamageCause) ->
     )
 }
 
-/// `give`: full stacks into empty slots, the hotbar first, as vanilla fills them; at most a
-/// hundred stacks, as vanilla.
+/// `give`: onto stacks of the item and into free slots, the hotbar first, as vanilla fills
+/// them; what does not fit falls at the player's feet. At most a hundred stacks, as vanilla.
 pub fn give(world: &mut World, player: &str, item: &str, count: u32) -> String {
     let name = item.strip_prefix("minecraft:").unwrap_or(item);
     let Some(kind) = ItemKind::from_str(name).filter(|k| *k != ItemKind::Air) else {
@@ -74,29 +75,35 @@ pub fn give(world: &mut World, player: &str, item: &str, count: u32) -> String {
     let Some(entity) = find(world, player) else {
         return no_such_player(player);
     };
+    let Some(feet) = world.get::<Position>(entity).map(|p| p.0) else {
+        return no_such_player(player);
+    };
     let Some(mut inventory) = world.get_mut::<Inventory>(entity) else {
         return no_such_player(player);
     };
+    let mut left_over = Vec::new();
     let mut left = count;
     while left > 0 {
-        let Some(slot) = inventory
-            .first_empty_slot_in(36..45)
-            .or_else(|| inventory.first_empty_slot_in(9..36))
-        else {
-            break;
-        };
         let here = left.min(stack);
-        inventory.set_slot(slot, ItemStack::new(kind, here as u8, None));
+        let rest = insert(&mut inventory, &ItemStack::new(kind, here as u8, None));
+        if rest > 0 {
+            left_over.push(rest);
+        }
         left -= here;
     }
-    if left == count {
-        return format!("error=\"{player}'s inventory is full\"");
+    let dropped: u32 = left_over.iter().map(|&n| n as u32).sum();
+    if let Some(mut drops) = world.get_resource_mut::<Events<DropItem>>() {
+        for rest in left_over {
+            drops.send(DropItem(ItemRecord {
+                stack: ItemStack::new(kind, rest, None),
+                pos: feet,
+                velocity: DVec3::ZERO,
+                age: 0,
+                pickup_delay: 0,
+            }));
+        }
     }
-    // What did not fit is lost, as vanilla drops it where horde has no item entities.
-    format!(
-        "given={name} count={} to={player} lost={left}",
-        count - left
-    )
+    format!("given={name} count={count} to={player} dropped={dropped}")
 }
 
 /// `gamemode`.

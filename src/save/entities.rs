@@ -1,14 +1,16 @@
-//! horde's zombies in the world's `entities/` files, as Minecraft 1.17 and later keep a chunk's
-//! entities: a vanilla reader, a map renderer or vanilla itself finds each zombie standing
-//! where it stood, with its health, fire and helmet. horde reads its zombies back from
-//! `data/horde_packs.dat` and never from here; each of its own carries the tag `horde`, so the
-//! next save replaces them and keeps every other entity of the chunk.
+//! horde's zombies and items in the world's `entities/` files, as Minecraft 1.17 and later keep
+//! a chunk's entities: a vanilla reader, a map renderer or vanilla itself finds each zombie
+//! standing where it stood, with its health, fire and helmet, and each item where it lay.
+//! horde reads them back from `data/horde_packs.dat` and `data/horde_items.dat` and never from
+//! here; each of its own carries the tag `horde`, so the next save replaces them and keeps
+//! every other entity of the chunk.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use valence::nbt::{Compound, List, Value};
 use valence::prelude::*;
 
+use crate::items::ItemRecord;
 use crate::zombie::ZombieRecord;
 
 /// The tag on every entity horde wrote.
@@ -37,10 +39,11 @@ pub fn is_ours(entity: &Compound) -> bool {
     matches!(entity.get("Tags"), Some(Value::List(List::String(tags))) if tags.iter().any(|t| t == TAG))
 }
 
-/// The entity chunks to write: the chunks that hold a zombie now, with their zombies, and the
-/// chunks that held one at the last save (`before`), emptied of ours.
+/// The entity chunks to write: the chunks that hold a zombie or an item now, with them, and
+/// the chunks that held one at the last save (`before`), emptied of ours.
 pub fn by_chunk(
     zombies: &[StandingZombie],
+    items: &[(ItemRecord, uuid::Uuid)],
     before: &BTreeSet<ChunkPos>,
 ) -> BTreeMap<ChunkPos, Vec<Compound>> {
     let mut chunks: BTreeMap<ChunkPos, Vec<Compound>> =
@@ -51,7 +54,19 @@ pub fn by_chunk(
             .or_default()
             .push(entity(zombie));
     }
+    for (item, uuid) in items {
+        chunks
+            .entry(ChunkPos::from_pos(item.pos))
+            .or_default()
+            .push(item_entity(item, *uuid));
+    }
     chunks
+}
+
+/// An item on the ground as vanilla saves one, tagged as ours.
+pub fn item_entity(item: &ItemRecord, uuid: uuid::Uuid) -> Compound {
+    let ints = uuid_ints(uuid);
+    item.to_nbt([ints[0], ints[1], ints[2], ints[3]], TAG)
 }
 
 /// A zombie as vanilla 1.20.1 saves one (`Entity`, `LivingEntity`, `Mob` and `Zombie`'s
@@ -183,7 +198,7 @@ mod tests {
     #[test]
     fn chunks_that_held_a_zombie_are_emptied_and_new_ones_filled() {
         let before = BTreeSet::from([ChunkPos::new(0, 0), ChunkPos::new(5, 5)]);
-        let chunks = by_chunk(&[zombie(DVec3::new(-1.0, 64.0, 17.0))], &before);
+        let chunks = by_chunk(&[zombie(DVec3::new(-1.0, 64.0, 17.0))], &[], &before);
         assert_eq!(chunks.len(), 3);
         assert!(chunks[&ChunkPos::new(0, 0)].is_empty());
         assert_eq!(chunks[&ChunkPos::new(-1, 1)].len(), 1);

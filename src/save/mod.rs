@@ -12,6 +12,7 @@ use std::path::Path;
 use std::thread::JoinHandle;
 
 use valence::entity::entity::Air;
+use valence::entity::item::Stack;
 use valence::log::{error, info, warn};
 use valence::nbt::{Compound, Value};
 use valence::prelude::*;
@@ -19,6 +20,7 @@ use valence::prelude::*;
 use crate::config::{Config, HuntPreset};
 use crate::daylight::{Phase, WorldPhase};
 use crate::hunt::{HuntZombie, Hunts, Round};
+use crate::items::{DropItem, GroundItem, ItemRecord};
 use crate::pack::{Pack, PackBrain, PackState, Packs};
 use crate::player::hazards::{Exposure, MAX_AIR};
 use crate::player::hunger::Food;
@@ -38,12 +40,19 @@ use players::{SavedBody, SavedPlayer};
 /// Format versions of `horde_world.dat` and `horde_packs.dat`.
 const WORLD_FORMAT: i32 = 1;
 const PACKS_FORMAT: i32 = 2;
+/// Format of `horde_items.dat`.
+const ITEMS_FORMAT: i32 = 1;
 /// Format of `playerdata/*.dat`.
 const PLAYER_FORMAT: i32 = 1;
 
 /// `data/horde_packs.dat`: packs and loose zombies.
 pub fn packs_file(world_dir: &Path) -> SaveFile {
     SaveFile::new(world_dir.join("data").join("horde_packs.dat"), PACKS_FORMAT)
+}
+
+/// `data/horde_items.dat`: the items on the ground, in vanilla's item entity layout.
+pub fn items_file(world_dir: &Path) -> SaveFile {
+    SaveFile::new(world_dir.join("data").join("horde_items.dat"), ITEMS_FORMAT)
 }
 
 /// `data/horde_world.dat`: the world clock, phase and weather.
@@ -67,6 +76,7 @@ impl Plugin for SavePlugin {
                 Update,
                 (restore_players, save_leaving_players).in_set(crate::TickSet::Zombies),
             )
+            .add_systems(Update, restore_items.in_set(crate::TickSet::World))
             .add_systems(Last, autosave);
     }
 }
@@ -83,6 +93,44 @@ struct EntityChunks(BTreeSet<ChunkPos>);
 /// Loose zombies read from the save, spawned once the overworld exists.
 #[derive(Resource, Debug, Default)]
 pub struct PendingZombies(pub Vec<zombies::SavedZombie>);
+
+/// Items read from the save, put back on the ground once the overworld exists.
+#[derive(Resource, Debug, Default)]
+struct PendingItems(Vec<ItemRecord>);
+
+/// Reads `horde_items.dat`; an item that cannot be read is left out with a warning, a newer
+/// format is an error.
+pub fn load_items(world_dir: &Path, app: &mut App) -> anyhow::Result<()> {
+    let file = items_file(world_dir);
+    let Some(root) = file.load_as(|root: &Compound| Ok::<_, String>(root.clone()))? else {
+        return Ok(());
+    };
+    let mut items = Vec::new();
+    if let Some(Value::List(valence::nbt::List::Compound(list))) = root.get("Items") {
+        for entry in list {
+            match ItemRecord::from_nbt(entry) {
+                Ok(item) => items.push(item),
+                Err(e) => warn!("an item in {} is left out: {e}", file.path().display()),
+            }
+        }
+    }
+    info!("{} items on the ground", items.len());
+    app.insert_resource(PendingItems(items));
+    Ok(())
+}
+
+fn restore_items(
+    mut commands: Commands,
+    pending: Option<ResMut<PendingItems>>,
+    layers: Query<(), With<Overworld>>,
+    mut drops: EventWriter<DropItem>,
+) {
+    let (Some(mut pending), false) = (pending, layers.is_empty()) else {
+        return;
+    };
+    drops.send_batch(pending.0.drain(..).map(DropItem));
+    commands.remove_resource::<PendingItems>();
+}
 
 /// Reads `horde_packs.dat` into the pack table (every pack as a ghost: no chunk is watched at
 /// start) and the loose zombies to spawn. A newer format is an error.
@@ -405,8 +453,10 @@ struct Snapshot {
     zombies: zombies::SavedZombies,
     players: Vec<(UniqueId, SavedPlayer)>,
     entities: EntityRegions,
-    /// The zombies standing in the world, and the entity chunks that held ours before.
+    /// The zombies standing in the world, the items on the ground, and the entity chunks that
+    /// held ours before.
     standing: Vec<StandingZombie>,
+    items: Vec<(ItemRecord, uuid::Uuid)>,
     held_before: BTreeSet<ChunkPos>,
 }
 
@@ -424,7 +474,8 @@ impl Snapshot {
         };
         keep(world_file(&self.dir).write(&self.world));
         keep(packs_file(&self.dir).write(&self.zombies.to_nbt()));
-        let entity_chunks = entities::by_chunk(&self.standing, &self.held_before);
+        keep(items_file(&self.dir).write(&self.items_nbt()));
+        let entity_chunks = entities::by_chunk(&self.standing, &self.items, &self.held_before);
         let written = self.entities.write(&entity_chunks, entities::is_ours);
         let entity_chunks = written.as_ref().map_or(0, |w| w.chunks);
         keep(
@@ -450,9 +501,40 @@ impl Snapshot {
     }
 }
 
+impl Snapshot {
+    fn items_nbt(&self) -> Compound {
+        let list = self
+            .items
+            .iter()
+            .map(|(item, uuid)| entities::item_entity(item, *uuid))
+            .collect();
+        let mut root = Compound::new();
+        root.insert("Items", Value::List(valence::nbt::List::Compound(list)));
+        root
+    }
+}
+
 fn snapshot(world: &mut World) -> Snapshot {
     let standing = standing_zombies(world);
-    let now: BTreeSet<ChunkPos> = standing.iter().map(|z| ChunkPos::from_pos(z.pos)).collect();
+    let items: Vec<(ItemRecord, uuid::Uuid)> = world
+        .query_filtered::<(&Position, &Stack, &GroundItem, &UniqueId), Without<Despawned>>()
+        .iter(world)
+        .map(|(pos, stack, item, id)| {
+            let record = ItemRecord {
+                stack: stack.0.clone(),
+                pos: pos.0,
+                velocity: item.velocity,
+                age: item.age,
+                pickup_delay: item.pickup_delay,
+            };
+            (record, id.0)
+        })
+        .collect();
+    let now: BTreeSet<ChunkPos> = standing
+        .iter()
+        .map(|z| ChunkPos::from_pos(z.pos))
+        .chain(items.iter().map(|(i, _)| ChunkPos::from_pos(i.pos)))
+        .collect();
     let held_before = std::mem::replace(&mut world.resource_mut::<EntityChunks>().0, now);
     let zombies = snapshot_zombies(world);
     let terrain = snapshot_terrain(world);
@@ -470,6 +552,7 @@ fn snapshot(world: &mut World) -> Snapshot {
         players,
         entities: world.resource::<EntityRegions>().clone(),
         standing,
+        items,
         held_before,
     }
 }

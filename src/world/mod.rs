@@ -10,6 +10,7 @@ mod gate;
 pub mod generate;
 mod nav;
 mod noise;
+pub mod sound;
 pub mod surface;
 pub mod voxels;
 

@@ -16,8 +16,8 @@ use std::collections::VecDeque;
 use valence::entity::{EntityAnimations, EntityId};
 use valence::layer::Layer;
 use valence::prelude::*;
-use valence::protocol::packets::play::{BlockBreakingProgressS2c, PlaySoundS2c, WorldEventS2c};
-use valence::protocol::sound::{SoundCategory, SoundId};
+use valence::protocol::packets::play::{BlockBreakingProgressS2c, WorldEventS2c};
+use valence::protocol::sound::SoundCategory;
 use valence::protocol::{Sound, VarInt, WritePacket};
 
 use self::path::{siege_path, Ground, How, Step};
@@ -406,22 +406,9 @@ impl Work<'_> {
         self.sound(place, SoundCategory::Block, centre, 1.0, 0.8);
     }
 
-    /// Plays `sound` at `at` to everyone who sees it, by its id in the sound registry (the
-    /// form every client reads; Valence's own `play_sound` names it, which mineflayer 4.25
-    /// cannot parse).
     fn sound(&mut self, sound: Sound, category: SoundCategory, at: DVec3, volume: f32, pitch: f32) {
-        self.layer
-            .view_writer(ChunkPos::from_pos(at))
-            .write_packet(&PlaySoundS2c {
-                id: SoundId::Reference {
-                    id: VarInt(sound.to_raw() as i32),
-                },
-                category,
-                position: (at * 8.0).as_ivec3(),
-                volume,
-                pitch,
-                seed: self.now as i64,
-            });
+        let seed = self.now as i64;
+        crate::world::sound::play(self.layer, sound, category, at, (volume, pitch), seed);
     }
 
     fn cracks(&mut self, at: BlockPos, stage: u8) {

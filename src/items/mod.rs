@@ -1,0 +1,380 @@
+//! Items on the ground, as vanilla's item entities: what a player digs, throws with `Q` or
+//! leaves at death and what a zombie drops lies in the world, falls, floats, merges with its
+//! like, is picked up on touch (with the pick-up animation and sound) and despawns after 6000
+//! ticks in a loaded chunk. Every drop comes through [`DropItem`]; the rules are in `rules`.
+
+pub mod record;
+pub mod rules;
+
+use rand::Rng;
+use valence::entity::item::{ItemEntityBundle, Stack};
+use valence::entity::{EntityId, OnGround, Velocity};
+use valence::inventory::DropItemStackEvent;
+use valence::layer::Layer;
+use valence::prelude::*;
+use valence::protocol::packets::play::ItemPickupAnimationS2c;
+use valence::protocol::sound::SoundCategory;
+use valence::protocol::{Sound, VarInt, WritePacket};
+
+use crate::config::Config;
+use crate::player::{Dead, PlayerKill, EYE_HEIGHT};
+use crate::random::generator;
+use crate::world::{LayerVoxels, Overworld, Voxels};
+use crate::zombie::{Dying, Equipment, Zombie};
+pub use record::ItemRecord;
+use rules::{LIFETIME, THROWN_PICKUP_DELAY};
+
+pub struct ItemsPlugin;
+
+impl Plugin for ItemsPlugin {
+    fn build(&self, app: &mut App) {
+        let seed = app.world.resource::<Config>().server.seed;
+        app.insert_resource(ItemRng(generator(seed as u64 ^ 0x1732_17e3)))
+            .add_event::<DropItem>()
+            .add_systems(
+                Update,
+                (
+                    throw_from_inventory,
+                    drop_the_dead_players_things,
+                    drop_zombie_loot,
+                    spawn_drops,
+                    move_items,
+                    merge_items,
+                    pick_up,
+                )
+                    .chain()
+                    .in_set(crate::TickSet::Hunts),
+            );
+    }
+}
+
+/// Puts an item on the ground.
+#[derive(Event, Debug, Clone)]
+pub struct DropItem(pub ItemRecord);
+
+/// An item lying in the world; its stack is Valence's [`Stack`], shown to every client.
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+pub struct GroundItem {
+    /// Blocks a tick.
+    pub velocity: DVec3,
+    pub age: u32,
+    pub pickup_delay: u32,
+}
+
+/// The draws behind every drop's toss.
+#[derive(Resource)]
+struct ItemRng(rand_pcg::Pcg32);
+
+/// Vanilla's chance that a mob drops a piece it wears (`Mob.DEFAULT_EQUIPMENT_DROP_CHANCE`).
+pub const EQUIPMENT_DROP_CHANCE: f32 = 0.085;
+
+/// Player inventory slots: the hotbar, then the rest, as vanilla fills them.
+const HOTBAR: std::ops::Range<u16> = 36..45;
+const MAIN: std::ops::Range<u16> = 9..36;
+
+/// A stack thrown out of an inventory window or with `Q` lands in front of the player.
+fn throw_from_inventory(
+    mut thrown: EventReader<DropItemStackEvent>,
+    players: Query<(&Position, &Look)>,
+    mut drops: EventWriter<DropItem>,
+    mut rng: ResMut<ItemRng>,
+) {
+    for event in thrown.iter() {
+        let Ok((pos, look)) = players.get(event.client) else {
+            continue;
+        };
+        let eyes = pos.0 + DVec3::new(0.0, EYE_HEIGHT, 0.0);
+        let (at, velocity) = rules::thrown(eyes, look.yaw, look.pitch, &mut rng.0);
+        drops.send(DropItem(ItemRecord {
+            stack: event.stack.clone(),
+            pos: at,
+            velocity,
+            age: 0,
+            pickup_delay: THROWN_PICKUP_DELAY,
+        }));
+    }
+}
+
+/// A player who dies drops everything they carried, flung around them (vanilla without
+/// `keepInventory`).
+fn drop_the_dead_players_things(
+    mut dead: Query<(&Position, &mut Inventory), Added<Dead>>,
+    mut drops: EventWriter<DropItem>,
+    mut rng: ResMut<ItemRng>,
+) {
+    for (pos, mut inventory) in &mut dead {
+        let eyes = pos.0 + DVec3::new(0.0, EYE_HEIGHT, 0.0);
+        for slot in 0..inventory.slot_count() {
+            let Some(stack) = inventory.replace_slot(slot, None) else {
+                continue;
+            };
+            let (at, velocity) = rules::scattered(eyes, &mut rng.0);
+            drops.send(DropItem(ItemRecord {
+                stack,
+                pos: at,
+                velocity,
+                age: 0,
+                pickup_delay: THROWN_PICKUP_DELAY,
+            }));
+        }
+    }
+}
+
+/// A zombie that dies drops its loot where it fell, the rare part and its helmet only when a
+/// player killed it.
+fn drop_zombie_loot(
+    died: Query<(Entity, &Position, &Equipment), (With<Zombie>, Added<Dying>)>,
+    mut kills: EventReader<PlayerKill>,
+    mut drops: EventWriter<DropItem>,
+    mut rng: ResMut<ItemRng>,
+) {
+    let by_players: Vec<Entity> = kills.iter().map(|k| k.victim).collect();
+    for (zombie, pos, equipment) in &died {
+        let by_player = by_players.contains(&zombie);
+        let mut loot = rules::zombie_loot(by_player, &mut rng.0);
+        if let Some(helmet) = equipment.helmet {
+            let item = helmet.kind.item();
+            if let Some(damage) =
+                rules::equipment_drop(item, by_player, EQUIPMENT_DROP_CHANCE, &mut rng.0)
+            {
+                loot.push(crate::player::armour::with_damage(
+                    ItemStack::new(item, 1, None),
+                    damage,
+                ));
+            }
+        }
+        for stack in loot {
+            let velocity = DVec3::new(rng.0.gen_range(-0.1..0.1), 0.2, rng.0.gen_range(-0.1..0.1));
+            drops.send(DropItem(ItemRecord {
+                stack,
+                pos: pos.0 + DVec3::new(0.0, 0.5, 0.0),
+                velocity,
+                age: 0,
+                pickup_delay: rules::DIG_PICKUP_DELAY,
+            }));
+        }
+    }
+}
+
+fn spawn_drops(
+    mut commands: Commands,
+    mut drops: EventReader<DropItem>,
+    layers: Query<Entity, (With<Overworld>, With<EntityLayer>)>,
+) {
+    let Ok(layer) = layers.get_single() else {
+        return;
+    };
+    for DropItem(record) in drops.iter() {
+        if record.stack.count() == 0 || record.stack.item == ItemKind::Air {
+            continue;
+        }
+        commands.spawn((
+            ItemEntityBundle {
+                item_stack: Stack(record.stack.clone()),
+                layer: EntityLayerId(layer),
+                position: Position(record.pos),
+                // Blocks a tick to Valence's blocks a second: the client tosses it as it
+                // appears, then follows the server's positions.
+                velocity: Velocity((record.velocity * 20.0).as_vec3()),
+                ..Default::default()
+            },
+            GroundItem {
+                velocity: record.velocity,
+                age: record.age,
+                pickup_delay: record.pickup_delay,
+            },
+        ));
+    }
+}
+
+/// Each tick in a loaded chunk: an item falls and slides, ages, and despawns at its lifetime.
+/// An item in an unloaded chunk waits, as vanilla's does.
+fn move_items(
+    mut commands: Commands,
+    mut items: Query<(Entity, &mut Position, &mut GroundItem, &mut OnGround)>,
+    layers: Query<&ChunkLayer, With<Overworld>>,
+) {
+    let Ok(layer) = layers.get_single() else {
+        return;
+    };
+    let world = LayerVoxels::new(layer);
+    for (entity, mut pos, mut item, mut on_ground) in &mut items {
+        if layer.chunk(ChunkPos::from_pos(pos.0)).is_none() {
+            continue;
+        }
+        item.age += 1;
+        item.pickup_delay = item.pickup_delay.saturating_sub(1);
+        if item.age >= LIFETIME {
+            commands.entity(entity).insert(Despawned);
+            continue;
+        }
+        if item.velocity == DVec3::ZERO && on_ground.0 && world.solid(below(pos.0)) {
+            continue; // At rest on something that is still there.
+        }
+        let (at, velocity, grounded) = rules::step(&world, pos.0, item.velocity);
+        if pos.0 != at {
+            pos.0 = at;
+        }
+        item.velocity = if grounded && velocity.length_squared() < 1e-6 {
+            DVec3::ZERO
+        } else {
+            velocity
+        };
+        if on_ground.0 != grounded {
+            on_ground.0 = grounded;
+        }
+    }
+}
+
+fn below(pos: DVec3) -> BlockPos {
+    BlockPos::from_pos(pos - DVec3::new(0.0, 0.01, 0.0))
+}
+
+/// Items of one kind lying together become one stack: a moving item looks every 2 ticks, a
+/// resting one every 40 (`ItemEntity.tick`). The larger takes the smaller; the result keeps
+/// the younger age and the longer pick-up delay.
+fn merge_items(
+    mut commands: Commands,
+    mut items: Query<(Entity, &Position, &mut Stack, &mut GroundItem), Without<Despawned>>,
+) {
+    let mut looking: Vec<(Entity, DVec3)> = items
+        .iter()
+        .filter(|(_, _, _, item)| {
+            let every = if item.velocity == DVec3::ZERO { 40 } else { 2 };
+            item.age % every == 0
+        })
+        .map(|(e, pos, _, _)| (e, pos.0))
+        .collect();
+    if looking.is_empty() {
+        return;
+    }
+    let all: Vec<(Entity, DVec3)> = items.iter().map(|(e, p, _, _)| (e, p.0)).collect();
+    let mut gone = Vec::new();
+    for (a, a_pos) in looking.drain(..) {
+        if gone.contains(&a) {
+            continue;
+        }
+        for &(b, b_pos) in &all {
+            if a == b || gone.contains(&b) || !rules::close_enough_to_merge(a_pos, b_pos) {
+                continue;
+            }
+            let Ok([mut one, mut other]) = items.get_many_mut([a, b]) else {
+                continue;
+            };
+            if !rules::mergeable(&one.2 .0, &other.2 .0) {
+                continue;
+            }
+            // The larger stack takes the smaller.
+            if one.2 .0.count() < other.2 .0.count() {
+                std::mem::swap(&mut one, &mut other);
+            }
+            let total = one.2 .0.count() + other.2 .0.count();
+            one.2 .0.set_count(total);
+            one.3.age = one.3.age.min(other.3.age);
+            one.3.pickup_delay = one.3.pickup_delay.max(other.3.pickup_delay);
+            gone.push(other.0);
+            commands.entity(other.0).insert(Despawned);
+            if other.0 == a {
+                break;
+            }
+        }
+    }
+}
+
+/// A living player (not a spectator) touching an item takes what fits in their inventory,
+/// with the pick-up animation and sound for everyone around.
+fn pick_up(
+    mut commands: Commands,
+    mut items: Query<(Entity, &EntityId, &Position, &mut Stack, &GroundItem), Without<Despawned>>,
+    mut players: Query<
+        (
+            Entity,
+            &mut Client,
+            &EntityId,
+            &Position,
+            &GameMode,
+            &mut Inventory,
+        ),
+        Without<Dead>,
+    >,
+    mut layers: Query<&mut ChunkLayer, With<Overworld>>,
+    mut rng: ResMut<ItemRng>,
+    server: Res<Server>,
+) {
+    let Ok(mut layer) = layers.get_single_mut() else {
+        return;
+    };
+    for (item, item_id, item_pos, mut stack, ground) in &mut items {
+        if ground.pickup_delay > 0 {
+            continue;
+        }
+        for (player, mut client, player_id, pos, mode, mut inventory) in &mut players {
+            if *mode == GameMode::Spectator || !rules::within_reach(pos.0, item_pos.0) {
+                continue;
+            }
+            let before = stack.0.count();
+            let left = insert(&mut inventory, &stack.0);
+            if left == before {
+                continue;
+            }
+            let taken = VarInt((before - left) as i32);
+            // The client knows itself as entity 0; everyone else by its id.
+            let animation = |collector: i32| ItemPickupAnimationS2c {
+                collected_entity_id: VarInt(item_id.get()),
+                collector_entity_id: VarInt(collector),
+                pickup_item_count: taken,
+            };
+            client.write_packet(&animation(0));
+            layer
+                .view_except_writer(ChunkPos::from_pos(pos.0), player)
+                .write_packet(&animation(player_id.get()));
+            // Vanilla's pick-up sound: 0.2 loud, pitch ((r - r) * 0.7 + 1) * 2.
+            let pitch = ((rng.0.gen::<f32>() - rng.0.gen::<f32>()) * 0.7 + 1.0) * 2.0;
+            crate::world::sound::play(
+                &mut layer,
+                Sound::EntityItemPickup,
+                SoundCategory::Player,
+                item_pos.0,
+                (0.2, pitch),
+                server.current_tick(),
+            );
+            if left == 0 {
+                commands.entity(item).insert(Despawned);
+                break;
+            }
+            stack.0.set_count(left);
+        }
+    }
+}
+
+/// Puts `stack` into a player's inventory as vanilla's `Inventory.add` does: onto stacks of
+/// the same item with room, then into free slots, the hotbar first. Returns what did not fit.
+pub fn insert(inventory: &mut Inventory, stack: &ItemStack) -> u8 {
+    let max = stack.item.max_stack().max(1);
+    let mut left = stack.count();
+    for slot in HOTBAR.chain(MAIN) {
+        if left == 0 {
+            return 0;
+        }
+        let Some(here) = inventory.slot(slot) else {
+            continue;
+        };
+        if here.item == stack.item && here.nbt == stack.nbt && here.count() < max {
+            let moved = left.min(max - here.count());
+            let count = here.count() + moved;
+            inventory.set_slot_amount(slot, count);
+            left -= moved;
+        }
+    }
+    for slot in HOTBAR.chain(MAIN) {
+        if left == 0 {
+            return 0;
+        }
+        if inventory.slot(slot).is_none() {
+            let moved = left.min(max);
+            inventory.set_slot(slot, stack.clone().with_count(moved));
+            left -= moved;
+        }
+    }
+    left
+}
