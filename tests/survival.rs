@@ -254,3 +254,80 @@ fn iron_armour_stops_most_of_a_zombies_blow_and_wears() {
         assert_eq!(worn, 1, "slot {slot} wore by a point");
     }
 }
+
+/// Holds use with the item in the first hotbar slot, as a client does.
+fn use_held(h: &mut Harness) {
+    h.app
+        .world
+        .send_event(valence::interact_item::InteractItemEvent {
+            client: h.client,
+            hand: valence::protocol::Hand::Main,
+            sequence: 0,
+        });
+}
+
+#[test]
+fn eating_bread_takes_32_ticks_and_gives_vanillas_food_and_saturation() {
+    let mut h = body();
+    *h.app.world.get_mut::<Food>(h.client).unwrap() = Food {
+        level: 10,
+        saturation: 0.0,
+        ..Food::default()
+    };
+    h.run("give tester bread 2");
+    use_held(&mut h);
+    for _ in 0..20 {
+        h.app.update();
+    }
+    assert_eq!(
+        h.app.world.get::<Food>(h.client).unwrap().level,
+        10,
+        "still chewing"
+    );
+    for _ in 0..15 {
+        h.app.update();
+    }
+    let food = *h.app.world.get::<Food>(h.client).unwrap();
+    // Bread: 5 points, saturation modifier 0.6: 5 * 0.6 * 2 = 6.
+    assert_eq!(food.level, 15);
+    assert!((food.saturation - 6.0).abs() < 1e-4, "{food:?}");
+    let inventory = h.app.world.get::<Inventory>(h.client).unwrap();
+    assert_eq!(inventory.slot(36).map(|s| s.count()), Some(1), "one eaten");
+}
+
+#[test]
+fn a_full_player_cannot_eat_bread_and_letting_go_stops_a_meal() {
+    let mut h = body();
+    h.run("give tester bread 1");
+    use_held(&mut h);
+    for _ in 0..40 {
+        h.app.update();
+    }
+    let inventory = h.app.world.get::<Inventory>(h.client).unwrap();
+    assert_eq!(
+        inventory.slot(36).map(|s| s.count()),
+        Some(1),
+        "full: not eaten"
+    );
+
+    h.app.world.get_mut::<Food>(h.client).unwrap().level = 10;
+    use_held(&mut h);
+    for _ in 0..10 {
+        h.app.update();
+    }
+    // Switching to another hotbar slot stops it.
+    h.helper
+        .send(&valence::protocol::packets::play::UpdateSelectedSlotC2s { slot: 1 });
+    for _ in 0..40 {
+        h.app.update();
+    }
+    assert_eq!(
+        h.app
+            .world
+            .get::<valence::inventory::HeldItem>(h.client)
+            .unwrap()
+            .slot(),
+        37
+    );
+    assert_eq!(h.app.world.get::<Food>(h.client).unwrap().level, 10);
+}

@@ -22,6 +22,7 @@ use crate::world::{Overworld, WorldSpawn, MIN_Y};
 pub mod armour;
 pub mod commands;
 pub mod damage;
+pub mod eating;
 pub mod hazards;
 pub mod hunger;
 
@@ -46,6 +47,8 @@ impl Plugin for PlayerPlugin {
                     hazards::falls,
                     hazards::hazards,
                     damage::apply_damage,
+                    eating::start_and_stop,
+                    eating::eat,
                     hunger::tick_food,
                     count_kills,
                     respawn_players,
