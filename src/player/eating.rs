@@ -112,7 +112,7 @@ pub(super) fn eat(
         let mouth = pos.0 + DVec3::new(0.0, super::EYE_HEIGHT, 0.0);
         let left = eating.done.saturating_sub(now) as u32;
         if left > 0 {
-            if left <= CHEW_FROM && left % 4 == 0 {
+            if left <= CHEW_FROM && left.is_multiple_of(4) {
                 // `LivingEntity.triggerItemUseEffects`: 0.5 + 0.5 * (0 or 1) loud.
                 let volume = 0.5 + 0.5 * rng.gen_range(0..2) as f32;
                 let pitch = (rng.gen::<f32>() - rng.gen::<f32>()) * 0.2 + 1.0;
