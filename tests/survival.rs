@@ -10,6 +10,8 @@ use support::headless::{harness_with, Harness};
 use valence::entity::entity::{Air, Flags};
 use valence::movement::MovementEvent;
 use valence::prelude::*;
+use valence::protocol::packets::play::EntityEquipmentUpdateS2c;
+use valence::protocol::Packet;
 
 /// A harness whose player does not heal by itself, so that each blow can be read whole.
 fn body() -> Harness {
@@ -330,4 +332,39 @@ fn a_full_player_cannot_eat_bread_and_letting_go_stops_a_meal() {
         37
     );
     assert_eq!(h.app.world.get::<Food>(h.client).unwrap().level, 10);
+}
+
+#[test]
+fn other_players_see_the_armour_a_player_puts_on_and_are_not_flooded_with_it() {
+    let mut h = body();
+    let (bundle, mut watcher) = valence::testing::create_mock_client("watcher");
+    h.app.world.spawn(bundle);
+    for _ in 0..5 {
+        h.app.update();
+    }
+    watcher.clear_received();
+    h.app
+        .world
+        .get_mut::<Inventory>(h.client)
+        .unwrap()
+        .set_slot(5, ItemStack::new(ItemKind::IronHelmet, 1, None));
+    h.app.update();
+    let seen = watcher.collect_received();
+    let update = seen.first::<EntityEquipmentUpdateS2c>();
+    let head = update.equipment.iter().find(|e| e.slot == 5).unwrap();
+    assert_eq!(
+        head.item.as_ref().map(|s| s.item),
+        Some(ItemKind::IronHelmet)
+    );
+    // Then only the refresh every two seconds.
+    for _ in 0..80 {
+        h.app.update();
+    }
+    let again = watcher
+        .collect_received()
+        .0
+        .iter()
+        .filter(|f| f.id == EntityEquipmentUpdateS2c::ID)
+        .count();
+    assert!((1..=3).contains(&again), "{again} updates in 80 ticks");
 }

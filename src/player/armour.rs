@@ -2,7 +2,16 @@
 //! blow it stops (`CombatRules.getDamageAfterAbsorb`), and how it wears (`Inventory.hurtArmor`).
 //! A player wears it in the inventory's armour slots, 5 (head) to 8 (feet).
 
+use bevy_ecs::world::Ref;
+use valence::entity::EntityId;
+use valence::inventory::HeldItem;
+use valence::layer::Layer;
 use valence::prelude::*;
+use valence::protocol::packets::play::entity_equipment_update_s2c::EquipmentEntry;
+use valence::protocol::packets::play::EntityEquipmentUpdateS2c;
+use valence::protocol::{VarInt, WritePacket};
+
+use crate::world::Overworld;
 
 /// The player inventory's armour slots: head, chest, legs, feet.
 pub const ARMOUR_SLOTS: [u16; 4] = [5, 6, 7, 8];
@@ -101,6 +110,50 @@ pub fn with_damage(mut stack: ItemStack, damage: u16) -> ItemStack {
     let nbt = stack.nbt.get_or_insert_with(valence::nbt::Compound::new);
     nbt.insert("Damage", damage as i32);
     stack
+}
+
+/// The off-hand slot of a player's inventory.
+const OFF_HAND: u16 = 45;
+
+/// What others see a player hold and wear, in the equipment packet's slots (main hand, off
+/// hand, feet, legs, chest, head).
+fn equipment(inventory: &Inventory, held: &HeldItem) -> Vec<EquipmentEntry> {
+    [held.slot(), OFF_HAND, 8, 7, 6, 5]
+        .into_iter()
+        .enumerate()
+        .map(|(slot, from)| EquipmentEntry {
+            slot: slot as i8,
+            item: inventory.slot(from).cloned(),
+        })
+        .collect()
+}
+
+/// Clients learn what another player wears and holds only from a packet, which Valence never
+/// sends: it goes out when the inventory or the held slot changes, and every two seconds for
+/// a player with anything to show, so that players who come into view see it too.
+pub(super) fn show_equipment(
+    players: Query<(Entity, Ref<Inventory>, Ref<HeldItem>, &Position, &EntityId), With<Client>>,
+    mut layers: Query<&mut EntityLayer, With<Overworld>>,
+    server: Res<Server>,
+) {
+    let Ok(mut layer) = layers.get_single_mut() else {
+        return;
+    };
+    let resend = server.current_tick() % (2 * server.tick_rate().get() as i64) == 0;
+    for (player, inventory, held, pos, id) in &players {
+        let changed = inventory.is_changed() || held.is_changed();
+        let equipment = equipment(&inventory, &held);
+        let shows = equipment.iter().any(|e| e.item.is_some());
+        if !(changed || (resend && shows)) {
+            continue;
+        }
+        layer
+            .view_except_writer(ChunkPos::from_pos(pos.0), player)
+            .write_packet(&EntityEquipmentUpdateS2c {
+                entity_id: VarInt(id.get()),
+                equipment,
+            });
+    }
 }
 
 #[cfg(test)]

@@ -50,6 +50,7 @@ impl Plugin for PlayerPlugin {
                     eating::start_and_stop,
                     eating::eat,
                     hunger::tick_food,
+                    armour::show_equipment,
                     count_kills,
                     respawn_players,
                     despawn_disconnected_clients,
