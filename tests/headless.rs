@@ -407,3 +407,34 @@ fn a_player_is_sent_the_zombies_within_tracking_range_only() {
     assert!(!destroyed.contains(&near_id), "{destroyed:?}");
     assert!(!spawned.contains(&near_id), "{spawned:?}");
 }
+
+#[test]
+fn a_player_hears_a_zombie_groan_now_and_then() {
+    use valence::protocol::packets::play::PlaySoundS2c;
+    use valence::protocol::sound::SoundId;
+    use valence::protocol::Sound;
+    let mut h = harness();
+    h.run("time set midnight");
+    h.run("gamemode creative tester");
+    let at = BlockPos::from_pos(h.spawn_point()) + BlockPos::new(6, 0, 0);
+    h.summon(at);
+    let groan = Sound::EntityZombieAmbient.to_raw() as i32;
+    let mut heard = 0;
+    for _ in 0..600 {
+        h.app.update();
+        for frame in h.helper.collect_received().0 {
+            if frame.id != PlaySoundS2c::ID {
+                continue;
+            }
+            if let Ok(PlaySoundS2c {
+                id: SoundId::Reference { id },
+                ..
+            }) = frame.decode::<PlaySoundS2c>()
+            {
+                heard += usize::from(id.0 == groan);
+            }
+        }
+    }
+    // About one every 120 ticks.
+    assert!((2..=10).contains(&heard), "{heard} groans in 600 ticks");
+}

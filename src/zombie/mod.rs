@@ -25,6 +25,7 @@ pub mod rules;
 pub mod siege;
 mod sync;
 mod tracking;
+mod voice;
 
 use bevy_ecs::query::Has;
 use valence::prelude::*;
@@ -110,6 +111,7 @@ impl Plugin for ZombiePlugin {
                     siege::plan_sieges,
                     siege::work_sieges,
                     sync::show_equipment,
+                    voice::groan,
                 )
                     .chain()
                     .in_set(ZombieSet::Move),

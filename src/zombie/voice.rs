@@ -1,0 +1,73 @@
+//! What players hear of a zombie by itself: its groan now and then, as vanilla's
+//! `Mob.playAmbientSound`. Its hurt and death sounds come with the damage event and the death
+//! status that clients already get, and play there.
+
+use valence::entity::EntityId;
+use valence::prelude::*;
+use valence::protocol::sound::SoundCategory;
+use valence::protocol::Sound;
+
+use super::{Dozing, Dying, Zombie};
+use crate::random::mix;
+use crate::world::Overworld;
+
+/// A zombie groans on average every 120 ticks: vanilla's interval of 80 and then a chance that
+/// grows each tick (`Mob.baseTick`), here one chance in three at a point of each 40-tick window.
+const WINDOW: u64 = 40;
+const ONE_IN: u64 = 3;
+
+/// Whether the zombie `seed` groans at tick `now`: at most once in a window, at its own point.
+fn groans(seed: u64, now: u64) -> bool {
+    let draw = mix(seed ^ (now / WINDOW).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    now % WINDOW == draw % WINDOW && (draw >> 32) % ONE_IN == 0
+}
+
+pub(super) fn groan(
+    zombies: Query<(&Position, &EntityId), (With<Zombie>, Without<Dying>, Without<Dozing>)>,
+    mut layers: Query<&mut ChunkLayer, With<Overworld>>,
+    server: Res<Server>,
+) {
+    let Ok(mut layer) = layers.get_single_mut() else {
+        return;
+    };
+    let now = server.current_tick() as u64;
+    for (pos, id) in &zombies {
+        let seed = id.get() as u64;
+        if !groans(seed, now) {
+            continue;
+        }
+        // Volume 1, pitch (r - r) * 0.2 + 1 for an adult (`LivingEntity.getVoicePitch`).
+        let draw = mix(seed ^ now);
+        let r = |bits: u64| (bits & 0xffff) as f32 / 65536.0;
+        let pitch = (r(draw) - r(draw >> 16)) * 0.2 + 1.0;
+        let mouth = pos.0 + DVec3::new(0.0, 1.74, 0.0);
+        crate::world::sound::play(
+            &mut layer,
+            Sound::EntityZombieAmbient,
+            SoundCategory::Hostile,
+            mouth,
+            (1.0, pitch),
+            draw as i64,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_zombie_groans_every_120_ticks_on_average_and_never_twice_in_a_window() {
+        let ticks = 120_000;
+        let mut total = 0;
+        for seed in 0..50 {
+            let times: Vec<u64> = (0..ticks).filter(|&t| groans(seed, t)).collect();
+            for pair in times.windows(2) {
+                assert!(pair[1] / WINDOW > pair[0] / WINDOW);
+            }
+            total += times.len();
+        }
+        let interval = (ticks * 50) as f64 / total as f64;
+        assert!((110.0..130.0).contains(&interval), "{interval}");
+    }
+}
