@@ -9,7 +9,6 @@ use valence::protocol::Sound;
 
 use super::{Dozing, Dying, Zombie};
 use crate::random::mix;
-use crate::world::Overworld;
 
 /// A zombie groans on average every 120 ticks: vanilla's interval of 80 and then a chance that
 /// grows each tick (`Mob.baseTick`), here one chance in three at a point of each 40-tick window.
@@ -19,17 +18,14 @@ const ONE_IN: u64 = 3;
 /// Whether the zombie `seed` groans at tick `now`: at most once in a window, at its own point.
 fn groans(seed: u64, now: u64) -> bool {
     let draw = mix(seed ^ (now / WINDOW).wrapping_mul(0x9e37_79b9_7f4a_7c15));
-    now % WINDOW == draw % WINDOW && (draw >> 32) % ONE_IN == 0
+    now % WINDOW == draw % WINDOW && (draw >> 32).is_multiple_of(ONE_IN)
 }
 
 pub(super) fn groan(
     zombies: Query<(&Position, &EntityId), (With<Zombie>, Without<Dying>, Without<Dozing>)>,
-    mut layers: Query<&mut ChunkLayer, With<Overworld>>,
+    mut listeners: Query<(&mut Client, &Position), Without<Zombie>>,
     server: Res<Server>,
 ) {
-    let Ok(mut layer) = layers.get_single_mut() else {
-        return;
-    };
     let now = server.current_tick() as u64;
     for (pos, id) in &zombies {
         let seed = id.get() as u64;
@@ -41,8 +37,8 @@ pub(super) fn groan(
         let r = |bits: u64| (bits & 0xffff) as f32 / 65536.0;
         let pitch = (r(draw) - r(draw >> 16)) * 0.2 + 1.0;
         let mouth = pos.0 + DVec3::new(0.0, 1.74, 0.0);
-        crate::world::sound::play(
-            &mut layer,
+        crate::world::sound::play_near(
+            &mut listeners,
             Sound::EntityZombieAmbient,
             SoundCategory::Hostile,
             mouth,
