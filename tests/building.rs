@@ -75,15 +75,6 @@ fn dig(h: &mut Harness, at: BlockPos, state: DiggingState) {
     h.app.update();
 }
 
-fn count(h: &Harness, item: ItemKind) -> u32 {
-    let inventory = h.app.world.get::<Inventory>(h.client).unwrap();
-    (0..inventory.slot_count())
-        .filter_map(|i| inventory.slot(i))
-        .filter(|s| s.item == item)
-        .map(|s| s.count() as u32)
-        .sum()
-}
-
 /// Whether the player was sent the block at `at` since the last look.
 fn resent(h: &mut Harness, at: BlockPos) -> bool {
     h.helper
@@ -108,7 +99,7 @@ fn survival_digging_takes_vanillas_time_and_gives_the_drop() {
     dig(&mut h, grass, DiggingState::Stop);
     assert_eq!(h.block(grass), BlockState::GRASS_BLOCK, "too soon: refused");
     assert!(resent(&mut h, grass), "and the true block sent back");
-    assert_eq!(count(&h, ItemKind::Dirt), 0);
+    assert_eq!(h.count(ItemKind::Dirt), 0);
 
     dig(&mut h, grass, DiggingState::Start);
     for _ in 0..18 {
@@ -129,7 +120,7 @@ fn survival_digging_takes_vanillas_time_and_gives_the_drop() {
         panic!("{dropped:?}");
     };
     assert_eq!(
-        count(&h, ItemKind::Dirt),
+        h.count(ItemKind::Dirt),
         0,
         "not straight into the inventory"
     );
@@ -138,7 +129,7 @@ fn survival_digging_takes_vanillas_time_and_gives_the_drop() {
     }
     h.app.world.get_mut::<Position>(h.client).unwrap().0 = at;
     h.app.update();
-    assert_eq!(count(&h, ItemKind::Dirt), 1, "picked up");
+    assert_eq!(h.count(ItemKind::Dirt), 1, "picked up");
 }
 
 #[test]
@@ -168,7 +159,7 @@ fn creative_breaks_at_once_and_keeps_nothing() {
     let stone = BlockPos::new(o.x + 1, o.y - 1, o.z);
     dig(&mut h, stone, DiggingState::Start);
     assert!(h.block(stone).is_air());
-    assert_eq!(count(&h, ItemKind::Cobblestone), 0);
+    assert_eq!(h.count(ItemKind::Cobblestone), 0);
 }
 
 fn place(h: &mut Harness, on: BlockPos, face: Direction, cursor_y: f32) {
@@ -206,7 +197,7 @@ fn placing_spends_an_item_turns_logs_and_never_fills_a_player() {
         Some(PropValue::Y),
         "placed on top: upright"
     );
-    assert_eq!(count(&h, ItemKind::OakLog), 2);
+    assert_eq!(h.count(ItemKind::OakLog), 2);
     // Against the log's east face: lying east-west.
     place(
         &mut h,
@@ -221,7 +212,7 @@ fn placing_spends_an_item_turns_logs_and_never_fills_a_player() {
     place(&mut h, BlockPos::new(o.x, o.y - 1, o.z), Direction::Up, 1.0);
     assert!(h.block(o).is_air());
     assert!(resent(&mut h, o));
-    assert_eq!(count(&h, ItemKind::OakLog), 1);
+    assert_eq!(h.count(ItemKind::OakLog), 1);
 }
 
 #[test]

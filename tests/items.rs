@@ -21,15 +21,6 @@ fn items(h: &mut Harness) -> Vec<(Entity, DVec3, ItemStack, GroundItem)> {
         .collect()
 }
 
-fn count_of(h: &Harness, item: ItemKind) -> u32 {
-    let inventory = h.app.world.get::<Inventory>(h.client).unwrap();
-    (0..inventory.slot_count())
-        .filter_map(|i| inventory.slot(i))
-        .filter(|s| s.item == item)
-        .map(|s| s.count() as u32)
-        .sum()
-}
-
 fn drop_at(h: &mut Harness, item: ItemKind, count: u8, pos: DVec3) {
     h.app.world.send_event(DropItem(ItemRecord {
         stack: ItemStack::new(item, count, None),
@@ -70,14 +61,14 @@ fn a_dropped_item_falls_to_the_ground_and_a_player_who_touches_it_picks_it_up() 
     assert_eq!(stack.count(), 3);
     assert_eq!(pos.y, (away.y.floor() - 5.0), "on the stone");
     assert_eq!(ground.velocity, DVec3::ZERO, "at rest");
-    assert_eq!(count_of(&h, ItemKind::Dirt), 0, "out of reach");
+    assert_eq!(h.count(ItemKind::Dirt), 0, "out of reach");
 
     // The player walks up to it.
     h.helper.clear_received();
     h.app.world.get_mut::<Position>(h.client).unwrap().0 = pos + DVec3::new(0.8, 0.0, 0.0);
     h.app.update();
     h.app.update();
-    assert_eq!(count_of(&h, ItemKind::Dirt), 3);
+    assert_eq!(h.count(ItemKind::Dirt), 3);
     assert!(h.app.world.get_entity(item).is_none() || items(&mut h).is_empty());
     let seen = h.helper.collect_received();
     let pickup = seen.first::<ItemPickupAnimationS2c>();
@@ -151,7 +142,7 @@ fn a_thrown_stack_lands_ahead_and_cannot_be_picked_up_at_once() {
     for _ in 0..20 {
         h.app.update();
     }
-    assert_eq!(count_of(&h, ItemKind::Bread), 0, "not within its delay");
+    assert_eq!(h.count(ItemKind::Bread), 0, "not within its delay");
     let (_, pos, _, _) = items(&mut h)[0].clone();
     assert!(pos.x - feet(&h).x > 1.0, "thrown a block or more: {pos}");
 }
@@ -165,7 +156,7 @@ fn a_dead_player_drops_everything_and_respawns_empty_handed() {
     h.app.update();
     h.app.update();
     assert!(h.app.world.get::<Dead>(h.client).is_some());
-    assert_eq!(count_of(&h, ItemKind::Dirt), 0);
+    assert_eq!(h.count(ItemKind::Dirt), 0);
     let on_ground: Vec<(ItemKind, u32)> = items(&mut h)
         .into_iter()
         .map(|(_, _, s, _)| (s.item, s.count() as u32))
@@ -200,7 +191,7 @@ fn a_dug_block_drops_its_item_on_the_ground_not_into_the_inventory() {
         .collect();
     assert_eq!(dropped, [ItemKind::Torch]);
     assert_eq!(
-        count_of(&h, ItemKind::Torch),
+        h.count(ItemKind::Torch),
         0,
         "not yet: it lies there for 10 ticks"
     );
@@ -212,7 +203,7 @@ fn a_dug_block_drops_its_item_on_the_ground_not_into_the_inventory() {
         h.app.world.get_mut::<Position>(h.client).unwrap().0 = pos;
         h.app.update();
     }
-    assert_eq!(count_of(&h, ItemKind::Torch), 1, "picked up");
+    assert_eq!(h.count(ItemKind::Torch), 1, "picked up");
     assert!(items(&mut h).is_empty());
 }
 

@@ -23,7 +23,7 @@ use crate::access::{Kicked, Operator};
 use crate::config::Config;
 use crate::items::rules::{popped, DIG_PICKUP_DELAY};
 use crate::items::{DropItem, ItemRecord};
-use crate::player::Dead;
+use crate::player::{Dead, OFF_HAND};
 use crate::random::{generator, mix};
 use crate::world::door::{is_door, other_half};
 use crate::world::{BlocksChanged, Overworld, WorldSpawn, HEIGHT, MIN_Y};
@@ -48,8 +48,6 @@ struct Digging {
     since: u64,
 }
 
-/// The off-hand slot.
-const OFF_HAND: u16 = 45;
 /// A player's box, for not placing a block inside someone.
 const PLAYER_HALF_WIDTH: f64 = 0.3;
 const PLAYER_HEIGHT: f64 = 1.8;

@@ -45,13 +45,7 @@ impl ItemRecord {
         e.insert("Health", 5i16);
         e.insert("Age", self.age.min(i16::MAX as u32) as i16);
         e.insert("PickupDelay", self.pickup_delay.min(i16::MAX as u32) as i16);
-        let mut item = Compound::new();
-        item.insert("id", format!("minecraft:{}", self.stack.item.to_str()));
-        item.insert("Count", self.stack.count() as i8);
-        if let Some(tag) = &self.stack.nbt {
-            item.insert("tag", tag.clone());
-        }
-        e.insert("Item", item);
+        e.insert("Item", stack_to_nbt(&self.stack));
         e
     }
 
@@ -81,30 +75,46 @@ impl ItemRecord {
         let Some(Value::Compound(item)) = e.get("Item") else {
             return Err("Item missing".into());
         };
-        let kind = match item.get("id") {
-            Some(Value::String(id)) => {
-                ItemKind::from_str(id.strip_prefix("minecraft:").unwrap_or(id))
-                    .filter(|k| *k != ItemKind::Air)
-                    .ok_or_else(|| format!("unknown item {id}"))?
-            }
-            _ => return Err("Item.id missing".into()),
-        };
-        let count = match item.get("Count") {
-            Some(Value::Byte(n)) if *n > 0 => *n as u8,
-            _ => return Err("Item.Count missing or not positive".into()),
-        };
-        let tag = match item.get("tag") {
-            Some(Value::Compound(tag)) => Some(tag.clone()),
-            _ => None,
-        };
+        let stack = stack_from_nbt(item)?;
+        let most = stack.item.max_stack().max(1);
         Ok(Self {
-            stack: ItemStack::new(kind, count.min(kind.max_stack().max(1)), tag),
+            stack: stack.clone().with_count(stack.count().min(most)),
             pos,
             velocity,
             age: short("Age").min(LIFETIME),
             pickup_delay: short("PickupDelay"),
         })
     }
+}
+
+/// A stack as vanilla saves one anywhere (`ItemStack.save`): `id`, `Count` and its `tag`.
+pub fn stack_to_nbt(stack: &ItemStack) -> Compound {
+    let mut item = Compound::new();
+    item.insert("id", format!("minecraft:{}", stack.item.to_str()));
+    item.insert("Count", stack.count() as i8);
+    if let Some(tag) = &stack.nbt {
+        item.insert("tag", tag.clone());
+    }
+    item
+}
+
+/// A stack read back; an unknown item, air or a count that is not positive is refused.
+pub fn stack_from_nbt(item: &Compound) -> Result<ItemStack, String> {
+    let kind = match item.get("id") {
+        Some(Value::String(id)) => ItemKind::from_str(id.strip_prefix("minecraft:").unwrap_or(id))
+            .filter(|k| *k != ItemKind::Air)
+            .ok_or_else(|| format!("unknown item {id}"))?,
+        _ => return Err("item id missing".into()),
+    };
+    let count = match item.get("Count") {
+        Some(Value::Byte(n)) if *n > 0 => *n as u8,
+        _ => return Err("item Count missing or not positive".into()),
+    };
+    let tag = match item.get("tag") {
+        Some(Value::Compound(tag)) => Some(tag.clone()),
+        _ => None,
+    };
+    Ok(ItemStack::new(kind, count, tag))
 }
 
 #[cfg(test)]

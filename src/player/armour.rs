@@ -112,13 +112,15 @@ pub fn with_damage(mut stack: ItemStack, damage: u16) -> ItemStack {
     stack
 }
 
-/// The off-hand slot of a player's inventory.
-const OFF_HAND: u16 = 45;
+/// The inventory slots others see, in the equipment packet's order (main hand, off hand,
+/// feet, legs, chest, head).
+fn shown_slots(held: &HeldItem) -> [u16; 6] {
+    [held.slot(), super::OFF_HAND, 8, 7, 6, 5]
+}
 
-/// What others see a player hold and wear, in the equipment packet's slots (main hand, off
-/// hand, feet, legs, chest, head).
+/// What others see a player hold and wear.
 fn equipment(inventory: &Inventory, held: &HeldItem) -> Vec<EquipmentEntry> {
-    [held.slot(), OFF_HAND, 8, 7, 6, 5]
+    shown_slots(held)
         .into_iter()
         .enumerate()
         .map(|(slot, from)| EquipmentEntry {
@@ -142,16 +144,19 @@ pub(super) fn show_equipment(
     let resend = server.current_tick() % (2 * server.tick_rate().get() as i64) == 0;
     for (player, inventory, held, pos, id) in &players {
         let changed = inventory.is_changed() || held.is_changed();
-        let equipment = equipment(&inventory, &held);
-        let shows = equipment.iter().any(|e| e.item.is_some());
-        if !(changed || (resend && shows)) {
+        let shows = || {
+            shown_slots(&held)
+                .iter()
+                .any(|&s| inventory.slot(s).is_some())
+        };
+        if !(changed || (resend && shows())) {
             continue;
         }
         layer
             .view_except_writer(ChunkPos::from_pos(pos.0), player)
             .write_packet(&EntityEquipmentUpdateS2c {
                 entity_id: VarInt(id.get()),
-                equipment,
+                equipment: equipment(&inventory, &held),
             });
     }
 }

@@ -15,12 +15,10 @@ use valence::protocol::sound::SoundCategory;
 use valence::protocol::{Hand, Sound, WritePacket};
 
 use super::hunger::{food_of, rotten_flesh_hungers, Food, MAX_FOOD, ROTTEN_FLESH_HUNGER};
-use super::Dead;
+use super::{Dead, OFF_HAND};
 use crate::random::{generator, mix};
 use crate::world::Overworld;
 
-/// The off-hand slot of a player's inventory.
-const OFF_HAND: u16 = 45;
 /// The entity status that tells a client it finished using its item (`EntityEvent.USE_ITEM_COMPLETE`).
 const USE_ITEM_COMPLETE: u8 = 9;
 /// The chewing sound starts once this many ticks are left of a 32-tick meal and plays every

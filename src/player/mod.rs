@@ -66,6 +66,9 @@ impl Plugin for PlayerPlugin {
     }
 }
 
+/// The off-hand slot of a player's inventory.
+pub const OFF_HAND: u16 = 45;
+
 /// Full health, as vanilla.
 pub const MAX_HEALTH: f32 = 20.0;
 /// A standing player's eyes above their feet: where they reach from and are seen at.

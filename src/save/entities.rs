@@ -10,14 +10,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use valence::nbt::{Compound, List, Value};
 use valence::prelude::*;
 
-use crate::items::ItemRecord;
+use crate::items::record::stack_to_nbt;
+use crate::items::{ItemRecord, EQUIPMENT_DROP_CHANCE};
+use crate::player::armour::with_damage;
 use crate::zombie::ZombieRecord;
 
 /// The tag on every entity horde wrote.
 pub const TAG: &str = "horde";
-
-/// Vanilla's chance that a mob drops an item it wears or holds (`Mob.DEFAULT_EQUIPMENT_DROP_CHANCE`).
-const DROP_CHANCE: f32 = 0.085;
 
 /// A zombie in the world at save time.
 #[derive(Debug, Clone, PartialEq)]
@@ -107,16 +106,8 @@ pub fn entity(z: &StandingZombie) -> Compound {
     e.insert("LeftHanded", false);
     // Feet, legs, chest, head.
     let head = r.helmet.map_or_else(Compound::new, |h| {
-        let mut item = Compound::new();
-        item.insert("id", format!("minecraft:{}", h.kind.item().to_str()));
-        item.insert("Count", 1i8);
-        let mut tag = Compound::new();
-        tag.insert(
-            "Damage",
-            (h.kind.durability() - h.durability.min(h.kind.durability())) as i32,
-        );
-        item.insert("tag", tag);
-        item
+        let worn = h.kind.durability() - h.durability.min(h.kind.durability());
+        stack_to_nbt(&with_damage(ItemStack::new(h.kind.item(), 1, None), worn))
     });
     let empty = Compound::new;
     e.insert(
@@ -124,8 +115,14 @@ pub fn entity(z: &StandingZombie) -> Compound {
         List::Compound(vec![empty(), empty(), empty(), head]),
     );
     e.insert("HandItems", List::Compound(vec![empty(), empty()]));
-    e.insert("ArmorDropChances", List::Float(vec![DROP_CHANCE; 4]));
-    e.insert("HandDropChances", List::Float(vec![DROP_CHANCE; 2]));
+    e.insert(
+        "ArmorDropChances",
+        List::Float(vec![EQUIPMENT_DROP_CHANCE; 4]),
+    );
+    e.insert(
+        "HandDropChances",
+        List::Float(vec![EQUIPMENT_DROP_CHANCE; 2]),
+    );
     e.insert("IsBaby", false);
     e.insert("CanBreakDoors", z.breaks_doors);
     e.insert("InWaterTime", -1i32);

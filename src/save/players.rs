@@ -7,6 +7,7 @@
 use valence::nbt::{Compound, List, Value};
 use valence::prelude::*;
 
+use crate::items::record::{stack_from_nbt, stack_to_nbt};
 use crate::player::hazards::{Exposure, FIRE_REST, MAX_AIR};
 use crate::player::hunger::{Food, MAX_EXHAUSTION, MAX_FOOD};
 
@@ -149,13 +150,8 @@ impl SavedPlayer {
             .items
             .iter()
             .filter_map(|(slot, stack)| {
-                let mut s = Compound::new();
+                let mut s = stack_to_nbt(stack);
                 s.insert("Slot", vanilla_slot(*slot)?);
-                s.insert("id", format!("minecraft:{}", stack.item.to_str()));
-                s.insert("Count", stack.count() as i8);
-                if let Some(tag) = &stack.nbt {
-                    s.insert("tag", tag.clone());
-                }
                 Some(s)
             })
             .collect();
@@ -192,21 +188,7 @@ impl SavedPlayer {
                         Some(Value::Byte(b)) => valence_slot(*b)?,
                         _ => return None,
                     };
-                    let item = match s.get("id") {
-                        Some(Value::String(id)) => {
-                            ItemKind::from_str(id.strip_prefix("minecraft:").unwrap_or(id))?
-                        }
-                        _ => return None,
-                    };
-                    let count = match s.get("Count") {
-                        Some(Value::Byte(n)) if *n > 0 => *n as u8,
-                        _ => return None,
-                    };
-                    let tag = match s.get("tag") {
-                        Some(Value::Compound(tag)) => Some(tag.clone()),
-                        _ => None,
-                    };
-                    Some((slot, ItemStack::new(item, count, tag)))
+                    Some((slot, stack_from_nbt(s).ok()?))
                 })
                 .collect(),
             Some(Value::List(List::End)) | None => Vec::new(),

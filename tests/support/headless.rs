@@ -112,6 +112,16 @@ impl Harness {
         horde::headless::run_until_loaded(&mut self.app);
     }
 
+    /// How many of `item` the player carries.
+    pub(crate) fn count(&self, item: ItemKind) -> u32 {
+        let inventory = self.app.world.get::<Inventory>(self.client).unwrap();
+        (0..inventory.slot_count())
+            .filter_map(|i| inventory.slot(i))
+            .filter(|s| s.item == item)
+            .map(|s| s.count() as u32)
+            .sum()
+    }
+
     pub(crate) fn spawn_point(&self) -> DVec3 {
         self.app.world.resource::<WorldSpawn>().pos.unwrap()
     }
