@@ -5,6 +5,7 @@
 
 pub mod access;
 pub mod building;
+pub mod combat;
 pub mod config;
 pub mod console;
 pub mod daylight;

@@ -76,6 +76,11 @@ impl WorldClock {
         self.day_time * VANILLA_DAY / self.day_length
     }
 
+    /// Vanilla's `dayTime`: ticks of days gone by and of today, in vanilla scale.
+    pub fn vanilla_day_time(&self) -> i64 {
+        self.day * VANILLA_DAY + self.vanilla_time()
+    }
+
     /// Whether the sun is up (vanilla: day from 0 to 12000, dusk and night after).
     pub fn is_day(&self) -> bool {
         self.vanilla_time() < 12_000
@@ -84,7 +89,7 @@ impl WorldClock {
     /// The packet that shows this time. With a non-vanilla day length the client's own sun is
     /// frozen (negative time) so that it does not run at vanilla speed between updates.
     pub fn packet(&self) -> WorldTimeUpdateS2c {
-        let time = self.day * VANILLA_DAY + self.vanilla_time();
+        let time = self.vanilla_day_time();
         WorldTimeUpdateS2c {
             world_age: self.age,
             time_of_day: if self.day_length == VANILLA_DAY {

@@ -7,7 +7,7 @@
 
 mod support;
 
-use horde::config::HelmetKind;
+use horde::config::ArmourTier;
 use horde::pack::Packs;
 use horde::weather::Weather;
 use horde::zombie::{
@@ -314,7 +314,7 @@ fn a_worn_helmet_comes_back_worn_and_one_the_sun_wore_out_stays_gone() {
     let kinds = h.app.world.resource::<ZombieKinds>().clone();
     let armored = kinds.find("armored_zombie").unwrap();
     let worn = Helmet {
-        kind: HelmetKind::Iron,
+        kind: ArmourTier::Iron,
         durability: 7,
     };
     for (i, helmet) in [Some(worn), None].into_iter().enumerate() {
@@ -351,7 +351,10 @@ fn a_worn_helmet_comes_back_worn_and_one_the_sun_wore_out_stays_gone() {
 
     // Members of a ghost pack, restored where the player stands.
     let records = [Some(worn), None].map(|helmet| ZombieRecord {
-        helmet,
+        equipment: Equipment {
+            helmet,
+            ..Default::default()
+        },
         ..ZombieRecord::fresh(armored, &kinds)
     });
     let at = DVec2::new(o.x as f64 + 0.5, o.z as f64 + 4.5);

@@ -156,7 +156,7 @@ impl Default for ZombiesConfig {
                 ZombieType::new("zombie_gladiator", 45, 30.0, 20.0, 10.0),
                 ZombieType::new("attacker_zombie", 30, 40.0, 27.0, 18.0),
                 ZombieType {
-                    helmet: Some(HelmetKind::Iron),
+                    helmet: Some(ArmourTier::Iron),
                     ..ZombieType::new("armored_zombie", 20, 75.0, 15.0, 15.0)
                 },
                 ZombieType::new("victorious_zomdiator", 5, 450.0, 13.0, 24.0),

@@ -211,13 +211,13 @@ pub struct ZombieType {
     pub rarity: u32,
     /// A helmet shields the zombie from the sun until it wears out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub helmet: Option<HelmetKind>,
+    pub helmet: Option<ArmourTier>,
 }
 
-/// Helmets a zombie can wear, with vanilla's durability.
+/// The armour materials a zombie can wear, with vanilla's durability of their helmets.
 #[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
-pub enum HelmetKind {
+pub enum ArmourTier {
     Leather,
     Golden,
     Chainmail,
@@ -226,25 +226,25 @@ pub enum HelmetKind {
     Netherite,
 }
 
-impl HelmetKind {
-    pub const ALL: [HelmetKind; 6] = [
-        HelmetKind::Leather,
-        HelmetKind::Golden,
-        HelmetKind::Chainmail,
-        HelmetKind::Iron,
-        HelmetKind::Diamond,
-        HelmetKind::Netherite,
+impl ArmourTier {
+    pub const ALL: [ArmourTier; 6] = [
+        ArmourTier::Leather,
+        ArmourTier::Golden,
+        ArmourTier::Chainmail,
+        ArmourTier::Iron,
+        ArmourTier::Diamond,
+        ArmourTier::Netherite,
     ];
 
     /// The name used in `config.toml` and saves.
     pub fn name(self) -> &'static str {
         match self {
-            HelmetKind::Leather => "leather",
-            HelmetKind::Golden => "golden",
-            HelmetKind::Chainmail => "chainmail",
-            HelmetKind::Iron => "iron",
-            HelmetKind::Diamond => "diamond",
-            HelmetKind::Netherite => "netherite",
+            ArmourTier::Leather => "leather",
+            ArmourTier::Golden => "golden",
+            ArmourTier::Chainmail => "chainmail",
+            ArmourTier::Iron => "iron",
+            ArmourTier::Diamond => "diamond",
+            ArmourTier::Netherite => "netherite",
         }
     }
 
@@ -254,24 +254,58 @@ impl HelmetKind {
 
     pub fn durability(self) -> u16 {
         match self {
-            HelmetKind::Leather => 55,
-            HelmetKind::Golden => 77,
-            HelmetKind::Chainmail | HelmetKind::Iron => 165,
-            HelmetKind::Diamond => 363,
-            HelmetKind::Netherite => 407,
+            ArmourTier::Leather => 55,
+            ArmourTier::Golden => 77,
+            ArmourTier::Chainmail | ArmourTier::Iron => 165,
+            ArmourTier::Diamond => 363,
+            ArmourTier::Netherite => 407,
         }
     }
 
-    pub fn item(self) -> valence::ItemKind {
-        use valence::ItemKind;
+    /// This material's helmet, chestplate, leggings and boots.
+    pub fn pieces(self) -> [valence::ItemKind; 4] {
+        use valence::ItemKind::*;
         match self {
-            HelmetKind::Leather => ItemKind::LeatherHelmet,
-            HelmetKind::Golden => ItemKind::GoldenHelmet,
-            HelmetKind::Chainmail => ItemKind::ChainmailHelmet,
-            HelmetKind::Iron => ItemKind::IronHelmet,
-            HelmetKind::Diamond => ItemKind::DiamondHelmet,
-            HelmetKind::Netherite => ItemKind::NetheriteHelmet,
+            ArmourTier::Leather => [
+                LeatherHelmet,
+                LeatherChestplate,
+                LeatherLeggings,
+                LeatherBoots,
+            ],
+            ArmourTier::Golden => [GoldenHelmet, GoldenChestplate, GoldenLeggings, GoldenBoots],
+            ArmourTier::Chainmail => [
+                ChainmailHelmet,
+                ChainmailChestplate,
+                ChainmailLeggings,
+                ChainmailBoots,
+            ],
+            ArmourTier::Iron => [IronHelmet, IronChestplate, IronLeggings, IronBoots],
+            ArmourTier::Diamond => [
+                DiamondHelmet,
+                DiamondChestplate,
+                DiamondLeggings,
+                DiamondBoots,
+            ],
+            ArmourTier::Netherite => [
+                NetheriteHelmet,
+                NetheriteChestplate,
+                NetheriteLeggings,
+                NetheriteBoots,
+            ],
         }
+    }
+
+    /// This material's helmet.
+    pub fn helmet(self) -> valence::ItemKind {
+        self.pieces()[0]
+    }
+
+    /// The material of an armour piece, if `item` is one of these materials' pieces.
+    pub fn of(item: valence::ItemKind) -> Option<(Self, usize)> {
+        Self::ALL.into_iter().find_map(|tier| {
+            let slot = tier.pieces().iter().position(|&p| p == item)?;
+            Some((tier, slot))
+        })
     }
 }
 

@@ -120,8 +120,8 @@ fn drop_the_dead_players_things(
     }
 }
 
-/// A zombie that dies drops its loot where it fell, the rare part and its helmet only when a
-/// player killed it.
+/// A zombie that dies drops its loot where it fell, the rare part and what it wore or held only
+/// when a player killed it.
 fn drop_zombie_loot(
     died: Query<(Entity, &Position, &Equipment), (With<Zombie>, Added<Dying>)>,
     mut kills: EventReader<PlayerKill>,
@@ -132,15 +132,12 @@ fn drop_zombie_loot(
     for (zombie, pos, equipment) in &died {
         let by_player = by_players.contains(&zombie);
         let mut loot = rules::zombie_loot(by_player, &mut rng.0);
-        if let Some(helmet) = equipment.helmet {
-            let item = helmet.kind.item();
+        for worn in equipment.stacks().into_iter().flatten() {
             if let Some(damage) =
-                rules::equipment_drop(item, by_player, EQUIPMENT_DROP_CHANCE, &mut rng.0)
+                rules::equipment_drop(worn.item, by_player, EQUIPMENT_DROP_CHANCE, &mut rng.0)
             {
-                loot.push(crate::player::armour::with_damage(
-                    ItemStack::new(item, 1, None),
-                    damage,
-                ));
+                let fresh = ItemStack::new(worn.item, 1, None);
+                loot.push(crate::player::armour::with_damage(fresh, damage));
             }
         }
         for stack in loot {

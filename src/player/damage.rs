@@ -16,6 +16,7 @@ use valence::protocol::{VarInt, WritePacket};
 use super::armour;
 use super::hunger::Exhaust;
 use super::{Dead, Health, SpawnProtection};
+use crate::combat::HurtFrames;
 use crate::config::{Config, Difficulty};
 use crate::world::Overworld;
 
@@ -145,41 +146,16 @@ pub fn scaled(amount: f32, difficulty: Difficulty) -> f32 {
     }
 }
 
-/// The last blow a player took: vanilla's invulnerability time, 20 ticks, of which the first 10
-/// hold off any blow no harder than this one.
+/// The last blow a player took: its hurt frames, and whether a zombie struck it lately.
 #[derive(Component, Debug, Clone, Copy, Default, PartialEq)]
 pub struct LastBlow {
-    at: Option<u64>,
-    amount: f32,
+    frames: HurtFrames,
     /// The tick until which a zombie's blow still makes a death "whilst trying to escape".
     by_zombie_until: u64,
 }
 
-/// Ticks of a blow's invulnerability in which a harder blow deals only the difference.
-const FRAMES: u64 = 10;
 /// Ticks after a zombie's blow in which a death is credited to it (vanilla's 100).
 const CREDIT_TICKS: u64 = 100;
-
-impl LastBlow {
-    /// What of a blow of `amount` at `now` gets through the last blow's frames (all of it
-    /// once they are over), and notes it.
-    pub fn take(&mut self, amount: f32, now: u64) -> f32 {
-        match self.at {
-            Some(at) if now < at + FRAMES => {
-                if amount <= self.amount {
-                    return 0.0;
-                }
-                let more = amount - self.amount;
-                self.amount = amount;
-                more
-            }
-            _ => {
-                (self.at, self.amount) = (Some(now), amount);
-                amount
-            }
-        }
-    }
-}
 
 pub(super) fn apply_damage(
     mut commands: Commands,
@@ -226,7 +202,7 @@ pub(super) fn apply_damage(
             last.by_zombie_until = now + CREDIT_TICKS;
         }
         if !event.cause.ignores_frames() {
-            amount = last.take(amount, now);
+            amount = last.frames.take(amount, now);
         }
         if amount <= 0.0 {
             continue;
@@ -278,16 +254,6 @@ pub(super) fn apply_damage(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_blow_within_ten_ticks_deals_only_what_it_has_over_the_last() {
-        // LivingEntity.hurt: invulnerableTime 20, the second half of it open to any blow.
-        let mut last = LastBlow::default();
-        assert_eq!(last.take(4.0, 100), 4.0);
-        assert_eq!(last.take(4.0, 105), 0.0, "the same again: nothing");
-        assert_eq!(last.take(6.0, 109), 2.0, "harder: the difference");
-        assert_eq!(last.take(1.0, 110), 1.0, "frames over");
-    }
 
     #[test]
     fn difficulty_scales_a_mobs_blow_as_vanilla() {

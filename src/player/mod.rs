@@ -1,5 +1,5 @@
 //! Players: joining the overworld at the spawn point, their body (`damage`: what a blow takes;
-//! `armour`; `hazards`: falls, drowning, fire, suffocation, the void; `hunger`: food, healing
+//! `armour`; `charge`: the attack cooldown; `hazards`: falls, drowning, fire, suffocation, the void; `hunger`: food, healing
 //! and starving), health and food and their packets, death, the respawn screen. As in
 //! vanilla, a player who has just joined or respawned cannot be hurt by mobs for
 //! `server.spawn_invulnerable_ticks`, so zombies camping the spawn cannot kill them again and
@@ -20,6 +20,7 @@ use crate::config::{Config, GameModeSetting};
 use crate::world::{Overworld, WorldSpawn, MIN_Y};
 
 pub mod armour;
+pub mod charge;
 pub mod commands;
 pub mod damage;
 pub mod eating;
@@ -51,6 +52,7 @@ impl Plugin for PlayerPlugin {
                     eating::eat,
                     hunger::tick_food,
                     armour::show_equipment,
+                    charge::charge_blows,
                     count_kills,
                     respawn_players,
                     despawn_disconnected_clients,
@@ -160,6 +162,7 @@ fn join_players(
             Food::default(),
             Exposure::default(),
             LastBlow::default(),
+            charge::Charge::default(),
             Kills::default(),
             SpawnProtection::from(now, &config),
         ));

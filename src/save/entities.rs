@@ -12,7 +12,6 @@ use valence::prelude::*;
 
 use crate::items::record::stack_to_nbt;
 use crate::items::{ItemRecord, EQUIPMENT_DROP_CHANCE};
-use crate::player::armour::with_damage;
 use crate::zombie::ZombieRecord;
 
 /// The tag on every entity horde wrote.
@@ -104,17 +103,12 @@ pub fn entity(z: &StandingZombie) -> Compound {
     e.insert("CanPickUpLoot", false);
     e.insert("PersistenceRequired", false);
     e.insert("LeftHanded", false);
-    // Feet, legs, chest, head.
-    let head = r.helmet.map_or_else(Compound::new, |h| {
-        let worn = h.kind.durability() - h.durability.min(h.kind.durability());
-        stack_to_nbt(&with_damage(ItemStack::new(h.kind.item(), 1, None), worn))
-    });
-    let empty = Compound::new;
-    e.insert(
-        "ArmorItems",
-        List::Compound(vec![empty(), empty(), empty(), head]),
-    );
-    e.insert("HandItems", List::Compound(vec![empty(), empty()]));
+    let [head, chest, legs, feet, hand] = r
+        .equipment
+        .stacks()
+        .map(|stack| stack.map_or_else(Compound::new, |s| stack_to_nbt(&s)));
+    e.insert("ArmorItems", List::Compound(vec![feet, legs, chest, head]));
+    e.insert("HandItems", List::Compound(vec![hand, Compound::new()]));
     e.insert(
         "ArmorDropChances",
         List::Float(vec![EQUIPMENT_DROP_CHANCE; 4]),
@@ -141,8 +135,9 @@ fn uuid_ints(uuid: uuid::Uuid) -> Vec<i32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::HelmetKind;
-    use crate::zombie::Helmet;
+    use crate::config::ArmourTier;
+    use crate::zombie::gear::ZombieWeapon;
+    use crate::zombie::{Equipment, Helmet};
 
     fn zombie(at: DVec3) -> StandingZombie {
         StandingZombie {
@@ -154,10 +149,14 @@ mod tests {
                 kind: "armored_zombie".to_string(),
                 health: 12.5,
                 fire_ticks: 30,
-                helmet: Some(Helmet {
-                    kind: HelmetKind::Iron,
-                    durability: 160,
-                }),
+                equipment: Equipment {
+                    helmet: Some(Helmet {
+                        kind: ArmourTier::Iron,
+                        durability: 160,
+                    }),
+                    body: [None, None, Some(ArmourTier::Leather)],
+                    weapon: Some(ZombieWeapon::IronSword),
+                },
             },
             max_health: 20.0,
             on_ground: true,
@@ -188,6 +187,18 @@ mod tests {
             panic!("no damage");
         };
         assert_eq!(tag.get("Damage"), Some(&Value::Int(5)), "165 less 160 left");
+        assert_eq!(
+            armor[0].get("id"),
+            Some(&Value::String("minecraft:leather_boots".into()))
+        );
+        assert_eq!(armor[1].get("id"), None, "no leggings: an empty compound");
+        let Some(Value::List(List::Compound(hands))) = e.get("HandItems") else {
+            panic!("no hands");
+        };
+        assert_eq!(
+            hands[0].get("id"),
+            Some(&Value::String("minecraft:iron_sword".into()))
+        );
         assert!(is_ours(&e));
         assert!(!is_ours(&Compound::new()));
     }

@@ -1,5 +1,5 @@
 //! `data/horde_packs.dat`: every pack (membership, centroid, heading, destination, leg, dwell,
-//! random stream, ghost members with type, health, fire, helmet and restore retries) and every
+//! random stream, ghost members with type, health, fire, equipment and restore retries) and every
 //! loose zombie. Types are saved by name so that a save survives edits to the type list.
 //!
 //! Random streams are saved as their seed and the draws taken (format 2). Format 1 kept the
@@ -8,11 +8,12 @@
 
 use valence::math::DVec2;
 use valence::nbt::{Compound, List, Value};
-use valence::prelude::DVec3;
+use valence::prelude::{DVec3, ItemKind};
 
-use crate::config::HelmetKind;
+use crate::config::ArmourTier;
 use crate::pack::PackRecord;
-use crate::zombie::{Helmet, ZombieRecord};
+use crate::zombie::gear::ZombieWeapon;
+use crate::zombie::{Equipment, Helmet, ZombieRecord};
 
 /// One zombie as saved: its record with the type by name.
 #[derive(Debug, Clone, PartialEq)]
@@ -73,9 +74,18 @@ impl SavedZombie {
         c.insert("Type", r.kind.clone());
         c.insert("Health", r.health);
         c.insert("Fire", r.fire_ticks as i32);
-        if let Some(helmet) = r.helmet {
+        let e = &r.equipment;
+        if let Some(helmet) = e.helmet {
             c.insert("Helmet", helmet.kind.name().to_string());
             c.insert("HelmetDurability", helmet.durability as i32);
+        }
+        if e.body.iter().any(Option::is_some) {
+            // Chest, legs, feet; "" for an empty slot.
+            let names = e.body.map(|t| t.map_or("", ArmourTier::name).to_string());
+            c.insert("Armour", Value::List(List::String(names.to_vec())));
+        }
+        if let Some(weapon) = e.weapon {
+            c.insert("Weapon", weapon.item().to_str().to_string());
         }
         if let Some(p) = self.pos {
             c.insert("Pos", Value::List(List::Double(vec![p.x, p.y, p.z])));
@@ -89,13 +99,38 @@ impl SavedZombie {
     fn from_nbt(c: &Compound) -> Result<Self, String> {
         let helmet = match c.get("Helmet") {
             Some(Value::String(name)) => {
-                let kind = HelmetKind::from_name(name).ok_or(format!("unknown helmet {name:?}"))?;
+                let kind = ArmourTier::from_name(name).ok_or(format!("unknown helmet {name:?}"))?;
                 Some(Helmet {
                     kind,
                     durability: short(int(c, "HelmetDurability")?),
                 })
             }
             _ => None,
+        };
+        let mut body = [None; 3];
+        match c.get("Armour") {
+            Some(Value::List(List::String(names))) if names.len() == 3 => {
+                for (slot, name) in body.iter_mut().zip(names) {
+                    *slot = match name.as_str() {
+                        "" => None,
+                        name => Some(
+                            ArmourTier::from_name(name)
+                                .ok_or(format!("unknown armour {name:?}"))?,
+                        ),
+                    };
+                }
+            }
+            Some(_) => return Err("Armour is not three names".into()),
+            None => {}
+        }
+        let weapon = match c.get("Weapon") {
+            Some(Value::String(name)) => Some(
+                ItemKind::from_str(name)
+                    .and_then(ZombieWeapon::of)
+                    .ok_or(format!("unknown zombie weapon {name:?}"))?,
+            ),
+            Some(_) => return Err("Weapon is not a name".into()),
+            None => None,
         };
         let pos = match c.get("Pos") {
             Some(Value::List(List::Double(v))) if v.len() == 3 => {
@@ -113,7 +148,11 @@ impl SavedZombie {
                 kind: string(c, "Type")?,
                 health,
                 fire_ticks: short(int(c, "Fire")?),
-                helmet,
+                equipment: Equipment {
+                    helmet,
+                    body,
+                    weapon,
+                },
             },
             pos,
             hunt: matches!(c.get("Hunt"), Some(Value::Byte(1))),
@@ -346,10 +385,17 @@ mod tests {
                         .into(),
                     health: (self.next() % 450) as f32 + 0.5,
                     fire_ticks: (self.next() % 200) as u16,
-                    helmet: self.next().is_multiple_of(2).then(|| Helmet {
-                        kind: HelmetKind::ALL[(self.next() % 6) as usize],
-                        durability: (self.next() % 400) as u16,
-                    }),
+                    equipment: Equipment {
+                        helmet: self.next().is_multiple_of(2).then(|| Helmet {
+                            kind: ArmourTier::ALL[(self.next() % 6) as usize],
+                            durability: (self.next() % 400) as u16,
+                        }),
+                        body: [0, 1, 2].map(|_| {
+                            let n = (self.next() % 8) as usize;
+                            ArmourTier::ALL.get(n).copied()
+                        }),
+                        weapon: ZombieWeapon::ALL.get((self.next() % 3) as usize).copied(),
+                    },
                 },
                 pos: with_pos.then(|| DVec3::new(self.float(), self.float() / 100.0, self.float())),
                 hunt: with_pos && self.next().is_multiple_of(3),

@@ -1,8 +1,10 @@
 //! Blows both ways. A zombie in reach of its target raises its arms and swings; the hit lands
 //! after the wind-up only if the target is still in reach then (the seed's fix), followed by a
-//! cooldown, one attack in flight at a time. A player's hit on a zombie is checked for reach and
-//! the zombie's hurt cooldown, shows the hurt effect and knockback, and a zombie with no health
-//! left plays the death animation before it is removed.
+//! cooldown, one attack in flight at a time; a zombie's weapon adds to its blow. A player's hit
+//! on a zombie is checked for reach and worked out by `combat`'s rules (the charge, critical
+//! hits, enchantments, the hurt frames, the zombie's armour), shows the hurt effect and
+//! knockback with vanilla's sounds, and a zombie with no health left plays the death animation
+//! before it is removed.
 
 use valence::entity::living::LivingEntity;
 use valence::entity::mob::MobFlags;
@@ -13,10 +15,18 @@ use valence::prelude::*;
 use valence::protocol::packets::play::EntityDamageS2c;
 use valence::protocol::{VarInt, WritePacket};
 
+use valence::protocol::sound::SoundCategory;
+use valence::protocol::Sound;
+
 use super::body::{BODY_HEIGHT, HALF_WIDTH};
-use super::{Dying, Target, Vitality, Zombie, ZombieKinds, ZombieStruck};
+use super::{Dying, Equipment, Target, Vitality, Zombie, ZombieKinds, ZombieStruck};
+use crate::combat::{self, weapon, HurtFrames};
 use crate::config::{Config, ConfigChanged};
+use crate::player::armour::after_armour;
+use crate::player::charge::Charge;
+use crate::player::hunger::Exhaust;
 use crate::player::{huntable, DamageCause, DamagePlayer, Dead, PlayerKill};
+use crate::world::Overworld;
 
 /// Wind-up and cooldown in ticks.
 #[derive(Resource, Debug, Clone, Copy)]
@@ -59,8 +69,10 @@ pub enum Attack {
     Cooldown { until: u64 },
 }
 
-/// A zombie is hurt at most once per this many ticks (vanilla's invulnerability time).
-const HURT_COOLDOWN: u64 = 10;
+/// A hurt's own knockback (`LivingEntity.hurt`: `knockback(0.4, ..)`).
+const BASE_KNOCKBACK: f64 = 0.4;
+/// Exhaustion of a blow that lands (`Player.attack`).
+const ATTACK_EXHAUSTION: f32 = 0.1;
 /// Ticks the death animation plays before the body goes.
 const DEATH_TICKS: u64 = 20;
 /// Survival reach is 3 blocks; allow for latency between what the client saw and now.
@@ -72,21 +84,6 @@ const PLAYER_ATTACK: i32 = 31;
 fn in_reach(zombie: DVec3, player: DVec3, reach: f64) -> bool {
     let flat = DVec2::new(player.x - zombie.x, player.z - zombie.z).length();
     flat <= reach && (player.y - zombie.y).abs() < 2.0
-}
-
-/// Damage of a player's blow with `item` in hand (vanilla attack damage of swords and axes).
-pub fn weapon_damage(item: ItemKind) -> f32 {
-    match item {
-        ItemKind::WoodenSword | ItemKind::GoldenSword => 4.0,
-        ItemKind::StoneSword => 5.0,
-        ItemKind::IronSword => 6.0,
-        ItemKind::DiamondSword => 7.0,
-        ItemKind::NetheriteSword => 8.0,
-        ItemKind::WoodenAxe | ItemKind::GoldenAxe => 7.0,
-        ItemKind::StoneAxe | ItemKind::IronAxe | ItemKind::DiamondAxe => 9.0,
-        ItemKind::NetheriteAxe => 10.0,
-        _ => 1.0,
-    }
 }
 
 /// Distance from a point to a zombie's box.
@@ -106,6 +103,7 @@ pub(super) fn zombies_attack(
             &Position,
             &EntityId,
             &mut MobFlags,
+            &Equipment,
         ),
         (Without<Dying>, Without<Client>),
     >,
@@ -117,7 +115,7 @@ pub(super) fn zombies_attack(
     server: Res<Server>,
 ) {
     let now = server.current_tick() as u64;
-    for (entity, zombie, target, mut attack, pos, id, mut flags) in &mut zombies {
+    for (entity, zombie, target, mut attack, pos, id, mut flags, equipment) in &mut zombies {
         let kind = kinds.get(zombie.kind);
         // Only players zombies may hurt: a target gone creative is spared mid-swing.
         let huntable_at = |t: Entity| {
@@ -149,7 +147,7 @@ pub(super) fn zombies_attack(
                 if still {
                     damage.send(DamagePlayer {
                         player,
-                        amount: kind.damage,
+                        amount: kind.damage + equipment.weapon.map_or(0.0, |w| w.damage_bonus()),
                         cause: DamageCause::Mob(id.get()),
                     });
                 }
@@ -168,56 +166,124 @@ pub(super) fn zombies_attack(
     }
 }
 
-/// The last tick each zombie was hurt.
-#[derive(Component, Debug, Clone, Copy)]
-pub(super) struct LastHurt(u64);
+/// A zombie's hurt frames.
+#[derive(Component, Debug, Clone, Copy, Default)]
+pub struct Frames(HurtFrames);
 
+/// A player's blow on a zombie, as `Player.attack` and `LivingEntity.hurt` work it out: the
+/// charge, a critical hit when falling, the weapon's enchantments, the frames, the zombie's
+/// armour; the hurt effect, knockback (more for a sprint or the Knockback enchantment) and
+/// the sounds vanilla plays.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn players_hit_zombies(
     mut commands: Commands,
     mut events: EventReader<InteractEntityEvent>,
     players: Query<
-        (&Position, &EntityId, Option<&Inventory>, Option<&HeldItem>),
+        (&Position, &Look, &EntityId, &Inventory, &HeldItem, &Charge),
         (With<Client>, Without<Dead>, Without<Zombie>),
     >,
     mut zombies: Query<
         (
             &Position,
             &EntityId,
+            &Equipment,
             &mut Vitality,
             &mut EntityStatuses,
-            Option<&LastHurt>,
+            &mut valence::entity::EntityAnimations,
+            &mut Frames,
             &EntityLayerId,
         ),
         (With<Zombie>, Without<Dying>),
     >,
     mut layers: Query<&mut EntityLayer>,
+    mut chunks: Query<&mut ChunkLayer, With<Overworld>>,
     mut kills: EventWriter<PlayerKill>,
     mut struck: EventWriter<ZombieStruck>,
+    mut exhaust: EventWriter<Exhaust>,
     server: Res<Server>,
 ) {
     let now = server.current_tick() as u64;
+    let Ok(mut chunks) = chunks.get_single_mut() else {
+        return;
+    };
     for event in events.iter() {
         if event.interact != EntityInteraction::Attack {
             continue;
         }
-        let Ok((player_pos, player_id, inventory, held)) = players.get(event.client) else {
+        let Ok((player_pos, look, player_id, inventory, held, charge)) = players.get(event.client)
+        else {
             continue;
         };
-        let Ok((pos, id, mut vitality, mut statuses, last, layer)) = zombies.get_mut(event.entity)
+        let Ok((pos, id, equipment, mut vitality, mut statuses, mut animations, mut frames, layer)) =
+            zombies.get_mut(event.entity)
         else {
             continue;
         };
         let eye = player_pos.0 + DVec3::new(0.0, crate::player::EYE_HEIGHT, 0.0);
-        if distance_to_box(eye, pos.0) > PLAYER_REACH
-            || last.is_some_and(|l| now < l.0 + HURT_COOLDOWN)
-        {
+        let Some((charged, stance)) = charge.blow_at(now) else {
+            continue;
+        };
+        if distance_to_box(eye, pos.0) > PLAYER_REACH {
             continue;
         }
-        let item = inventory
-            .zip(held)
-            .and_then(|(inv, held)| inv.slot(held.slot()).map(|s| s.item))
-            .unwrap_or(ItemKind::Air);
-        commands.entity(event.entity).insert(LastHurt(now));
+        let stack = inventory.slot(held.slot());
+        let item = stack.map_or(ItemKind::Air, |s| s.item);
+        let bonus = stack.map_or(0.0, combat::bonus_against_undead);
+        let knockback_level = stack.map_or(0, |s| combat::enchantment(s, "knockback"));
+        let blow = combat::blow(weapon(item).0, bonus, charged, knockback_level, stance);
+        let mut play = |sound| {
+            crate::world::sound::play(
+                &mut chunks,
+                sound,
+                SoundCategory::Player,
+                player_pos.0,
+                (1.0, 1.0),
+                now as i64,
+            )
+        };
+        let through = frames.0.take(blow.damage, now);
+        if through <= 0.0 {
+            play(Sound::EntityPlayerAttackNodamage);
+            continue;
+        }
+        // Armour takes its share of what got through (`getDamageAfterArmorAbsorb`).
+        let (points, toughness) = equipment.protection();
+        let amount = after_armour(through, points, toughness);
+        if wound(
+            &mut commands,
+            event.entity,
+            &mut vitality,
+            &mut statuses,
+            amount,
+            now,
+        ) {
+            kills.send(PlayerKill {
+                player: event.client,
+                victim: event.entity,
+            });
+        }
+        exhaust.send(Exhaust {
+            player: event.client,
+            amount: ATTACK_EXHAUSTION,
+        });
+        if blow.sprint_knock {
+            play(Sound::EntityPlayerAttackKnockback);
+        }
+        if blow.critical {
+            play(Sound::EntityPlayerAttackCrit);
+            animations.trigger(EntityAnimation::Crit);
+        } else if blow.strong {
+            play(Sound::EntityPlayerAttackStrong);
+        } else {
+            play(Sound::EntityPlayerAttackWeak);
+        }
+        if blow.enchanted {
+            animations.trigger(EntityAnimation::EnchantedHit);
+        }
+        // A harder blow within the frames hurts but neither flinches nor knocks back.
+        if through < blow.damage {
+            continue;
+        }
         if let Ok(mut entities) = layers.get_mut(layer.0) {
             hurt_effect(
                 &mut entities,
@@ -227,27 +293,18 @@ pub(super) fn players_hit_zombies(
                 Some(player_id.get()),
             );
         }
-        if wound(
-            &mut commands,
-            event.entity,
-            &mut vitality,
-            &mut statuses,
-            weapon_damage(item),
-            now,
-        ) {
-            kills.send(PlayerKill {
-                player: event.client,
-                victim: event.entity,
-            });
+        // The hurt's own push away from the player, then the blow's extra in the direction
+        // the player faces.
+        let away = (player_pos.0.x - pos.0.x, player_pos.0.z - pos.0.z);
+        let mut push = combat::knockback(DVec3::ZERO, BASE_KNOCKBACK, away, true);
+        if blow.knockback > 0.0 {
+            let yaw = (look.yaw as f64).to_radians();
+            push = combat::knockback(push, blow.knockback as f64, (yaw.sin(), -yaw.cos()), true);
         }
-        // Knocked away from the player, as vanilla's 0.4 strength.
-        let away = DVec2::new(pos.0.x - player_pos.0.x, pos.0.z - player_pos.0.z)
-            .normalize_or_zero()
-            * 0.4;
         struck.send(ZombieStruck {
             zombie: event.entity,
             by: event.client,
-            knockback: DVec3::new(away.x, 0.0, away.y),
+            knockback: DVec3::new(push.x, 0.0, push.z),
         });
     }
 }
@@ -323,11 +380,9 @@ mod tests {
     }
 
     #[test]
-    fn box_distance_and_weapons() {
+    fn box_distance() {
         let feet = DVec3::new(0.0, 0.0, 0.0);
         assert_eq!(distance_to_box(DVec3::new(0.0, 1.0, 0.0), feet), 0.0);
         assert!((distance_to_box(DVec3::new(3.3, 1.0, 0.0), feet) - 3.0).abs() < 1e-9);
-        assert_eq!(weapon_damage(ItemKind::IronSword), 6.0);
-        assert_eq!(weapon_damage(ItemKind::Dirt), 1.0);
     }
 }

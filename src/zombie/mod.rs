@@ -14,6 +14,7 @@ pub mod chase;
 pub mod commands;
 mod doors;
 pub mod errand;
+pub mod gear;
 pub mod hop;
 pub mod kinds;
 pub mod lod;
@@ -30,7 +31,7 @@ mod voice;
 use bevy_ecs::query::Has;
 use valence::prelude::*;
 
-use crate::config::HelmetKind;
+use crate::config::ArmourTier;
 use crate::world::{BlocksChanged, Nav, NavVoxels, Overworld};
 pub use attack::Attack;
 pub use body::Body;
@@ -61,16 +62,18 @@ impl Plugin for ZombiePlugin {
     fn build(&self, app: &mut App) {
         let config = app.world.resource::<crate::config::Config>();
         let tick_rate = app.world.resource::<Server>().tick_rate().get() as f64;
-        let (kinds, rules, timing, siege) = (
+        let (kinds, rules, timing, siege, gear) = (
             ZombieKinds::new(&config.zombies.types),
             ChaseRules::new(config, tick_rate),
             attack::AttackTiming::new(config, tick_rate),
             siege::SiegeRules::new(&config.siege),
+            gear::GearRng::new(config),
         );
         app.insert_resource(kinds)
             .insert_resource(rules)
             .insert_resource(timing)
             .insert_resource(siege)
+            .insert_resource(gear)
             .insert_resource(ChaseStats::default())
             .insert_resource(siege::SiegeStats::default())
             .add_event::<ZombieStruck>()
@@ -97,7 +100,10 @@ impl Plugin for ZombiePlugin {
                 )
                     .in_set(crate::TickSet::Config),
             )
-            .add_systems(Update, lod::classify_zombies.in_set(ZombieSet::Classify))
+            .add_systems(
+                Update,
+                (gear::dress_new_zombies, lod::classify_zombies).in_set(ZombieSet::Classify),
+            )
             .add_systems(
                 Update,
                 (chase::choose_targets, chase::mark_pursuers, errand::decide)
@@ -290,22 +296,67 @@ pub struct Burning {
     pub ticks_left: u16,
 }
 
-/// What a zombie wears. Decided when the zombie is made (its type's helmet for a new one, the
-/// record's for one coming back), never after: a helmet the sun wore out stays gone.
+/// What a zombie wears and holds. Decided when the zombie is made (its type's helmet and the
+/// spawn's draw in `gear` for a new one, the record's for one coming back), never after: a
+/// helmet the sun wore out stays gone.
 #[derive(Component, Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Equipment {
     pub helmet: Option<Helmet>,
+    /// Chest, legs and feet. They never wear: vanilla's mobs' armour takes no harm from blows,
+    /// only a burning zombie's helmet does.
+    pub body: [Option<ArmourTier>; 3],
+    pub weapon: Option<gear::ZombieWeapon>,
+}
+
+impl Equipment {
+    /// Whether the zombie wears or holds anything.
+    pub fn any(&self) -> bool {
+        self.helmet.is_some() || self.body.iter().any(Option::is_some) || self.weapon.is_some()
+    }
+
+    /// What the zombie has in each slot as item stacks, in [`Equipment::SLOTS`]' order: head,
+    /// chest, legs, feet, main hand. The helmet carries the wear the sun gave it.
+    pub fn stacks(&self) -> [Option<ItemStack>; 5] {
+        let piece = |i: usize| {
+            let tier: Option<ArmourTier> = self.body[i - 1];
+            tier.map(|t| ItemStack::new(t.pieces()[i], 1, None))
+        };
+        [
+            self.helmet.map(|h| {
+                let worn = h.kind.durability().saturating_sub(h.durability);
+                crate::player::armour::with_damage(ItemStack::new(h.kind.helmet(), 1, None), worn)
+            }),
+            piece(1),
+            piece(2),
+            piece(3),
+            self.weapon.map(|w| ItemStack::new(w.item(), 1, None)),
+        ]
+    }
+
+    /// The slots of [`Equipment::stacks`] as the equipment packet numbers them.
+    pub const SLOTS: [i8; 5] = [5, 4, 3, 2, 0];
+
+    /// The armour points and toughness of what the zombie wears, its own 2 points included.
+    pub fn protection(&self) -> (f32, f32) {
+        self.stacks()
+            .iter()
+            .flatten()
+            .filter_map(|stack| crate::player::armour::piece(stack.item))
+            .fold((gear::NATURAL_ARMOUR, 0.0), |(p, t), (_, points, tough)| {
+                (p + points, t + tough)
+            })
+    }
 }
 
 /// A helmet and the durability it has left.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Helmet {
-    pub kind: HelmetKind,
+    pub kind: ArmourTier,
     pub durability: u16,
 }
 
 impl Helmet {
-    pub fn new(kind: HelmetKind) -> Self {
+    pub fn new(kind: ArmourTier) -> Self {
         Self {
             kind,
             durability: kind.durability(),

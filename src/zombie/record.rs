@@ -12,26 +12,30 @@ use super::{
 };
 
 /// What survives of one zombie out of the world: its type (an index into [`ZombieKinds`]
-/// while the server runs, its name in a save), health, fire and helmet. Twelve bytes with an
-/// index, so a million ghost members fit in a few megabytes.
+/// while the server runs, its name in a save), health, fire and equipment. Sixteen bytes with
+/// an index, so a million ghost members fit in a few megabytes.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ZombieRecord<K = u16> {
     pub kind: K,
     pub health: f32,
     /// Ticks of fire left.
     pub fire_ticks: u16,
-    pub helmet: Option<Helmet>,
+    pub equipment: Equipment,
 }
 
 impl ZombieRecord {
-    /// A new zombie of type `kind`: full health, not burning, its type's helmet.
+    /// A new zombie of type `kind`: full health, not burning, its type's helmet (the rest of its
+    /// outfit is drawn once it walks, by `gear`).
     pub fn fresh(kind: usize, kinds: &ZombieKinds) -> Self {
         let stats = kinds.get(kind);
         Self {
             kind: kind_index(kind),
             health: stats.health,
             fire_ticks: 0,
-            helmet: stats.helmet.map(Helmet::new),
+            equipment: Equipment {
+                helmet: stats.helmet.map(Helmet::new),
+                ..Default::default()
+            },
         }
     }
 
@@ -46,7 +50,7 @@ impl ZombieRecord {
             kind: kind_index(zombie.kind),
             health: vitality.0,
             fire_ticks: fire.ticks_left,
-            helmet: equipment.helmet,
+            equipment: *equipment,
         }
     }
 
@@ -67,9 +71,7 @@ impl ZombieRecord {
                 Burning {
                     ticks_left: self.fire_ticks,
                 },
-                Equipment {
-                    helmet: self.helmet,
-                },
+                self.equipment,
             ),
             (
                 Body::default(),
@@ -83,6 +85,7 @@ impl ZombieRecord {
                 March::default(),
                 Shade::default(),
                 Attack::default(),
+                super::attack::Frames::default(),
                 Lod::new(seed),
             ),
         )
@@ -96,7 +99,7 @@ impl<K> ZombieRecord<K> {
             kind,
             health: self.health,
             fire_ticks: self.fire_ticks,
-            helmet: self.helmet,
+            equipment: self.equipment,
         }
     }
 }
@@ -115,24 +118,27 @@ pub fn new_zombie(
     kinds: &ZombieKinds,
     seed: u64,
 ) -> impl Bundle {
-    ZombieRecord::fresh(kind, kinds).bundle(layer, pos, seed)
+    (
+        ZombieRecord::fresh(kind, kinds).bundle(layer, pos, seed),
+        super::gear::Fresh,
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{HelmetKind, ZombiesConfig};
+    use crate::config::{ArmourTier, ZombiesConfig};
 
     #[test]
     fn a_record_is_small_and_a_fresh_zombie_wears_its_types_helmet() {
-        assert_eq!(std::mem::size_of::<ZombieRecord>(), 12);
+        assert_eq!(std::mem::size_of::<ZombieRecord>(), 16);
         let kinds = ZombieKinds::new(&ZombiesConfig::default().types);
         let armored = kinds.find("armored_zombie").unwrap();
         let fresh = ZombieRecord::fresh(armored, &kinds);
         assert_eq!(fresh.health, kinds.get(armored).health);
-        assert_eq!(fresh.helmet, Some(Helmet::new(HelmetKind::Iron)));
+        assert_eq!(fresh.equipment.helmet, Some(Helmet::new(ArmourTier::Iron)));
         let plain = ZombieRecord::fresh(kinds.find("zombie").unwrap(), &kinds);
-        assert_eq!(plain.helmet, None);
+        assert_eq!(plain.equipment.helmet, None);
     }
 
     #[test]
@@ -140,9 +146,11 @@ mod tests {
         let zombie = Zombie { kind: 3 };
         let worn = Equipment {
             helmet: Some(Helmet {
-                kind: HelmetKind::Iron,
+                kind: ArmourTier::Iron,
                 durability: 7,
             }),
+            body: [None, Some(ArmourTier::Golden), None],
+            weapon: Some(super::super::gear::ZombieWeapon::IronShovel),
         };
         let record =
             ZombieRecord::capture(&zombie, &Vitality(11.5), &Burning { ticks_left: 40 }, &worn);
@@ -152,7 +160,7 @@ mod tests {
                 kind: 3,
                 health: 11.5,
                 fire_ticks: 40,
-                helmet: worn.helmet
+                equipment: worn
             }
         );
         let bare = ZombieRecord::capture(
@@ -161,6 +169,6 @@ mod tests {
             &Burning::default(),
             &Equipment::default(),
         );
-        assert_eq!(bare.helmet, None, "a helmet worn out stays gone");
+        assert_eq!(bare.equipment.helmet, None, "a helmet worn out stays gone");
     }
 }

@@ -13,11 +13,9 @@ use super::look::{posture, turns, yaw_of};
 use super::{Destination, Equipment, Lod, Walker, Zombie};
 use crate::config::LodConfig;
 
-/// The head slot of the equipment packet.
-const HEAD_SLOT: i8 = 5;
-
-/// Clients learn of equipment only from a packet, which Valence never sends: a helmet is sent
-/// when it changes and every two seconds, so that players who come into view see it too.
+/// Clients learn of equipment only from a packet, which Valence never sends: what a zombie
+/// wears and holds is sent when it changes and every two seconds, so that players who come
+/// into view see it too.
 pub(super) fn show_equipment(
     zombies: Query<(Ref<Equipment>, &Position, &EntityId, &EntityLayerId), With<Zombie>>,
     mut layers: Query<&mut EntityLayer>,
@@ -26,7 +24,7 @@ pub(super) fn show_equipment(
     let resend = server.current_tick() % (2 * server.tick_rate().get() as i64) == 0;
     for (equipment, pos, id, layer) in &zombies {
         let changed = equipment.is_changed() && !equipment.is_added();
-        let worn = equipment.helmet.is_some() && resend;
+        let worn = equipment.any() && resend;
         if !(changed || worn) {
             continue;
         }
@@ -37,12 +35,11 @@ pub(super) fn show_equipment(
             .view_writer(ChunkPos::from_pos(pos.0))
             .write_packet(&EntityEquipmentUpdateS2c {
                 entity_id: VarInt(id.get()),
-                equipment: vec![EquipmentEntry {
-                    slot: HEAD_SLOT,
-                    item: equipment
-                        .helmet
-                        .map(|h| ItemStack::new(h.kind.item(), 1, None)),
-                }],
+                equipment: Equipment::SLOTS
+                    .into_iter()
+                    .zip(equipment.stacks())
+                    .map(|(slot, item)| EquipmentEntry { slot, item })
+                    .collect(),
             });
     }
 }
