@@ -137,7 +137,12 @@ pub fn build_base(launch: Launch) -> anyhow::Result<App> {
         // Compression only pays over a network; headless mock clients read plain frames.
         compression_threshold: defaults.compression_threshold.filter(|_| network),
     });
-    let mut plugins = DefaultPlugins.build();
+    // Valence warns of every selected-slot packet it misreads (see `player::hotbar`), once a
+    // scroll of the mouse wheel; operators are spared that line. `RUST_LOG` still overrides.
+    let mut plugins = DefaultPlugins.build().set(valence::log::LogPlugin {
+        filter: "wgpu=error,naga=warn,valence_server::event_loop=error".into(),
+        level: valence::log::Level::INFO,
+    });
     let mut listening = None;
     let mut door = None;
     if network {

@@ -311,6 +311,23 @@ fn a_survival_client_walled_in_at_night_is_dug_out_and_the_holes_outlast_a_resta
 }
 
 #[test]
+fn a_survival_client_falls_heals_hears_wears_iron_loots_eats_and_its_drop_outlasts_a_restart() {
+    let server = TestServer::start("survival", "");
+    let lived = server.scenario("survival");
+    eprintln!("survival: {lived}");
+    let server = TestServer::start_in(server.stop(), "");
+    let after = server.scenario_with(
+        "survival",
+        &[
+            ("HORDE_STEP", "after-restart"),
+            ("HORDE_SPOT", &lived.to_string()),
+        ],
+    );
+    assert!(after["moved"].as_f64().unwrap() < 0.01, "{after}");
+    server.stop();
+}
+
+#[test]
 fn a_vanilla_chunk_edited_and_saved_keeps_what_horde_does_not_model() {
     let dir = support::TempDir::new("vanilla-save");
     let region = dir.path().join("world/region");

@@ -10,9 +10,11 @@
 
 const { Vec3 } = require('vec3')
 const mcData = require('minecraft-data')('1.20.1')
-const { connectBot, rconClient, until, check, log, scenario, WAIT_MS } = require('./lib')
+const { connectBot, rconClient, until, untilAnswer, check, log, scenario, WAIT_MS } = require('./lib')
 
-const GROAN = mcData.soundsByName['entity.zombie.ambient'].id
+// minecraft-data numbers 1.20.1's sounds from 1, as they go on the wire; the packet decoder has
+// already taken the 1 off, leaving the registry's own id.
+const GROAN = mcData.soundsByName['entity.zombie.ambient'].id - 1
 const ARMOUR = [['iron_helmet', 'head'], ['iron_chestplate', 'torso'], ['iron_leggings', 'legs'], ['iron_boots', 'feet']]
 // Full iron: 2 + 6 + 5 + 2 points, no toughness (`ArmorMaterials.IRON`).
 const IRON_POINTS = 15
@@ -226,6 +228,15 @@ async function survival (rcon, bot, watcher, groans) {
   await until(() => items(bot, 'emerald').length === 1 && Math.abs(items(bot, 'emerald')[0].position.y - y) < 0.01,
     'the emeralds lie on the stone')
   check(count(bot, 'emerald') === 0, 'all five were thrown')
+  // Saved where they came to rest: a stack still sliding would slide on after the restart.
+  let last = null
+  await untilAnswer(async () => {
+    const now = items(bot, 'emerald')[0].position.clone()
+    await bot.waitForTicks(10)
+    const still = last !== null && now.equals(last)
+    last = now
+    return still
+  }, 'the emeralds come to rest')
   const saved = await say('save-all')
   check(/saved=true|chunks=/.test(saved), saved)
   const emeralds = items(bot, 'emerald')[0]

@@ -114,7 +114,21 @@ pub fn stack_from_nbt(item: &Compound) -> Result<ItemStack, String> {
         Some(Value::Compound(tag)) => Some(tag.clone()),
         _ => None,
     };
-    Ok(ItemStack::new(kind, count, tag))
+    Ok(new_stack(kind, count, tag))
+}
+
+/// A stack as vanilla's `ItemStack` constructor makes it: an item that wears carries its
+/// `Damage` tag, 0 when new. Clients add the tag to any such stack they are sent without it,
+/// and Valence's inventory clicks compare tags, so a stack sent bare could never be moved.
+pub fn new_stack(kind: ItemKind, count: u8, tag: Option<Compound>) -> ItemStack {
+    let mut stack = ItemStack::new(kind, count, tag);
+    if kind.max_durability() > 0 {
+        let tag = stack.nbt.get_or_insert_with(Compound::new);
+        if !tag.contains_key("Damage") {
+            tag.insert("Damage", 0);
+        }
+    }
+    stack
 }
 
 #[cfg(test)]
@@ -160,5 +174,21 @@ mod tests {
         item.insert("Count", 1i8);
         nbt.insert("Item", item);
         assert!(ItemRecord::from_nbt(&nbt).is_err());
+    }
+
+    #[test]
+    fn what_wears_carries_its_damage_as_vanillas_stacks_do() {
+        let damage = |s: &ItemStack| s.nbt.as_ref().and_then(|t| t.get("Damage").cloned());
+        assert_eq!(
+            damage(&new_stack(ItemKind::IronHelmet, 1, None)),
+            Some(Value::Int(0))
+        );
+        let mut worn = Compound::new();
+        worn.insert("Damage", 40i32);
+        assert_eq!(
+            damage(&new_stack(ItemKind::IronSword, 1, Some(worn))),
+            Some(Value::Int(40))
+        );
+        assert_eq!(new_stack(ItemKind::Dirt, 3, None).nbt, None);
     }
 }

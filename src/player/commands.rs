@@ -4,7 +4,7 @@ use valence::prelude::*;
 
 use super::{DamageCause, DamagePlayer, Health, Kills};
 use crate::config::Config;
-use crate::items::{insert, DropItem, ItemRecord};
+use crate::items::{insert, new_stack, DropItem, ItemRecord};
 
 /// `list`: who is online and how many zombies each has slain.
 pub fn list(world: &mut World) -> String {
@@ -85,7 +85,7 @@ pub fn give(world: &mut World, player: &str, item: &str, count: u32) -> String {
     let mut left = count;
     while left > 0 {
         let here = left.min(stack);
-        let rest = insert(&mut inventory, &ItemStack::new(kind, here as u8, None));
+        let rest = insert(&mut inventory, &new_stack(kind, here as u8, None));
         if rest > 0 {
             left_over.push(rest);
         }
@@ -95,7 +95,7 @@ pub fn give(world: &mut World, player: &str, item: &str, count: u32) -> String {
     if let Some(mut drops) = world.get_resource_mut::<Events<DropItem>>() {
         for rest in left_over {
             drops.send(DropItem(ItemRecord {
-                stack: ItemStack::new(kind, rest, None),
+                stack: new_stack(kind, rest, None),
                 pos: feet,
                 velocity: DVec3::ZERO,
                 age: 0,

@@ -1,5 +1,6 @@
 //! Players: joining the overworld at the spawn point, their body (`damage`: what a blow takes;
-//! `armour`; `charge`: the attack cooldown; `hazards`: falls, drowning, fire, suffocation, the void; `hunger`: food, healing
+//! `armour`; `charge`: the attack cooldown; `hotbar`: the slot held; `hazards`: falls,
+//! drowning, fire, suffocation, the void; `hunger`: food, healing
 //! and starving), health and food and their packets, death, the respawn screen. As in
 //! vanilla, a player who has just joined or respawned cannot be hurt by mobs for
 //! `server.spawn_invulnerable_ticks`, so zombies camping the spawn cannot kill them again and
@@ -25,6 +26,7 @@ pub mod commands;
 pub mod damage;
 pub mod eating;
 pub mod hazards;
+mod hotbar;
 pub mod hunger;
 
 use damage::LastBlow;
@@ -60,6 +62,7 @@ impl Plugin for PlayerPlugin {
                     .chain()
                     .in_set(crate::TickSet::Players),
             )
+            .add_systems(EventLoopPreUpdate, hotbar::reread_selected_slot)
             // After Valence's respawn packet: a client resets its health when it respawns.
             .add_systems(
                 PostUpdate,

@@ -241,7 +241,7 @@ mod tests {
             },
             items: vec![
                 (36, ItemStack::new(ItemKind::Dirt, 12, None)),
-                (44, ItemStack::new(ItemKind::IronSword, 1, None)),
+                (44, crate::items::new_stack(ItemKind::IronSword, 1, None)),
                 (9, ItemStack::new(ItemKind::OakLog, 64, None)),
                 (
                     5,

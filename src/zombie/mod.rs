@@ -32,6 +32,7 @@ use bevy_ecs::query::Has;
 use valence::prelude::*;
 
 use crate::config::ArmourTier;
+use crate::items::new_stack;
 use crate::world::{BlocksChanged, Nav, NavVoxels, Overworld};
 pub use attack::Attack;
 pub use body::Body;
@@ -319,7 +320,7 @@ impl Equipment {
     pub fn stacks(&self) -> [Option<ItemStack>; 5] {
         let piece = |i: usize| {
             let tier: Option<ArmourTier> = self.body[i - 1];
-            tier.map(|t| ItemStack::new(t.pieces()[i], 1, None))
+            tier.map(|t| new_stack(t.pieces()[i], 1, None))
         };
         [
             self.helmet.map(|h| {
@@ -329,7 +330,7 @@ impl Equipment {
             piece(1),
             piece(2),
             piece(3),
-            self.weapon.map(|w| ItemStack::new(w.item(), 1, None)),
+            self.weapon.map(|w| new_stack(w.item(), 1, None)),
         ]
     }
 
