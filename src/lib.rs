@@ -9,6 +9,7 @@ pub mod combat;
 pub mod config;
 pub mod console;
 pub mod daylight;
+pub mod experience;
 pub mod files;
 pub mod headless;
 pub mod hunt;
@@ -81,6 +82,7 @@ pub fn build_app(launch: Launch) -> anyhow::Result<App> {
         save::SavePlugin,
         building::BuildingPlugin,
         items::ItemsPlugin,
+        experience::ExperiencePlugin,
         zombie::ZombiePlugin,
         hunt::HuntPlugin,
         daylight::DaylightPlugin,

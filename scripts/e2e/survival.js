@@ -2,10 +2,11 @@
 // Step `survival`: the survivor falls 10 blocks and loses what the server's rule gives for the
 // distance its client reported; heals while fed and stops below 18 food; hears a zombie groan;
 // takes a zombie's blow bare, then the same zombie's blow in full iron, less by the armour
-// formula; kills it with a sword and picks up the rotten flesh it dropped (another zombie if it
-// dropped none); eats and heals back to full; throws emeralds down and the world is saved. A
-// watcher in creative sees the armour go on. Step `after-restart` (HORDE_SPOT: what `survival`
-// returned): after a restart the survivor sees the emeralds where they lay.
+// formula; kills it with a sword, picks up the rotten flesh it dropped (another zombie if it
+// dropped none) and gathers its experience; eats and heals back to full; throws emeralds down
+// and the world is saved. A watcher in creative sees the armour go on. Step `after-restart`
+// (HORDE_SPOT: what `survival` returned): after a restart the survivor sees the emeralds where
+// they lay.
 'use strict'
 
 const { Vec3 } = require('vec3')
@@ -217,6 +218,9 @@ async function survival (rcon, bot, watcher, groans) {
   }
   await until(() => count(bot, 'rotten_flesh') === fleshBefore + dropped, `the survivor holds the ${dropped} rotten flesh`)
   check(!items(bot, 'rotten_flesh').length, 'no rotten flesh is left on the ground')
+  // Each kill's orbs (5 points or more) drift to the survivor, and the bar shows them.
+  await until(() => bot.experience.points >= 5 * kills, `the survivor gathers ${kills} zombies' experience`)
+  check(bot.experience.level >= 0 && bot.experience.progress < 1, `experience ${JSON.stringify(bot.experience)}`)
   const list = await say('list')
   check(new RegExp(`survivor:${kills}\\b`).test(list), `the survivor is credited with ${kills} kills: ${list}`)
 
@@ -249,6 +253,7 @@ async function survival (rcon, bot, watcher, groans) {
     blows: { bare: bare.lost, armoured: armoured.lost, formula, zombieHolds: held },
     swings,
     kills,
+    experience: bot.experience.points,
     flesh: dropped,
     eaten: { cookie, beef, healedFrom: hurt },
     emeralds: emeralds.position.toArray()

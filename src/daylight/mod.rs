@@ -211,7 +211,7 @@ fn burn(
                         entity,
                         &mut vitality,
                         &mut statuses,
-                        config.daylight.burn_damage,
+                        (config.daylight.burn_damage, None),
                         now,
                     );
                 }

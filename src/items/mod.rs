@@ -13,15 +13,14 @@ use valence::inventory::DropItemStackEvent;
 use valence::layer::Layer;
 use valence::prelude::*;
 use valence::protocol::packets::play::ItemPickupAnimationS2c;
-use valence::protocol::sound::SoundCategory;
-use valence::protocol::{Sound, VarInt, WritePacket};
+use valence::protocol::{VarInt, WritePacket};
 
 use crate::config::Config;
-use crate::player::{Dead, PlayerKill, EYE_HEIGHT};
+use crate::player::{Dead, EYE_HEIGHT};
 use crate::random::generator;
 use crate::world::{LayerVoxels, Overworld, Voxels};
 use crate::zombie::{Dying, Equipment, Zombie};
-pub use record::ItemRecord;
+pub use record::{new_stack, ItemRecord};
 use rules::{LIFETIME, THROWN_PICKUP_DELAY};
 
 pub struct ItemsPlugin;
@@ -123,14 +122,12 @@ fn drop_the_dead_players_things(
 /// A zombie that dies drops its loot where it fell, the rare part and what it wore or held only
 /// when a player killed it.
 fn drop_zombie_loot(
-    died: Query<(Entity, &Position, &Equipment), (With<Zombie>, Added<Dying>)>,
-    mut kills: EventReader<PlayerKill>,
+    died: Query<(&Position, &Equipment, &Dying), (With<Zombie>, Added<Dying>)>,
     mut drops: EventWriter<DropItem>,
     mut rng: ResMut<ItemRng>,
 ) {
-    let by_players: Vec<Entity> = kills.iter().map(|k| k.victim).collect();
-    for (zombie, pos, equipment) in &died {
-        let by_player = by_players.contains(&zombie);
+    for (pos, equipment, dying) in &died {
+        let by_player = dying.killer.is_some();
         let mut loot = rules::zombie_loot(by_player, &mut rng.0);
         for worn in equipment.stacks().into_iter().flatten() {
             if let Some(damage) =
@@ -208,7 +205,7 @@ fn move_items(
         if item.velocity == DVec3::ZERO && on_ground.0 && world.solid(below(pos.0)) {
             continue; // At rest on something that is still there.
         }
-        let (at, velocity, grounded) = rules::step(&world, pos.0, item.velocity);
+        let (at, velocity, grounded) = rules::step(&world, rules::ITEM, pos.0, item.velocity);
         if pos.0 != at {
             pos.0 = at;
         }
@@ -279,7 +276,8 @@ fn merge_items(
 }
 
 /// A living player (not a spectator) touching an item takes what fits in their inventory,
-/// with the pick-up animation and sound for everyone around.
+/// with the pick-up animation for everyone around; each client plays the pick-up sound itself
+/// on that packet (`ClientPacketListener.handleTakeItemEntity`).
 fn pick_up(
     mut commands: Commands,
     mut items: Query<(Entity, &EntityId, &Position, &mut Stack, &GroundItem), Without<Despawned>>,
@@ -295,8 +293,6 @@ fn pick_up(
         Without<Dead>,
     >,
     mut layers: Query<&mut ChunkLayer, With<Overworld>>,
-    mut rng: ResMut<ItemRng>,
-    server: Res<Server>,
 ) {
     let Ok(mut layer) = layers.get_single_mut() else {
         return;
@@ -306,7 +302,8 @@ fn pick_up(
             continue;
         }
         for (player, mut client, player_id, pos, mode, mut inventory) in &mut players {
-            if *mode == GameMode::Spectator || !rules::within_reach(pos.0, item_pos.0) {
+            if *mode == GameMode::Spectator || !rules::within_reach(pos.0, rules::ITEM, item_pos.0)
+            {
                 continue;
             }
             let before = stack.0.count();
@@ -314,26 +311,12 @@ fn pick_up(
             if left == before {
                 continue;
             }
-            let taken = VarInt((before - left) as i32);
-            // The client knows itself as entity 0; everyone else by its id.
-            let animation = |collector: i32| ItemPickupAnimationS2c {
-                collected_entity_id: VarInt(item_id.get()),
-                collector_entity_id: VarInt(collector),
-                pickup_item_count: taken,
-            };
-            client.write_packet(&animation(0));
-            layer
-                .view_except_writer(ChunkPos::from_pos(pos.0), player)
-                .write_packet(&animation(player_id.get()));
-            // Vanilla's pick-up sound: 0.2 loud, pitch ((r - r) * 0.7 + 1) * 2.
-            let pitch = ((rng.0.gen::<f32>() - rng.0.gen::<f32>()) * 0.7 + 1.0) * 2.0;
-            crate::world::sound::play(
+            show_pick_up(
+                &mut client,
                 &mut layer,
-                Sound::EntityItemPickup,
-                SoundCategory::Player,
-                item_pos.0,
-                (0.2, pitch),
-                server.current_tick(),
+                (player, player_id, pos.0),
+                item_id,
+                before - left,
             );
             if left == 0 {
                 commands.entity(item).insert(Despawned);
@@ -342,6 +325,26 @@ fn pick_up(
             stack.0.set_count(left);
         }
     }
+}
+
+/// The pick-up animation of `taken` flying into a player, for them and everyone around. The
+/// client knows itself as entity 0, everyone else by its id.
+pub fn show_pick_up(
+    client: &mut Client,
+    layer: &mut ChunkLayer,
+    (player, player_id, at): (Entity, &EntityId, DVec3),
+    taken: &EntityId,
+    count: u8,
+) {
+    let animation = |collector: i32| ItemPickupAnimationS2c {
+        collected_entity_id: VarInt(taken.get()),
+        collector_entity_id: VarInt(collector),
+        pickup_item_count: VarInt(count as i32),
+    };
+    client.write_packet(&animation(0));
+    layer
+        .view_except_writer(ChunkPos::from_pos(at), player)
+        .write_packet(&animation(player_id.get()));
 }
 
 /// Puts `stack` into a player's inventory as vanilla's `Inventory.add` does: onto stacks of

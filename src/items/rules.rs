@@ -7,12 +7,25 @@ use valence::prelude::*;
 
 use crate::world::{is_solid, Voxels};
 
-/// Gravity and air drag a tick (`ItemEntity.tick`).
-const GRAVITY: f64 = 0.04;
+/// Air drag a tick, on everything that drops (`ItemEntity.tick`, `ExperienceOrb.tick`).
 const DRAG: f64 = 0.98;
-/// Half an item's 0.25-block box, and its height.
-pub const HALF_WIDTH: f64 = 0.125;
-pub const HEIGHT: f64 = 0.25;
+
+/// What falls as a dropped thing: its gravity a tick and its box.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Body {
+    pub gravity: f64,
+    pub half_width: f64,
+    pub height: f64,
+}
+
+/// An item: a 0.25-block box, 0.04 gravity (`EntityType.ITEM`, `ItemEntity.tick`).
+pub const ITEM: Body = Body {
+    gravity: 0.04,
+    half_width: 0.125,
+    height: 0.25,
+};
+const HALF_WIDTH: f64 = ITEM.half_width;
+const HEIGHT: f64 = ITEM.height;
 /// Ticks an item lies before it despawns (`ItemEntity.LIFETIME`).
 pub const LIFETIME: u32 = 6000;
 /// Ticks before anyone may pick up a dug block's drop, and a thrown or dead player's
@@ -27,10 +40,10 @@ const REACH_UP: f64 = 1.8 + 0.5;
 /// Two items merge when their boxes come within half a block sideways (`mergeWithNeighbours`).
 const MERGE_SIDE: f64 = 2.0 * HALF_WIDTH + 0.5;
 
-/// One tick of an item's motion at `pos` moving by `vel` blocks a tick: the new position and
-/// velocity and whether it rests on the ground.
-pub fn step(world: &impl Voxels, pos: DVec3, mut vel: DVec3) -> (DVec3, DVec3, bool) {
-    let centre = BlockPos::from_pos(pos + DVec3::new(0.0, HEIGHT / 2.0, 0.0));
+/// One tick of the motion of `body` at `pos` moving by `vel` blocks a tick: the new position
+/// and velocity and whether it rests on the ground.
+pub fn step(world: &impl Voxels, body: Body, pos: DVec3, mut vel: DVec3) -> (DVec3, DVec3, bool) {
+    let centre = BlockPos::from_pos(pos + DVec3::new(0.0, body.height / 2.0, 0.0));
     if world.block(centre).is_some_and(|b| b.is_liquid()) {
         // Floats: water slows it and lifts it a little (`setUnderwaterMovement`).
         vel = DVec3::new(
@@ -39,14 +52,14 @@ pub fn step(world: &impl Voxels, pos: DVec3, mut vel: DVec3) -> (DVec3, DVec3, b
             vel.z * 0.99,
         );
     } else {
-        vel.y -= GRAVITY;
+        vel.y -= body.gravity;
     }
     let mut at = pos;
     let mut on_ground = false;
     // Vertical first, then each horizontal axis, each stopped by what it would enter.
     let to_y = at.y + vel.y;
     if vel.y < 0.0 {
-        match floor_between(world, at, to_y) {
+        match floor_between(world, body, at, to_y) {
             Some(top) => {
                 // Landing stops the fall (`Block.updateEntityAfterFallOn`).
                 at.y = top;
@@ -55,7 +68,7 @@ pub fn step(world: &impl Voxels, pos: DVec3, mut vel: DVec3) -> (DVec3, DVec3, b
             }
             None => at.y = to_y,
         }
-    } else if !blocked(world, DVec3::new(at.x, to_y, at.z)) {
+    } else if !blocked(world, body, DVec3::new(at.x, to_y, at.z)) {
         at.y = to_y;
     } else {
         vel.y = 0.0;
@@ -63,7 +76,7 @@ pub fn step(world: &impl Voxels, pos: DVec3, mut vel: DVec3) -> (DVec3, DVec3, b
     for axis in [0, 2] {
         let mut next = at;
         next[axis] += vel[axis];
-        if blocked(world, next) {
+        if blocked(world, body, next) {
             vel[axis] = 0.0;
         } else {
             at = next;
@@ -79,11 +92,11 @@ pub fn step(world: &impl Voxels, pos: DVec3, mut vel: DVec3) -> (DVec3, DVec3, b
     (at, vel, on_ground)
 }
 
-/// The highest top of a solid shape under the item's box between `from.y` and `to_y`, if it
-/// lands on one on the way down.
-fn floor_between(world: &impl Voxels, from: DVec3, to_y: f64) -> Option<f64> {
+/// The highest top of a solid shape under the box between `from.y` and `to_y`, if it lands
+/// on one on the way down.
+fn floor_between(world: &impl Voxels, body: Body, from: DVec3, to_y: f64) -> Option<f64> {
     let mut best: Option<f64> = None;
-    for (x, z) in footprint(from) {
+    for (x, z) in footprint(body, from) {
         for y in (to_y.floor() as i32)..=(from.y.floor() as i32) {
             let p = BlockPos::new(x, y, z);
             let Some(state) = world.block(p) else {
@@ -104,22 +117,17 @@ fn floor_between(world: &impl Voxels, from: DVec3, to_y: f64) -> Option<f64> {
     best
 }
 
-/// Whether the item's box at `at` would be inside a solid block.
-fn blocked(world: &impl Voxels, at: DVec3) -> bool {
-    let (y0, y1) = (at.y.floor() as i32, (at.y + HEIGHT).floor() as i32);
-    footprint(at).any(|(x, z)| (y0..=y1).any(|y| world.solid(BlockPos::new(x, y, z))))
+/// Whether the box at `at` would be inside a solid block.
+fn blocked(world: &impl Voxels, body: Body, at: DVec3) -> bool {
+    let (y0, y1) = (at.y.floor() as i32, (at.y + body.height).floor() as i32);
+    footprint(body, at).any(|(x, z)| (y0..=y1).any(|y| world.solid(BlockPos::new(x, y, z))))
 }
 
-/// The columns the item's box stands over.
-fn footprint(at: DVec3) -> impl Iterator<Item = (i32, i32)> {
-    let (x0, x1) = (
-        (at.x - HALF_WIDTH).floor() as i32,
-        (at.x + HALF_WIDTH).floor() as i32,
-    );
-    let (z0, z1) = (
-        (at.z - HALF_WIDTH).floor() as i32,
-        (at.z + HALF_WIDTH).floor() as i32,
-    );
+/// The columns the box stands over.
+fn footprint(body: Body, at: DVec3) -> impl Iterator<Item = (i32, i32)> {
+    let w = body.half_width;
+    let (x0, x1) = ((at.x - w).floor() as i32, (at.x + w).floor() as i32);
+    let (z0, z1) = ((at.z - w).floor() as i32, (at.z + w).floor() as i32);
     (x0..=x1).flat_map(move |x| (z0..=z1).map(move |z| (x, z)))
 }
 
@@ -133,12 +141,12 @@ fn slipperiness(state: BlockState) -> f64 {
     }
 }
 
-/// Whether a player standing at `feet` touches an item at `item`.
-pub fn within_reach(feet: DVec3, item: DVec3) -> bool {
-    (item.x - feet.x).abs() < REACH_SIDE + HALF_WIDTH
-        && (item.z - feet.z).abs() < REACH_SIDE + HALF_WIDTH
-        && item.y + HEIGHT > feet.y - REACH_DOWN
-        && item.y < feet.y + REACH_UP
+/// Whether a player standing at `feet` touches `body` at `at`.
+pub fn within_reach(feet: DVec3, body: Body, at: DVec3) -> bool {
+    (at.x - feet.x).abs() < REACH_SIDE + body.half_width
+        && (at.z - feet.z).abs() < REACH_SIDE + body.half_width
+        && at.y + body.height > feet.y - REACH_DOWN
+        && at.y < feet.y + REACH_UP
 }
 
 /// Whether two items at `a` and `b` lie close enough to merge.
@@ -244,7 +252,7 @@ mod tests {
         let mut ticks = 0;
         let mut on_ground = false;
         while !on_ground {
-            (pos, vel, on_ground) = step(&Floor, pos, vel);
+            (pos, vel, on_ground) = step(&Floor, ITEM, pos, vel);
             ticks += 1;
             assert!(ticks < 100);
         }
@@ -252,7 +260,7 @@ mod tests {
         // Six blocks and a toss up: about 20 ticks of vanilla's gravity and drag.
         assert!((15..=25).contains(&ticks), "{ticks}");
         for _ in 0..40 {
-            (pos, vel, _) = step(&Floor, pos, vel);
+            (pos, vel, _) = step(&Floor, ITEM, pos, vel);
         }
         assert_eq!(pos.y, 64.0);
         assert!(vel.length() < 1e-3, "at rest: {vel}");
@@ -273,7 +281,7 @@ mod tests {
         }
         let (mut pos, mut vel) = (DVec3::new(1.5, 64.0, 0.5), DVec3::new(0.5, 0.0, 0.0));
         for _ in 0..10 {
-            (pos, vel, _) = step(&Wall, pos, vel);
+            (pos, vel, _) = step(&Wall, ITEM, pos, vel);
         }
         assert!(pos.x + HALF_WIDTH <= 2.0, "{pos}");
     }
@@ -281,10 +289,10 @@ mod tests {
     #[test]
     fn reach_and_merging_are_vanillas_boxes() {
         let feet = DVec3::new(0.0, 64.0, 0.0);
-        assert!(within_reach(feet, DVec3::new(1.4, 64.0, 0.0)));
-        assert!(!within_reach(feet, DVec3::new(1.5, 64.0, 0.0)));
-        assert!(within_reach(feet, DVec3::new(0.0, 66.2, 0.0)));
-        assert!(!within_reach(feet, DVec3::new(0.0, 66.4, 0.0)));
+        assert!(within_reach(feet, ITEM, DVec3::new(1.4, 64.0, 0.0)));
+        assert!(!within_reach(feet, ITEM, DVec3::new(1.5, 64.0, 0.0)));
+        assert!(within_reach(feet, ITEM, DVec3::new(0.0, 66.2, 0.0)));
+        assert!(!within_reach(feet, ITEM, DVec3::new(0.0, 66.4, 0.0)));
         assert!(close_enough_to_merge(
             DVec3::new(0.0, 64.0, 0.0),
             DVec3::new(0.7, 64.0, 0.0)

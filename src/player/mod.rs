@@ -166,6 +166,8 @@ fn join_players(
             Exposure::default(),
             LastBlow::default(),
             charge::Charge::default(),
+            crate::experience::Experience::default(),
+            crate::experience::Collector::default(),
             Kills::default(),
             SpawnProtection::from(now, &config),
         ));

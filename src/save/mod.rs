@@ -19,6 +19,7 @@ use valence::prelude::*;
 
 use crate::config::{Config, HuntPreset};
 use crate::daylight::{Phase, WorldPhase};
+use crate::experience::{Experience, Levels};
 use crate::hunt::{HuntZombie, Hunts, Round};
 use crate::items::{DropItem, GroundItem, ItemRecord};
 use crate::pack::{Pack, PackBrain, PackState, Packs};
@@ -573,10 +574,11 @@ type PlayerData<'a> = (
     Option<&'a Food>,
     Option<&'a Air>,
     Option<&'a Exposure>,
+    Option<&'a Experience>,
 );
 
 fn saved_player(
-    (pos, look, health, mode, inventory, food, air, exposure): PlayerData,
+    (pos, look, health, mode, inventory, food, air, exposure, experience): PlayerData,
 ) -> SavedPlayer {
     SavedPlayer {
         pos: pos.0,
@@ -588,6 +590,7 @@ fn saved_player(
             food: food.copied().unwrap_or_default(),
             air: air.map_or(MAX_AIR, |a| a.0),
             exposure: exposure.copied().unwrap_or_default(),
+            experience: experience.map(|e| e.0).unwrap_or_default(),
         },
         items: SavedPlayer::items_of(inventory),
     }
@@ -640,6 +643,11 @@ fn restore_players(
                 saved.body.food,
                 saved.body.exposure,
             ));
+        }
+        if saved.body.experience != Levels::default() {
+            commands
+                .entity(entity)
+                .insert(Experience(saved.body.experience));
         }
     }
 }

@@ -7,6 +7,7 @@
 use valence::nbt::{Compound, List, Value};
 use valence::prelude::*;
 
+use crate::experience::Levels;
 use crate::items::record::{stack_from_nbt, stack_to_nbt};
 use crate::player::hazards::{Exposure, FIRE_REST, MAX_AIR};
 use crate::player::hunger::{Food, MAX_EXHAUSTION, MAX_FOOD};
@@ -31,6 +32,7 @@ pub struct SavedBody {
     pub food: Food,
     pub air: i32,
     pub exposure: Exposure,
+    pub experience: Levels,
 }
 
 impl Default for SavedBody {
@@ -39,6 +41,7 @@ impl Default for SavedBody {
             food: Food::default(),
             air: MAX_AIR,
             exposure: Exposure::default(),
+            experience: Levels::default(),
         }
     }
 }
@@ -55,6 +58,9 @@ impl SavedBody {
             self.exposure.fire.clamp(i16::MIN as i32, i16::MAX as i32) as i16,
         );
         c.insert("FallDistance", self.exposure.fall);
+        c.insert("XpLevel", self.experience.level.min(i32::MAX as u32) as i32);
+        c.insert("XpP", self.experience.progress);
+        c.insert("XpTotal", self.experience.total.min(i32::MAX as u32) as i32);
     }
 
     /// Read leniently, as vanilla does: a missing or odd key keeps a fresh body's value, and
@@ -86,6 +92,12 @@ impl SavedBody {
             exposure: Exposure {
                 fall: float("FallDistance").map_or(0.0, |v| v.clamp(0.0, 1024.0)),
                 fire: int("Fire").map_or(FIRE_REST, |v| v.max(FIRE_REST)),
+            },
+            experience: Levels {
+                level: int("XpLevel").map_or(0, |v| v.max(0) as u32),
+                // Vanilla's bar is below 1; a full one would be a level it was never given.
+                progress: float("XpP").map_or(0.0, |v| v.clamp(0.0, 0.999_999)),
+                total: int("XpTotal").map_or(0, |v| v.max(0) as u32),
             },
         }
     }
@@ -238,6 +250,11 @@ mod tests {
                     fall: 4.5,
                     fire: 57,
                 },
+                experience: Levels {
+                    level: 17,
+                    progress: 0.25,
+                    total: 420,
+                },
             },
             items: vec![
                 (36, ItemStack::new(ItemKind::Dirt, 12, None)),
@@ -250,7 +267,7 @@ mod tests {
                         37,
                     ),
                 ),
-                (45, ItemStack::new(ItemKind::Shield, 1, None)),
+                (45, crate::items::new_stack(ItemKind::Shield, 1, None)),
             ],
         };
         let nbt = player.to_nbt();

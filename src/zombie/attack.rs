@@ -254,7 +254,7 @@ pub(super) fn players_hit_zombies(
             event.entity,
             &mut vitality,
             &mut statuses,
-            amount,
+            (amount, Some(event.client)),
             now,
         ) {
             kills.send(PlayerKill {
@@ -310,13 +310,13 @@ pub(super) fn players_hit_zombies(
 }
 
 /// Takes `amount` of a zombie's health; at none left it plays the death animation and is
-/// marked dying. Returns whether this blow killed it.
+/// marked dying, by `killer` if a player struck the blow. Returns whether this blow killed it.
 pub fn wound(
     commands: &mut Commands,
     zombie: Entity,
     vitality: &mut Vitality,
     statuses: &mut EntityStatuses,
-    amount: f32,
+    (amount, killer): (f32, Option<Entity>),
     now: u64,
 ) -> bool {
     if vitality.0 <= 0.0 {
@@ -329,6 +329,7 @@ pub fn wound(
     statuses.trigger(EntityStatus::PlayDeathSoundOrAddProjectileHitParticles);
     commands.entity(zombie).insert(Dying {
         until: now + DEATH_TICKS,
+        killer,
     });
     true
 }

@@ -288,6 +288,9 @@ pub struct Vitality(pub f32);
 #[derive(Component, Debug, Clone, Copy)]
 pub struct Dying {
     pub(in crate::zombie) until: u64,
+    /// The player whose blow killed it: only then does it drop its rare loot, what it wore and
+    /// its experience.
+    pub killer: Option<Entity>,
 }
 
 /// Ticks of fire left; 0 when not burning. Daylight lights and puts out the fire; it is kept
