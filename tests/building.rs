@@ -11,8 +11,9 @@ use support::headless::{harness, Harness};
 use valence::interact_block::InteractBlockEvent;
 use valence::math::Vec3;
 use valence::prelude::*;
-use valence::protocol::packets::play::BlockUpdateS2c;
-use valence::protocol::{Direction, Hand, Packet};
+use valence::protocol::packets::play::{BlockUpdateS2c, WorldEventS2c};
+use valence::protocol::{Direction, Hand, Packet, Sound};
+use valence::testing::{create_mock_client, MockClientHelper};
 
 /// A flat stone floor with a grass block in it at `(o.x + 2, o.y - 1, o.z)`, the player
 /// standing at the spawn block `o` in survival.
@@ -213,6 +214,78 @@ fn placing_spends_an_item_turns_logs_and_never_fills_a_player() {
     assert!(h.block(o).is_air());
     assert!(resent(&mut h, o));
     assert_eq!(h.count(ItemKind::OakLog), 1);
+}
+
+/// The sounds a client was sent since the last look, and whether it saw a block break.
+fn heard(helper: &mut MockClientHelper) -> (Vec<Sound>, bool) {
+    let frames = helper.collect_received();
+    let sounds = support::headless::sounds(&frames)
+        .into_iter()
+        .map(|(s, _)| s)
+        .collect();
+    let broke = frames
+        .0
+        .iter()
+        .filter(|f| f.id == WorldEventS2c::ID)
+        .any(|f| f.decode::<WorldEventS2c>().is_ok_and(|e| e.event == 2001));
+    (sounds, broke)
+}
+
+#[test]
+fn others_hear_a_block_placed_a_door_opened_and_see_a_block_broken_the_player_does_not() {
+    let mut h = harness();
+    let o = field(&mut h);
+    let (bundle, mut watcher) = create_mock_client("watcher");
+    let watcher_entity = h.app.world.spawn(bundle).id();
+    h.app.update();
+    h.app.world.get_mut::<Position>(watcher_entity).unwrap().0 =
+        DVec3::new(o.x as f64 - 3.5, o.y as f64, o.z as f64 + 0.5);
+    hold(&mut h, ItemKind::Cobblestone, 2);
+    h.app.update();
+    heard(&mut watcher);
+    h.helper.clear_received();
+    place(
+        &mut h,
+        BlockPos::new(o.x + 1, o.y - 1, o.z),
+        Direction::Up,
+        1.0,
+    );
+    assert_eq!(
+        h.block(BlockPos::new(o.x + 1, o.y, o.z)),
+        BlockState::COBBLESTONE
+    );
+    assert!(heard(&mut watcher).0.contains(&Sound::BlockStonePlace));
+    assert!(
+        !heard(&mut h.helper).0.contains(&Sound::BlockStonePlace),
+        "the placer's own client plays it"
+    );
+
+    hold(&mut h, ItemKind::OakDoor, 1);
+    place(
+        &mut h,
+        BlockPos::new(o.x + 2, o.y - 1, o.z + 2),
+        Direction::Up,
+        1.0,
+    );
+    heard(&mut watcher);
+    place(
+        &mut h,
+        BlockPos::new(o.x + 2, o.y, o.z + 2),
+        Direction::North,
+        0.5,
+    );
+    assert!(heard(&mut watcher).0.contains(&Sound::BlockWoodenDoorOpen));
+
+    h.run("gamemode creative tester");
+    h.helper.clear_received();
+    dig(
+        &mut h,
+        BlockPos::new(o.x + 1, o.y, o.z),
+        DiggingState::Start,
+    );
+    assert!(h.block(BlockPos::new(o.x + 1, o.y, o.z)).is_air());
+    assert!(heard(&mut watcher).1, "the watcher sees it break");
+    assert!(!heard(&mut h.helper).1, "the digger's own client shows it");
 }
 
 #[test]

@@ -12,6 +12,7 @@ use horde::zombie::{
 };
 use support::headless::{harness, harness_with, Harness};
 use valence::prelude::*;
+use valence::protocol::Sound;
 use valence::testing::create_mock_client;
 
 /// Clears a flat stone arena around the spawn point and puts the player at `player`
@@ -98,6 +99,32 @@ fn watch(h: &mut Harness, ticks: usize) -> (bool, usize) {
         plans = now;
     }
     (chased, longest)
+}
+
+#[test]
+fn a_walking_zombie_is_heard_stepping_at_vanillas_volume() {
+    let mut h = harness();
+    let o = arena(&mut h, [8, 0, 0]);
+    h.run(&format!(
+        "summon zombie {} {} {}",
+        o.x as f64 - 6.5,
+        o.y,
+        o.z as f64 + 0.5
+    ));
+    h.helper.clear_received();
+    let mut steps = 0;
+    for _ in 0..200 {
+        h.app.update();
+        let frames = h.helper.collect_received();
+        steps += support::headless::sounds(&frames)
+            .iter()
+            .filter(|s| **s == (Sound::EntityZombieStep, 0.15))
+            .count();
+        if steps >= 2 {
+            break;
+        }
+    }
+    assert!(steps >= 2, "the chaser's steps were heard: {steps}");
 }
 
 #[test]

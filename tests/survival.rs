@@ -11,7 +11,7 @@ use valence::entity::entity::{Air, Flags};
 use valence::movement::MovementEvent;
 use valence::prelude::*;
 use valence::protocol::packets::play::EntityEquipmentUpdateS2c;
-use valence::protocol::Packet;
+use valence::protocol::{Packet, Sound};
 
 /// A harness whose player does not heal by itself, so that each blow can be read whole.
 fn body() -> Harness {
@@ -335,7 +335,7 @@ fn a_full_player_cannot_eat_bread_and_letting_go_stops_a_meal() {
 }
 
 #[test]
-fn other_players_see_the_armour_a_player_puts_on_and_are_not_flooded_with_it() {
+fn other_players_see_and_hear_the_armour_a_player_puts_on_and_are_not_flooded_with_it() {
     let mut h = body();
     let (bundle, mut watcher) = valence::testing::create_mock_client("watcher");
     h.app.world.spawn(bundle);
@@ -350,6 +350,10 @@ fn other_players_see_the_armour_a_player_puts_on_and_are_not_flooded_with_it() {
         .set_slot(5, ItemStack::new(ItemKind::IronHelmet, 1, None));
     h.app.update();
     let seen = watcher.collect_received();
+    // Both hear it go on (`LivingEntity.onEquipItem`).
+    let iron = (Sound::ItemArmorEquipIron, 1.0);
+    assert!(support::headless::sounds(&seen).contains(&iron));
+    assert!(support::headless::sounds(&h.helper.collect_received()).contains(&iron));
     let update = seen.first::<EntityEquipmentUpdateS2c>();
     let head = update.equipment.iter().find(|e| e.slot == 5).unwrap();
     assert_eq!(

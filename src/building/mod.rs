@@ -15,6 +15,7 @@ use bevy_ecs::query::Has;
 use valence::entity::entity::Flags;
 use valence::interact_block::InteractBlockEvent;
 use valence::inventory::HeldItem;
+use valence::layer::Layer;
 use valence::prelude::*;
 use valence::protocol::packets::play::BlockUpdateS2c;
 use valence::protocol::{Direction, Hand, VarInt, WritePacket};
@@ -26,6 +27,7 @@ use crate::items::{DropItem, ItemRecord};
 use crate::player::{Dead, OFF_HAND};
 use crate::random::{generator, mix};
 use crate::world::door::{is_door, other_half};
+use crate::world::sound::{block_sounds, door_sound, level_event, play_except, BLOCK_BROKEN};
 use crate::world::{BlocksChanged, Overworld, WorldSpawn, HEIGHT, MIN_Y};
 use crate::zombie::body::{BODY_HEIGHT, HALF_WIDTH};
 use crate::zombie::Zombie;
@@ -128,6 +130,13 @@ fn dig(
             continue;
         }
         layer.set_block(at, BlockState::AIR);
+        // Everyone else hears it break and sees it crumble; the digger's client already did.
+        level_event(
+            layer.view_except_writer(ChunkPos::from_block_pos(at), event.client),
+            BLOCK_BROKEN,
+            at,
+            state.to_raw() as i32,
+        );
         let mut change = BlocksChanged::between(at, at);
         if is_door(state) {
             // The other half goes with it.
@@ -183,10 +192,12 @@ fn place(
     mut changed: EventWriter<BlocksChanged>,
     spawn: Res<WorldSpawn>,
     config: Res<Config>,
+    server: Res<Server>,
 ) {
     let Ok(mut layer) = layers.get_single_mut() else {
         return;
     };
+    let now = server.current_tick() as u64;
     for event in events.iter() {
         let Ok((mut client, pos, look, mode, mut inventory, held, flags, op)) =
             players.get_mut(event.client)
@@ -201,8 +212,9 @@ fn place(
         let sneaking = flags.is_some_and(|f| f.sneaking());
         let may_edit = matches!(mode, GameMode::Survival | GameMode::Creative);
 
-        // A right-click on a door opens or closes both halves, for everyone.
-        if is_door(clicked) && !sneaking {
+        // A right-click on a door opens or closes both halves, for everyone; iron doors only
+        // open to redstone.
+        if is_door(clicked) && clicked.to_kind() != BlockKind::IronDoor && !sneaking {
             if reach && may_edit {
                 let open = clicked.get(PropName::Open) == Some(PropValue::True);
                 let value = if open {
@@ -216,6 +228,17 @@ fn place(
                     layer.set_block(other, half.set(PropName::Open, value));
                 }
                 changed.send(BlocksChanged::between(event.position, other));
+                // Pitch 0.9 to 1 (`DoorBlock.use`), heard by all but the player.
+                let draw = mix(now ^ (event.position.x as u64) ^ ((event.position.z as u64) << 32));
+                let pitch = 0.9 + (draw % 1000) as f32 / 10_000.0;
+                play_except(
+                    &mut layer,
+                    event.client,
+                    door_sound(clicked, value == PropValue::True),
+                    centre(event.position),
+                    (1.0, pitch),
+                    now as i64,
+                );
             } else {
                 resend(&mut client, event.position, clicked);
             }
@@ -264,6 +287,16 @@ fn place(
             layer.set_block(top, state.set(PropName::Half, PropValue::Upper));
         }
         changed.send(BlocksChanged::between(target, door_top.unwrap_or(target)));
+        // Vanilla's placing volume and pitch, (1 + 1) / 2 and 0.8 of the block's sound, heard
+        // by all but the player (`BlockItem.place`).
+        play_except(
+            &mut layer,
+            event.client,
+            block_sounds(state).1,
+            centre(target),
+            (1.0, 0.8),
+            now as i64,
+        );
         if *mode == GameMode::Survival {
             let left = stack.count().saturating_sub(1);
             if left == 0 {
@@ -273,6 +306,11 @@ fn place(
             }
         }
     }
+}
+
+/// The middle of block `at`, where its sounds come from.
+fn centre(at: BlockPos) -> DVec3 {
+    DVec3::new(at.x as f64 + 0.5, at.y as f64 + 0.5, at.z as f64 + 0.5)
 }
 
 /// Under spawn protection (for players who are not operators).

@@ -9,8 +9,10 @@ use valence::layer::Layer;
 use valence::prelude::*;
 use valence::protocol::packets::play::entity_equipment_update_s2c::EquipmentEntry;
 use valence::protocol::packets::play::EntityEquipmentUpdateS2c;
-use valence::protocol::{VarInt, WritePacket};
+use valence::protocol::sound::SoundCategory;
+use valence::protocol::{Sound, VarInt, WritePacket};
 
+use crate::config::ArmourTier;
 use crate::world::Overworld;
 
 /// The player inventory's armour slots: head, chest, legs, feet.
@@ -161,6 +163,64 @@ pub(super) fn show_equipment(
     }
 }
 
+/// What a player wore in each armour slot when last looked at; unknown until the tick after
+/// they joined, when their saved inventory is in.
+#[derive(Component, Debug, Clone, Copy, Default, PartialEq)]
+pub struct Worn(Option<[Option<ItemKind>; 4]>);
+
+/// The sound of putting `item` on (`ArmorMaterials`' equip sounds, `Equipable`).
+fn equip_sound(item: ItemKind) -> Option<Sound> {
+    Some(match ArmourTier::of(item) {
+        Some((ArmourTier::Leather, _)) => Sound::ItemArmorEquipLeather,
+        Some((ArmourTier::Golden, _)) => Sound::ItemArmorEquipGold,
+        Some((ArmourTier::Chainmail, _)) => Sound::ItemArmorEquipChain,
+        Some((ArmourTier::Iron, _)) => Sound::ItemArmorEquipIron,
+        Some((ArmourTier::Diamond, _)) => Sound::ItemArmorEquipDiamond,
+        Some((ArmourTier::Netherite, _)) => Sound::ItemArmorEquipNetherite,
+        None => match item {
+            ItemKind::TurtleHelmet => Sound::ItemArmorEquipTurtle,
+            ItemKind::Elytra => Sound::ItemArmorEquipElytra,
+            _ if piece(item).is_some() => Sound::ItemArmorEquipGeneric,
+            _ => return None,
+        },
+    })
+}
+
+/// A piece put on sounds for everyone near, the wearer too (`LivingEntity.onEquipItem`).
+pub(super) fn equip_sounds(
+    mut players: Query<(Ref<Client>, Ref<Inventory>, &mut Worn, &Position, &GameMode)>,
+    mut layers: Query<&mut ChunkLayer, With<Overworld>>,
+    server: Res<Server>,
+) {
+    let Ok(mut layer) = layers.get_single_mut() else {
+        return;
+    };
+    for (client, inventory, mut worn, pos, mode) in &mut players {
+        if client.is_added() || !(inventory.is_changed() || worn.0.is_none()) {
+            continue;
+        }
+        let now = ARMOUR_SLOTS.map(|s| inventory.slot(s).map(|i| i.item));
+        let Some(before) = worn.0.replace(now) else {
+            continue;
+        };
+        if *mode == GameMode::Spectator {
+            continue;
+        }
+        for (new, old) in now.into_iter().zip(before) {
+            if let Some(sound) = new.filter(|n| Some(*n) != old).and_then(equip_sound) {
+                crate::world::sound::play(
+                    &mut layer,
+                    sound,
+                    SoundCategory::Player,
+                    pos.0,
+                    (1.0, 1.0),
+                    server.current_tick(),
+                );
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,5 +256,22 @@ mod tests {
         wear_out(&mut inventory, 2);
         assert!(inventory.slot(5).is_none(), "165 durability: it broke");
         assert_eq!(damage_of(inventory.slot(6).unwrap()), 2);
+    }
+
+    #[test]
+    fn each_material_sounds_as_it_goes_on() {
+        assert_eq!(
+            equip_sound(ItemKind::IronChestplate),
+            Some(Sound::ItemArmorEquipIron)
+        );
+        assert_eq!(
+            equip_sound(ItemKind::GoldenBoots),
+            Some(Sound::ItemArmorEquipGold)
+        );
+        assert_eq!(
+            equip_sound(ItemKind::TurtleHelmet),
+            Some(Sound::ItemArmorEquipTurtle)
+        );
+        assert_eq!(equip_sound(ItemKind::Dirt), None);
     }
 }

@@ -2,7 +2,7 @@
 
 use valence::layer::Layer;
 use valence::prelude::*;
-use valence::protocol::packets::play::PlaySoundS2c;
+use valence::protocol::packets::play::{PlaySoundS2c, WorldEventS2c};
 use valence::protocol::sound::{SoundCategory, SoundId};
 use valence::protocol::{Sound, VarInt, WritePacket};
 
@@ -49,6 +49,21 @@ pub fn play(
         .write_packet(&packet(sound, category, at, loudness, seed));
 }
 
+/// Plays `sound` at `at` to everyone who sees that chunk but `player`, whose own client played
+/// it already (vanilla's `playSound` with the player as the one left out).
+pub fn play_except(
+    layer: &mut ChunkLayer,
+    player: Entity,
+    sound: Sound,
+    at: DVec3,
+    loudness: (f32, f32),
+    seed: i64,
+) {
+    layer
+        .view_except_writer(ChunkPos::from_pos(at), player)
+        .write_packet(&packet(sound, SoundCategory::Block, at, loudness, seed));
+}
+
 /// Plays `sound` at `at` to the `listeners` within vanilla's range of it: for sounds many
 /// zombies make, which would flood every client in view distance.
 pub fn play_near<'a>(
@@ -64,5 +79,110 @@ pub fn play_near<'a>(
         if pos.0.distance_squared(at) <= range * range {
             client.write_packet(&packet(sound, category, at, loudness, seed));
         }
+    }
+}
+
+/// Vanilla's level event for a broken block: its sound and particles, played by each client
+/// that gets it (`LevelEvent.PARTICLES_DESTROY_BLOCK`, the block's state as its data).
+pub const BLOCK_BROKEN: i32 = 2001;
+
+/// Vanilla's level event `kind` at `at` (`ClientboundLevelEventPacket`), to `writer`.
+pub fn level_event(mut writer: impl WritePacket, kind: i32, at: BlockPos, data: i32) {
+    writer.write_packet(&WorldEventS2c {
+        event: kind,
+        location: at,
+        data,
+        disable_relative_volume: false,
+    });
+}
+
+/// A block's hit and place sounds, by the sound group its kind has in vanilla for the blocks
+/// zombies meet (stone for the rest, vanilla's default).
+pub fn block_sounds(state: BlockState) -> (Sound, Sound) {
+    let name = state.to_kind().to_str();
+    let has = |part: &str| name.contains(part);
+    if has("glass") || has("ice") {
+        (Sound::BlockGlassHit, Sound::BlockGlassPlace)
+    } else if has("wool") || has("carpet") {
+        (Sound::BlockWoolHit, Sound::BlockWoolPlace)
+    } else if has("sand") && !has("sandstone") {
+        (Sound::BlockSandHit, Sound::BlockSandPlace)
+    } else if has("dirt") || has("gravel") || has("farmland") || has("clay") || has("path") {
+        // Vanilla's dirt sounds like gravel.
+        (Sound::BlockGravelHit, Sound::BlockGravelPlace)
+    } else if has("grass") || has("leaves") || has("hay") || has("moss") {
+        (Sound::BlockGrassHit, Sound::BlockGrassPlace)
+    } else if has("planks")
+        || has("log")
+        || has("wood")
+        || has("fence")
+        || has("stairs") && has("oak")
+    {
+        (Sound::BlockWoodHit, Sound::BlockWoodPlace)
+    } else {
+        (Sound::BlockStoneHit, Sound::BlockStonePlace)
+    }
+}
+
+/// A door's sound as it opens or closes, by its wood (`BlockSetType`).
+pub fn door_sound(state: BlockState, open: bool) -> Sound {
+    let name = state.to_kind().to_str();
+    let (opening, closing) = if name.starts_with("iron") {
+        (Sound::BlockIronDoorOpen, Sound::BlockIronDoorClose)
+    } else if name.starts_with("bamboo") {
+        (
+            Sound::BlockBambooWoodDoorOpen,
+            Sound::BlockBambooWoodDoorClose,
+        )
+    } else if name.starts_with("cherry") {
+        (
+            Sound::BlockCherryWoodDoorOpen,
+            Sound::BlockCherryWoodDoorClose,
+        )
+    } else if name.starts_with("crimson") || name.starts_with("warped") {
+        (
+            Sound::BlockNetherWoodDoorOpen,
+            Sound::BlockNetherWoodDoorClose,
+        )
+    } else {
+        (Sound::BlockWoodenDoorOpen, Sound::BlockWoodenDoorClose)
+    };
+    if open {
+        opening
+    } else {
+        closing
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_sound_as_their_vanilla_group() {
+        assert_eq!(block_sounds(BlockState::DIRT).1, Sound::BlockGravelPlace);
+        assert_eq!(block_sounds(BlockState::OAK_PLANKS).0, Sound::BlockWoodHit);
+        assert_eq!(block_sounds(BlockState::SANDSTONE).0, Sound::BlockStoneHit);
+        assert_eq!(block_sounds(BlockState::GLASS).0, Sound::BlockGlassHit);
+        assert_eq!(
+            block_sounds(BlockState::COBBLESTONE).1,
+            Sound::BlockStonePlace
+        );
+    }
+
+    #[test]
+    fn doors_sound_as_their_wood() {
+        assert_eq!(
+            door_sound(BlockState::OAK_DOOR, true),
+            Sound::BlockWoodenDoorOpen
+        );
+        assert_eq!(
+            door_sound(BlockState::CHERRY_DOOR, false),
+            Sound::BlockCherryWoodDoorClose
+        );
+        assert_eq!(
+            door_sound(BlockState::WARPED_DOOR, true),
+            Sound::BlockNetherWoodDoorOpen
+        );
     }
 }

@@ -6,12 +6,13 @@
 use valence::entity::{EntityAnimations, EntityId};
 use valence::layer::Layer;
 use valence::prelude::*;
-use valence::protocol::packets::play::{BlockBreakingProgressS2c, WorldEventS2c};
+use valence::protocol::packets::play::BlockBreakingProgressS2c;
 use valence::protocol::{Direction, VarInt, WritePacket};
 
 use super::{staggered, Dying, Target, Zombie};
 use crate::config::Config;
 use crate::world::door::{is_door, is_open_door, lower_half, other_half};
+use crate::world::sound::{level_event, BLOCK_BROKEN};
 use crate::world::{BlocksChanged, Overworld};
 
 /// Ticks of hammering that break a door (vanilla's 240 on Hard).
@@ -19,7 +20,6 @@ const BREAK_TICKS: u32 = 240;
 /// Vanilla's level events: a zombie hits a wooden door, breaks it, a block's break particles.
 const HIT_SOUND: i32 = 1019;
 const BREAK_SOUND: i32 = 1021;
-const BREAK_PARTICLES: i32 = 2001;
 /// A destroy stage outside 0..=9 clears the cracks.
 const NO_CRACKS: u8 = 255;
 /// Ticks between a chaser's looks for a door beside it (vanilla's goals run every 2nd tick):
@@ -148,7 +148,7 @@ pub(super) fn break_doors(
                 layer.set_block(top, BlockState::AIR);
             }
             event(&mut layer, BREAK_SOUND, door, 0);
-            event(&mut layer, BREAK_PARTICLES, door, state.to_raw() as i32);
+            event(&mut layer, BLOCK_BROKEN, door, state.to_raw() as i32);
             cracks(&mut layer, door, NO_CRACKS);
             changed.send(BlocksChanged::between(door, top));
             commands.entity(entity).remove::<BreakingDoor>();
@@ -160,14 +160,12 @@ pub(super) fn break_doors(
 
 /// Sends vanilla's level event `kind` at `at` to everyone who sees it.
 fn event(layer: &mut ChunkLayer, kind: i32, at: BlockPos, data: i32) {
-    layer
-        .view_writer(ChunkPos::from_block_pos(at))
-        .write_packet(&WorldEventS2c {
-            event: kind,
-            location: at,
-            data,
-            disable_relative_volume: false,
-        });
+    level_event(
+        layer.view_writer(ChunkPos::from_block_pos(at)),
+        kind,
+        at,
+        data,
+    );
 }
 
 #[cfg(test)]

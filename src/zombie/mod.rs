@@ -119,6 +119,7 @@ impl Plugin for ZombiePlugin {
                     siege::work_sieges,
                     sync::show_equipment,
                     voice::groan,
+                    voice::step,
                 )
                     .chain()
                     .in_set(ZombieSet::Move),

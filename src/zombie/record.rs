@@ -86,6 +86,7 @@ impl ZombieRecord {
                 Shade::default(),
                 Attack::default(),
                 super::attack::Frames::default(),
+                super::voice::Stride::default(),
                 Lod::new(seed),
             ),
         )

@@ -1,12 +1,13 @@
 //! What players hear of a zombie by itself: its groan now and then, as vanilla's
-//! `Mob.playAmbientSound`. Its hurt and death sounds come with the damage event and the death
-//! status that clients already get, and play there.
+//! `Mob.playAmbientSound`, and its steps as it walks. Its hurt and death sounds come with the
+//! damage event and the death status that clients already get, and play there.
 
 use valence::entity::EntityId;
 use valence::prelude::*;
 use valence::protocol::sound::SoundCategory;
 use valence::protocol::Sound;
 
+use super::body::Body;
 use super::{Dozing, Dying, Zombie};
 use crate::random::mix;
 
@@ -48,6 +49,48 @@ pub(super) fn groan(
     }
 }
 
+/// How far a zombie has walked since its last whole `moveDist` (0.6 of a block a block).
+#[derive(Component, Debug, Clone, Copy, Default, PartialEq)]
+pub(super) struct Stride(f32);
+
+impl Stride {
+    /// Walks `blocks` on the ground; whether a step sounds (`Entity.move`: one each time
+    /// `moveDist` passes a whole number).
+    fn walk(&mut self, blocks: f64) -> bool {
+        self.0 += blocks as f32 * 0.6;
+        let stepped = self.0 >= 1.0;
+        self.0 = self.0.fract();
+        stepped
+    }
+}
+
+/// A zombie walking on the ground steps, 0.15 loud (`Zombie.playStepSound`), heard within 16
+/// blocks.
+pub(super) fn step(
+    mut zombies: Query<
+        (&Position, &OldPosition, &Body, &mut Stride, &EntityId),
+        (With<Zombie>, Changed<Position>, Without<Dying>),
+    >,
+    mut listeners: Query<(&mut Client, &Position), Without<Zombie>>,
+    server: Res<Server>,
+) {
+    let now = server.current_tick() as u64;
+    for (pos, old, body, mut stride, id) in &mut zombies {
+        let moved = DVec2::new(pos.0.x - old.get().x, pos.0.z - old.get().z);
+        if !body.on_ground || !stride.walk(moved.length()) {
+            continue;
+        }
+        crate::world::sound::play_near(
+            &mut listeners,
+            Sound::EntityZombieStep,
+            SoundCategory::Hostile,
+            pos.0,
+            (0.15, 1.0),
+            mix(id.get() as u64 ^ now) as i64,
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -65,5 +108,14 @@ mod tests {
         }
         let interval = (ticks * 50) as f64 / total as f64;
         assert!((110.0..130.0).contains(&interval), "{interval}");
+    }
+
+    #[test]
+    fn a_zombie_steps_every_block_and_two_thirds() {
+        let mut stride = Stride::default();
+        let steps: Vec<usize> = (1..=100).filter(|_| stride.walk(0.1)).collect();
+        // 10 blocks × 0.6: 6 steps, the first after 1⅔ blocks.
+        assert_eq!(steps.len(), 6);
+        assert_eq!(steps[0], 17);
     }
 }

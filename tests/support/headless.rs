@@ -4,7 +4,10 @@
 use horde::config::Config;
 use horde::world::WorldSpawn;
 use valence::prelude::*;
-use valence::testing::{create_mock_client, MockClientHelper};
+use valence::protocol::packets::play::PlaySoundS2c;
+use valence::protocol::sound::SoundId;
+use valence::protocol::{Packet, Sound};
+use valence::testing::{create_mock_client, MockClientHelper, PacketFrames};
 
 use super::TempDir;
 
@@ -125,4 +128,20 @@ impl Harness {
     pub(crate) fn spawn_point(&self) -> DVec3 {
         self.app.world.resource::<WorldSpawn>().pos.unwrap()
     }
+}
+
+/// The sounds in `frames`, with their volumes, as the registry names them.
+pub(crate) fn sounds(frames: &PacketFrames) -> Vec<(Sound, f32)> {
+    frames
+        .0
+        .iter()
+        .filter(|f| f.id == PlaySoundS2c::ID)
+        .filter_map(|f| {
+            let packet = f.decode::<PlaySoundS2c>().ok()?;
+            match packet.id {
+                SoundId::Reference { id } => Some((Sound::from_raw(id.0 as u16)?, packet.volume)),
+                SoundId::Direct { .. } => None,
+            }
+        })
+        .collect()
 }

@@ -16,7 +16,7 @@ use std::collections::VecDeque;
 use valence::entity::{EntityAnimations, EntityId};
 use valence::layer::Layer;
 use valence::prelude::*;
-use valence::protocol::packets::play::{BlockBreakingProgressS2c, WorldEventS2c};
+use valence::protocol::packets::play::BlockBreakingProgressS2c;
 use valence::protocol::sound::SoundCategory;
 use valence::protocol::{Sound, VarInt, WritePacket};
 
@@ -25,10 +25,10 @@ pub use self::rules::{climbable, falls, SiegeRules};
 use super::{Body, Dying, SiegeRequest, Target, Zombie, ZombieKinds};
 use crate::building::rules::spawn_protected;
 use crate::config::{Config, ConfigChanged};
+use crate::world::sound::{block_sounds, level_event, BLOCK_BROKEN};
 use crate::world::{is_solid, BlocksChanged, LayerVoxels, Overworld, WorldSpawn};
 
 /// Vanilla's level event for a broken block: the client plays its break sound and particles.
-const BREAK_EVENT: i32 = 2001;
 /// A crack stage outside 0..=9 clears the cracks.
 const NO_CRACKS: u8 = 255;
 /// The client forgets cracks not refreshed for 400 ticks (`LevelRenderer`): a slow dig sends
@@ -370,7 +370,7 @@ impl Work<'_> {
         dig.ticks += 1;
         if dig.ticks % 4 == 1 {
             // The hit sound a digging player hears, for everyone near; the arm swings.
-            let (hit, _) = sounds(state);
+            let (hit, _) = block_sounds(state);
             self.sound(hit, SoundCategory::Hostile, centre, 0.25, 0.5);
             swings.trigger(EntityAnimation::SwingMainHand);
         }
@@ -387,20 +387,18 @@ impl Work<'_> {
         plan.dig = None;
         self.layer.set_block(b, BlockState::AIR);
         self.cracks(b, NO_CRACKS);
-        self.layer
-            .view_writer(ChunkPos::from_block_pos(b))
-            .write_packet(&WorldEventS2c {
-                event: BREAK_EVENT,
-                location: b,
-                data: state.to_raw() as i32,
-                disable_relative_volume: false,
-            });
+        level_event(
+            self.layer.view_writer(ChunkPos::from_block_pos(b)),
+            BLOCK_BROKEN,
+            b,
+            state.to_raw() as i32,
+        );
         Some(true)
     }
 
     fn place(&mut self, p: BlockPos, block: BlockState) {
         self.layer.set_block(p, block);
-        let (_, place) = sounds(block);
+        let (_, place) = block_sounds(block);
         let centre = DVec3::new(p.x as f64 + 0.5, p.y as f64 + 0.5, p.z as f64 + 0.5);
         // Vanilla's placing volume and pitch: (1 + 1) / 2 and 0.8 of the block's sound.
         self.sound(place, SoundCategory::Block, centre, 1.0, 0.8);
@@ -419,47 +417,5 @@ impl Work<'_> {
                 position: at,
                 destroy_stage: stage,
             });
-    }
-}
-
-/// A block's hit and place sounds, by the sound group its kind has in vanilla for the blocks
-/// zombies meet (stone for the rest, vanilla's default).
-fn sounds(state: BlockState) -> (Sound, Sound) {
-    let name = state.to_kind().to_str();
-    let has = |part: &str| name.contains(part);
-    if has("glass") || has("ice") {
-        (Sound::BlockGlassHit, Sound::BlockGlassPlace)
-    } else if has("wool") || has("carpet") {
-        (Sound::BlockWoolHit, Sound::BlockWoolPlace)
-    } else if has("sand") && !has("sandstone") {
-        (Sound::BlockSandHit, Sound::BlockSandPlace)
-    } else if has("dirt") || has("gravel") || has("farmland") || has("clay") || has("path") {
-        // Vanilla's dirt sounds like gravel.
-        (Sound::BlockGravelHit, Sound::BlockGravelPlace)
-    } else if has("grass") || has("leaves") || has("hay") || has("moss") {
-        (Sound::BlockGrassHit, Sound::BlockGrassPlace)
-    } else if has("planks")
-        || has("log")
-        || has("wood")
-        || has("fence")
-        || has("stairs") && has("oak")
-    {
-        (Sound::BlockWoodHit, Sound::BlockWoodPlace)
-    } else {
-        (Sound::BlockStoneHit, Sound::BlockStonePlace)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn blocks_sound_as_their_vanilla_group() {
-        assert_eq!(sounds(BlockState::DIRT).1, Sound::BlockGravelPlace);
-        assert_eq!(sounds(BlockState::OAK_PLANKS).0, Sound::BlockWoodHit);
-        assert_eq!(sounds(BlockState::SANDSTONE).0, Sound::BlockStoneHit);
-        assert_eq!(sounds(BlockState::GLASS).0, Sound::BlockGlassHit);
-        assert_eq!(sounds(BlockState::COBBLESTONE).1, Sound::BlockStonePlace);
     }
 }
