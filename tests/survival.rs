@@ -10,7 +10,9 @@ use support::headless::{harness_with, Harness};
 use valence::entity::entity::{Air, Flags};
 use valence::movement::MovementEvent;
 use valence::prelude::*;
-use valence::protocol::packets::play::EntityEquipmentUpdateS2c;
+use valence::protocol::packets::play::{
+    EntityEquipmentUpdateS2c, EntityStatusEffectS2c, RemoveEntityStatusEffectS2c,
+};
 use valence::protocol::{Packet, Sound};
 
 /// A harness whose player does not heal by itself, so that each blow can be read whole.
@@ -59,7 +61,7 @@ fn fall(h: &mut Harness, height: f64) {
 }
 
 #[test]
-fn a_fall_hurts_its_height_less_three_and_water_breaks_it() {
+fn a_fall_hurts_its_height_less_three_and_water_and_slow_falling_break_it() {
     let mut h = body();
     fall(&mut h, 10.0);
     assert_eq!(health(&h), 13.0, "10 blocks: 7 damage");
@@ -72,6 +74,31 @@ fn a_fall_hurts_its_height_less_three_and_water_breaks_it() {
     assert_eq!(health(&h), 13.0, "landing in water");
 
     h.fill(at, at, "air");
+    // Slow falling: the client floats down and nothing counts, until the effect runs out.
+    h.helper.clear_received();
+    let given = h.run("effect give tester slow_falling 10");
+    assert_eq!(
+        given,
+        "effect=slow_falling player=tester seconds=10 amplifier=0"
+    );
+    h.app.update();
+    let shown = h.helper.collect_received().first::<EntityStatusEffectS2c>();
+    assert_eq!((shown.effect_id.0, shown.duration.0), (28, 200));
+    fall(&mut h, 30.0);
+    assert_eq!(health(&h), 13.0, "falling slowly");
+    h.helper.clear_received();
+    for _ in 0..200 {
+        h.app.update();
+    }
+    let gone = h
+        .helper
+        .collect_received()
+        .first::<RemoveEntityStatusEffectS2c>();
+    assert_eq!(gone.effect_id.0, 28, "the effect ran out");
+    assert!(h
+        .run("effect give tester speed")
+        .contains("no effect named speed"));
+
     fall(&mut h, 40.0);
     assert!(
         h.app.world.get::<Dead>(h.client).is_some(),

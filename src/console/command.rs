@@ -45,6 +45,14 @@ pub enum Command {
         mode: GameMode,
         player: String,
     },
+    /// `effect give`: `seconds` of `effect` at `amplifier`.
+    EffectGive {
+        player: String,
+        effect: String,
+        seconds: u32,
+        amplifier: u8,
+    },
+    EffectClear(String),
     Packs,
     Reload,
     /// `config [key or table]`.
@@ -153,6 +161,11 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "gamemode <survival|adventure|creative|spectator> <player>",
         "set a player's game mode",
     ),
+    (
+        "effect give <player> <effect> [seconds] [amplifier]",
+        "give a status effect (slow_falling), 30 seconds unless told",
+    ),
+    ("effect clear <player>", "take a player's effects off"),
     ("packs", "every pack, pack counters and chunk latencies"),
     ("hunt", "the running hunt round"),
     ("hunt start <preset>", "start a hunt round"),
@@ -331,6 +344,24 @@ pub fn parse(line: &str) -> Result<Command, String> {
                 block: block.to_string(),
             }
         }
+        ("effect", ["give", player, effect, rest @ ..]) if rest.len() <= 2 => {
+            let number = |i: usize, default: u32, max: u32| match rest.get(i) {
+                Some(n) => n
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|n| *n <= max)
+                    .ok_or_else(|| usage("effect")),
+                None => Ok(default),
+            };
+            Command::EffectGive {
+                player: player.to_string(),
+                effect: effect.to_string(),
+                // Vanilla's bounds: up to 1,000,000 seconds, amplifier 0 to 255.
+                seconds: number(0, 30, 1_000_000)?.max(1),
+                amplifier: number(1, 0, 255)? as u8,
+            }
+        }
+        ("effect", ["clear", player]) => Command::EffectClear(player.to_string()),
         ("give", [player, item, count @ ..]) if count.len() <= 1 => Command::Give {
             player: player.to_string(),
             item: item.to_string(),
@@ -485,6 +516,7 @@ mod tests {
             "summon",
             "zombies",
             "gamemode",
+            "effect",
             "packs",
             "reload",
             "config",

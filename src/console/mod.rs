@@ -182,6 +182,13 @@ pub fn execute(world: &mut World, command: Command) -> String {
             count,
         } => player::commands::give(world, &player, &item, count),
         Command::GameMode { mode, player } => player::commands::set_game_mode(world, &player, mode),
+        Command::EffectGive {
+            player,
+            effect,
+            seconds,
+            amplifier,
+        } => player::commands::give_effect(world, &player, &effect, seconds, amplifier),
+        Command::EffectClear(player) => player::commands::clear_effects(world, &player),
         Command::Packs => pack::report(world),
         Command::Reload => {
             let config = config::reload(world);

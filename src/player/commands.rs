@@ -1,7 +1,9 @@
-//! Operator commands about players: `list`, `tp`, `damage`, `kill`, `give`, `gamemode`.
+//! Operator commands about players: `list`, `tp`, `damage`, `kill`, `give`, `gamemode`,
+//! `effect`.
 
 use valence::prelude::*;
 
+use super::effects::{self, Active, Effect, Effects};
 use super::{DamageCause, DamagePlayer, Health, Kills};
 use crate::config::Config;
 use crate::items::{insert, new_stack, DropItem, ItemRecord};
@@ -115,6 +117,63 @@ pub fn set_game_mode(world: &mut World, player: &str, mode: GameMode) -> String 
         *current = mode;
     }
     format!("gamemode={mode:?} player={player}").to_lowercase()
+}
+
+/// `effect give`: puts `effect` on `player` for `seconds`, unless they have it stronger or
+/// longer already (vanilla's "Unable to apply this effect").
+pub fn give_effect(
+    world: &mut World,
+    player: &str,
+    effect: &str,
+    seconds: u32,
+    amplifier: u8,
+) -> String {
+    let Some(kind) = Effect::from_name(effect) else {
+        let known: Vec<&str> = Effect::ALL.iter().map(|e| e.name()).collect();
+        return format!(
+            "error=\"no effect named {effect}; horde models {}\"",
+            known.join(", ")
+        );
+    };
+    let Some(entity) = find(world, player) else {
+        return no_such_player(player);
+    };
+    let now = world.resource::<Server>().current_tick() as u64;
+    let active = Active {
+        effect: kind,
+        amplifier,
+        until: now + seconds as u64 * 20,
+    };
+    let Some(mut effects) = world.get_mut::<Effects>(entity) else {
+        return no_such_player(player);
+    };
+    if !effects.give(active) {
+        return "error=\"Unable to apply this effect (target is either immune to effects, or has something stronger)\"".into();
+    }
+    if let Some(mut client) = world.get_mut::<Client>(entity) {
+        effects::show(&mut client, active, now);
+    }
+    format!(
+        "effect={} player={player} seconds={seconds} amplifier={amplifier}",
+        kind.name()
+    )
+}
+
+/// `effect clear`: takes every effect off `player`.
+pub fn clear_effects(world: &mut World, player: &str) -> String {
+    let Some(entity) = find(world, player) else {
+        return no_such_player(player);
+    };
+    let Some(mut effects) = world.get_mut::<Effects>(entity) else {
+        return no_such_player(player);
+    };
+    let gone = effects.clear();
+    if let Some(mut client) = world.get_mut::<Client>(entity) {
+        for effect in &gone {
+            effects::hide(&mut client, *effect);
+        }
+    }
+    format!("cleared={} player={player}", gone.len())
 }
 
 /// The online player called `name` (case ignored, as vanilla).

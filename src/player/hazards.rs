@@ -1,6 +1,6 @@
 //! What the world does to a player's body, as vanilla 1.20.1 does it: falls (`fallDistance`
 //! less 3 blocks, rounded up, softened by hay, beds and slime, none into water or off a
-//! ladder), drowning (300 ticks of air shown as bubbles, then 2 damage a second), lava and fire
+//! ladder or under slow falling), drowning (300 ticks of air shown as bubbles, then 2 damage a second), lava and fire
 //! (set alight, 1 damage a second while burning, put out by water and rain), suffocating with
 //! the head in a block, and the void. Each blow goes through [`DamagePlayer`] with its cause,
 //! so armour, the invulnerability frames and the death messages are vanilla's too.
@@ -10,6 +10,7 @@ use valence::movement::MovementEvent;
 use valence::prelude::*;
 
 use super::damage::{DamageCause, DamagePlayer};
+use super::effects::{Effect, Effects};
 use super::{AwaitingSpawn, Dead, Health, EYE_HEIGHT};
 use crate::config::Config;
 use crate::weather::Weather;
@@ -121,7 +122,10 @@ fn touched(feet: DVec3) -> impl Iterator<Item = BlockPos> {
 /// The client's moves: the distance fallen, and the fall's blow on landing.
 pub(super) fn falls(
     mut moves: EventReader<MovementEvent>,
-    mut players: Query<(&mut Exposure, &GameMode), (Without<Dead>, Without<AwaitingSpawn>)>,
+    mut players: Query<
+        (&mut Exposure, &GameMode, Option<&Effects>),
+        (Without<Dead>, Without<AwaitingSpawn>),
+    >,
     layers: Query<&ChunkLayer, With<Overworld>>,
     mut damage: EventWriter<DamagePlayer>,
     config: Res<Config>,
@@ -131,7 +135,7 @@ pub(super) fn falls(
     };
     let world = LayerVoxels::new(layer);
     for step in moves.iter() {
-        let Ok((mut exposure, mode)) = players.get_mut(step.client) else {
+        let Ok((mut exposure, mode, effects)) = players.get_mut(step.client) else {
             continue;
         };
         let dy = step.position.y - step.old_position.y;
@@ -142,7 +146,13 @@ pub(super) fn falls(
             || world
                 .block(BlockPos::new(feet.x, feet.y + 1, feet.z))
                 .is_some_and(is_water);
-        if !exposed(mode) || caught || (step.position - step.old_position).length() > TELEPORT {
+        // Slow falling forgets the fall on every step down (`LivingEntity.travel`).
+        let floating = dy < 0.0 && effects.is_some_and(|e| e.has(Effect::SlowFalling));
+        if !exposed(mode)
+            || caught
+            || floating
+            || (step.position - step.old_position).length() > TELEPORT
+        {
             exposure.fall = 0.0;
             continue;
         }

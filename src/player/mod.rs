@@ -1,5 +1,5 @@
 //! Players: joining the overworld at the spawn point, their body (`damage`: what a blow takes;
-//! `armour`; `charge`: the attack cooldown; `hotbar`: the slot held; `hazards`: falls,
+//! `armour`; `charge`: the attack cooldown; `hotbar`: the slot held; `effects`; `hazards`: falls,
 //! drowning, fire, suffocation, the void; `hunger`: food, healing
 //! and starving), health and food and their packets, death, the respawn screen. As in
 //! vanilla, a player who has just joined or respawned cannot be hurt by mobs for
@@ -25,6 +25,7 @@ pub mod charge;
 pub mod commands;
 pub mod damage;
 pub mod eating;
+pub mod effects;
 pub mod hazards;
 mod hotbar;
 pub mod hunger;
@@ -55,6 +56,7 @@ impl Plugin for PlayerPlugin {
                     hunger::tick_food,
                     armour::show_equipment,
                     armour::equip_sounds,
+                    effects::expire_effects,
                     charge::charge_blows,
                     count_kills,
                     respawn_players,
@@ -168,6 +170,7 @@ fn join_players(
             LastBlow::default(),
             charge::Charge::default(),
             armour::Worn::default(),
+            effects::Effects::default(),
             crate::experience::Experience::default(),
             crate::experience::Collector::default(),
             Kills::default(),
