@@ -221,6 +221,45 @@ fn a_starving_player_is_hurt_down_to_one_on_normal() {
 }
 
 #[test]
+fn sprinting_ten_blocks_and_a_sprint_jump_tire_as_vanilla_walking_does_not() {
+    let mut h = body();
+    let mut at = h.app.world.get::<Position>(h.client).unwrap().0;
+    let mut walk = |h: &mut Harness, blocks: usize, jump_at_end: bool| {
+        for i in 0..blocks * 4 {
+            let next = at + DVec3::new(0.25, 0.0, 0.0);
+            let up = jump_at_end && i + 1 == blocks * 4;
+            let to = next + DVec3::new(0.0, if up { 0.42 } else { 0.0 }, 0.0);
+            h.app.world.send_event(MovementEvent {
+                client: h.client,
+                position: to,
+                old_position: at,
+                look: Look::default(),
+                old_look: Look::default(),
+                on_ground: !up,
+                old_on_ground: true,
+            });
+            h.app.update();
+            at = to;
+        }
+    };
+    let exhaustion = |h: &Harness| h.app.world.get::<Food>(h.client).unwrap().exhaustion;
+    walk(&mut h, 10, false);
+    assert_eq!(exhaustion(&h), 0.0, "walking is free");
+    h.app
+        .world
+        .get_mut::<Flags>(h.client)
+        .unwrap()
+        .set_sprinting(true);
+    walk(&mut h, 10, true);
+    // 39 sprinted quarter-blocks on the ground (0.1 a block) and one sprint jump (0.2).
+    assert!(
+        (exhaustion(&h) - (0.975 + 0.2)).abs() < 1e-4,
+        "{}",
+        exhaustion(&h)
+    );
+}
+
+#[test]
 fn a_fed_player_heals_and_pays_for_it_in_food_until_it_falls_below_eighteen() {
     let mut config = Config::default();
     config.spawning.enabled = false;

@@ -89,7 +89,7 @@ pub fn suffocates(state: BlockState) -> bool {
     whole && shapes.next().is_none()
 }
 
-fn is_water(state: BlockState) -> bool {
+pub(super) fn is_water(state: BlockState) -> bool {
     state.to_kind() == BlockKind::Water
         || state.get(PropName::Waterlogged) == Some(PropValue::True)
         || matches!(

@@ -53,6 +53,7 @@ impl Plugin for PlayerPlugin {
                     damage::apply_damage,
                     eating::start_and_stop,
                     eating::eat,
+                    hunger::tire_by_moving,
                     hunger::tick_food,
                     armour::show_equipment,
                     armour::equip_sounds,
