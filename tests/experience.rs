@@ -1,12 +1,12 @@
 //! Experience, headless: a zombie a player kills drops orbs worth vanilla's reward, they fly to
 //! the player and fill the bar; a dead player drops seven points a level and respawns with
-//! none; an orb nobody takes despawns at 6000 ticks. Counted in ticks.
+//! none; an orb nobody takes despawns at 6000 ticks and outlasts a restart. Counted in ticks.
 
 mod support;
 
 use horde::experience::{DropExperience, Experience, Levels, Orb};
 use horde::zombie::{Equipment, Vitality};
-use support::headless::{harness, Harness};
+use support::headless::{harness, harness_in, Harness};
 use valence::interact_entity::{EntityInteraction, InteractEntityEvent};
 use valence::prelude::*;
 use valence::protocol::packets::play::{ExperienceBarUpdateS2c, ItemPickupAnimationS2c};
@@ -146,4 +146,30 @@ fn an_orb_nobody_takes_lies_where_it_fell_and_despawns_after_six_thousand_ticks(
     h.app.update();
     assert!(orbs(&mut h).is_empty(), "gone at 6000");
     assert_eq!(experience(&h), Levels::default());
+}
+
+#[test]
+fn an_orb_on_the_ground_comes_back_after_a_restart_as_it_was() {
+    let mut h = harness();
+    let feet = h.app.world.get::<Position>(h.client).unwrap().0;
+    h.app.world.send_event(DropExperience {
+        at: feet + DVec3::new(12.0, 0.0, 3.0),
+        amount: 17,
+    });
+    for _ in 0..60 {
+        h.app.update();
+    }
+    let [(at, 17)] = orbs(&mut h)[..] else {
+        panic!("one orb of 17: {:?}", orbs(&mut h));
+    };
+    horde::save::save_now(&mut h.app.world).unwrap();
+    let config = h.app.world.resource::<horde::config::Config>().clone();
+    let world = h.world;
+    drop(h.app);
+    let mut h = harness_in(config, world);
+    h.app.update();
+    let [(back, 17)] = orbs(&mut h)[..] else {
+        panic!("the orb of 17 back: {:?}", orbs(&mut h));
+    };
+    assert!(back.distance(at) < 1e-6, "{back} vs {at}");
 }

@@ -3,6 +3,7 @@
 //! points fill the bar by vanilla's level costs, with the chime every fifth level. The rules
 //! are in `rules`; a player's levels are saved with their playerdata.
 
+pub mod record;
 pub mod rules;
 
 use valence::client::{FlushPacketsSet, UpdateClientsSet};
@@ -19,6 +20,7 @@ use crate::player::{Dead, EYE_HEIGHT};
 use crate::random::generator;
 use crate::world::{LayerVoxels, Overworld};
 use crate::zombie::{Dying, Equipment, Zombie};
+pub use record::OrbRecord;
 pub use rules::Levels;
 use rules::{FOLLOW_RANGE, LIFETIME, ORB, SCAN_EVERY, TAKE_DELAY};
 
@@ -29,6 +31,7 @@ impl Plugin for ExperiencePlugin {
         let seed = app.world.resource::<Config>().server.seed;
         app.insert_resource(OrbRng(generator(seed as u64 ^ 0x0e4b_0a11)))
             .add_event::<DropExperience>()
+            .add_event::<PlaceOrb>()
             .add_systems(
                 Update,
                 (
@@ -67,6 +70,10 @@ pub struct DropExperience {
     pub at: DVec3,
     pub amount: u32,
 }
+
+/// Puts back an orb as it was saved.
+#[derive(Event, Debug, Clone, Copy)]
+pub struct PlaceOrb(pub OrbRecord);
 
 /// An orb in the world, worth `value` points.
 #[derive(Component, Debug, Clone, Copy)]
@@ -115,32 +122,44 @@ fn drop_the_dead_players_experience(
 fn spawn_orbs(
     mut commands: Commands,
     mut drops: EventReader<DropExperience>,
+    mut saved: EventReader<PlaceOrb>,
     layers: Query<Entity, (With<Overworld>, With<EntityLayer>)>,
     mut rng: ResMut<OrbRng>,
 ) {
     let Ok(layer) = layers.get_single() else {
         return;
     };
-    for drop in drops.iter() {
-        for value in rules::orbs(drop.amount) {
-            let velocity = rules::toss(&mut rng.0);
-            commands.spawn((
-                ExperienceOrbEntityBundle {
-                    layer: EntityLayerId(layer),
-                    position: Position(drop.at),
-                    // The orb's size on the client.
-                    object_data: ObjectData(value as i32),
-                    velocity: Velocity((velocity * 20.0).as_vec3()),
-                    ..Default::default()
-                },
-                Orb {
-                    value,
-                    velocity,
-                    age: 0,
-                    following: None,
-                },
-            ));
-        }
+    let dropped: Vec<OrbRecord> = drops
+        .iter()
+        .flat_map(|drop| {
+            rules::orbs(drop.amount)
+                .into_iter()
+                .map(move |v| (drop.at, v))
+        })
+        .map(|(pos, value)| OrbRecord {
+            value,
+            pos,
+            velocity: rules::toss(&mut rng.0),
+            age: 0,
+        })
+        .collect();
+    for orb in dropped.into_iter().chain(saved.iter().map(|p| p.0)) {
+        commands.spawn((
+            ExperienceOrbEntityBundle {
+                layer: EntityLayerId(layer),
+                position: Position(orb.pos),
+                // The orb's size on the client.
+                object_data: ObjectData(orb.value as i32),
+                velocity: Velocity((orb.velocity * 20.0).as_vec3()),
+                ..Default::default()
+            },
+            Orb {
+                value: orb.value,
+                velocity: orb.velocity,
+                age: orb.age,
+                following: None,
+            },
+        ));
     }
 }
 

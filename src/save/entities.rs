@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use valence::nbt::{Compound, List, Value};
 use valence::prelude::*;
 
+use crate::experience::OrbRecord;
 use crate::items::record::stack_to_nbt;
 use crate::items::{ItemRecord, EQUIPMENT_DROP_CHANCE};
 use crate::zombie::ZombieRecord;
@@ -37,11 +38,12 @@ pub fn is_ours(entity: &Compound) -> bool {
     matches!(entity.get("Tags"), Some(Value::List(List::String(tags))) if tags.iter().any(|t| t == TAG))
 }
 
-/// The entity chunks to write: the chunks that hold a zombie or an item now, with them, and
-/// the chunks that held one at the last save (`before`), emptied of ours.
+/// The entity chunks to write: the chunks that hold a zombie or something on the `ground`
+/// (items and orbs, as compounds, where they are) now, with them, and the chunks that held
+/// one at the last save (`before`), emptied of ours.
 pub fn by_chunk(
     zombies: &[StandingZombie],
-    items: &[(ItemRecord, uuid::Uuid)],
+    ground: &[(DVec3, Compound)],
     before: &BTreeSet<ChunkPos>,
 ) -> BTreeMap<ChunkPos, Vec<Compound>> {
     let mut chunks: BTreeMap<ChunkPos, Vec<Compound>> =
@@ -52,11 +54,11 @@ pub fn by_chunk(
             .or_default()
             .push(entity(zombie));
     }
-    for (item, uuid) in items {
+    for (at, entity) in ground {
         chunks
-            .entry(ChunkPos::from_pos(item.pos))
+            .entry(ChunkPos::from_pos(*at))
             .or_default()
-            .push(item_entity(item, *uuid));
+            .push(entity.clone());
     }
     chunks
 }
@@ -65,6 +67,12 @@ pub fn by_chunk(
 pub fn item_entity(item: &ItemRecord, uuid: uuid::Uuid) -> Compound {
     let ints = uuid_ints(uuid);
     item.to_nbt([ints[0], ints[1], ints[2], ints[3]], TAG)
+}
+
+/// An experience orb as vanilla saves one, tagged as ours.
+pub fn orb_entity(orb: &OrbRecord, uuid: uuid::Uuid) -> Compound {
+    let ints = uuid_ints(uuid);
+    orb.to_nbt([ints[0], ints[1], ints[2], ints[3]], TAG)
 }
 
 /// A zombie as vanilla 1.20.1 saves one (`Entity`, `LivingEntity`, `Mob` and `Zombie`'s

@@ -19,7 +19,7 @@ use valence::prelude::*;
 
 use crate::config::{Config, HuntPreset};
 use crate::daylight::{Phase, WorldPhase};
-use crate::experience::{Experience, Levels};
+use crate::experience::{Experience, Levels, Orb, OrbRecord, PlaceOrb};
 use crate::hunt::{HuntZombie, Hunts, Round};
 use crate::items::{DropItem, GroundItem, ItemRecord};
 use crate::pack::{Pack, PackBrain, PackState, Packs};
@@ -95,28 +95,40 @@ struct EntityChunks(BTreeSet<ChunkPos>);
 #[derive(Resource, Debug, Default)]
 pub struct PendingZombies(pub Vec<zombies::SavedZombie>);
 
-/// Items read from the save, put back on the ground once the overworld exists.
+/// Items and experience orbs read from the save, put back once the overworld exists.
 #[derive(Resource, Debug, Default)]
-struct PendingItems(Vec<ItemRecord>);
+struct PendingItems {
+    items: Vec<ItemRecord>,
+    orbs: Vec<OrbRecord>,
+}
 
-/// Reads `horde_items.dat`; an item that cannot be read is left out with a warning, a newer
-/// format is an error.
+/// Reads `horde_items.dat` (items and experience orbs, told apart by their entity `id`); one
+/// that cannot be read is left out with a warning, a newer format is an error.
 pub fn load_items(world_dir: &Path, app: &mut App) -> anyhow::Result<()> {
     let file = items_file(world_dir);
     let Some(root) = file.load_as(|root: &Compound| Ok::<_, String>(root.clone()))? else {
         return Ok(());
     };
-    let mut items = Vec::new();
+    let mut pending = PendingItems::default();
     if let Some(Value::List(valence::nbt::List::Compound(list))) = root.get("Items") {
         for entry in list {
-            match ItemRecord::from_nbt(entry) {
-                Ok(item) => items.push(item),
-                Err(e) => warn!("an item in {} is left out: {e}", file.path().display()),
+            let read = match entry.get("id") {
+                Some(Value::String(id)) if id == crate::experience::record::ID => {
+                    OrbRecord::from_nbt(entry).map(|orb| pending.orbs.push(orb))
+                }
+                _ => ItemRecord::from_nbt(entry).map(|item| pending.items.push(item)),
+            };
+            if let Err(e) = read {
+                warn!("an entity in {} is left out: {e}", file.path().display());
             }
         }
     }
-    info!("{} items on the ground", items.len());
-    app.insert_resource(PendingItems(items));
+    info!(
+        "{} items and {} experience orbs on the ground",
+        pending.items.len(),
+        pending.orbs.len()
+    );
+    app.insert_resource(pending);
     Ok(())
 }
 
@@ -125,11 +137,13 @@ fn restore_items(
     pending: Option<ResMut<PendingItems>>,
     layers: Query<(), With<Overworld>>,
     mut drops: EventWriter<DropItem>,
+    mut orbs: EventWriter<PlaceOrb>,
 ) {
     let (Some(mut pending), false) = (pending, layers.is_empty()) else {
         return;
     };
-    drops.send_batch(pending.0.drain(..).map(DropItem));
+    drops.send_batch(pending.items.drain(..).map(DropItem));
+    orbs.send_batch(pending.orbs.drain(..).map(PlaceOrb));
     commands.remove_resource::<PendingItems>();
 }
 
@@ -454,10 +468,10 @@ struct Snapshot {
     zombies: zombies::SavedZombies,
     players: Vec<(UniqueId, SavedPlayer)>,
     entities: EntityRegions,
-    /// The zombies standing in the world, the items on the ground, and the entity chunks that
-    /// held ours before.
+    /// The zombies standing in the world, the items and orbs on the ground as vanilla's
+    /// entities, and the entity chunks that held ours before.
     standing: Vec<StandingZombie>,
-    items: Vec<(ItemRecord, uuid::Uuid)>,
+    ground: Vec<(DVec3, Compound)>,
     held_before: BTreeSet<ChunkPos>,
 }
 
@@ -476,7 +490,7 @@ impl Snapshot {
         keep(world_file(&self.dir).write(&self.world));
         keep(packs_file(&self.dir).write(&self.zombies.to_nbt()));
         keep(items_file(&self.dir).write(&self.items_nbt()));
-        let entity_chunks = entities::by_chunk(&self.standing, &self.items, &self.held_before);
+        let entity_chunks = entities::by_chunk(&self.standing, &self.ground, &self.held_before);
         let written = self.entities.write(&entity_chunks, entities::is_ours);
         let entity_chunks = written.as_ref().map_or(0, |w| w.chunks);
         keep(
@@ -504,11 +518,7 @@ impl Snapshot {
 
 impl Snapshot {
     fn items_nbt(&self) -> Compound {
-        let list = self
-            .items
-            .iter()
-            .map(|(item, uuid)| entities::item_entity(item, *uuid))
-            .collect();
+        let list = self.ground.iter().map(|(_, e)| e.clone()).collect();
         let mut root = Compound::new();
         root.insert("Items", Value::List(valence::nbt::List::Compound(list)));
         root
@@ -517,7 +527,7 @@ impl Snapshot {
 
 fn snapshot(world: &mut World) -> Snapshot {
     let standing = standing_zombies(world);
-    let items: Vec<(ItemRecord, uuid::Uuid)> = world
+    let mut ground: Vec<(DVec3, Compound)> = world
         .query_filtered::<(&Position, &Stack, &GroundItem, &UniqueId), Without<Despawned>>()
         .iter(world)
         .map(|(pos, stack, item, id)| {
@@ -528,13 +538,27 @@ fn snapshot(world: &mut World) -> Snapshot {
                 age: item.age,
                 pickup_delay: item.pickup_delay,
             };
-            (record, id.0)
+            (pos.0, entities::item_entity(&record, id.0))
         })
         .collect();
+    ground.extend(
+        world
+            .query_filtered::<(&Position, &Orb, &UniqueId), Without<Despawned>>()
+            .iter(world)
+            .map(|(pos, orb, id)| {
+                let record = OrbRecord {
+                    value: orb.value,
+                    pos: pos.0,
+                    velocity: orb.velocity,
+                    age: orb.age,
+                };
+                (pos.0, entities::orb_entity(&record, id.0))
+            }),
+    );
     let now: BTreeSet<ChunkPos> = standing
         .iter()
         .map(|z| ChunkPos::from_pos(z.pos))
-        .chain(items.iter().map(|(i, _)| ChunkPos::from_pos(i.pos)))
+        .chain(ground.iter().map(|(at, _)| ChunkPos::from_pos(*at)))
         .collect();
     let held_before = std::mem::replace(&mut world.resource_mut::<EntityChunks>().0, now);
     let zombies = snapshot_zombies(world);
@@ -553,7 +577,7 @@ fn snapshot(world: &mut World) -> Snapshot {
         players,
         entities: world.resource::<EntityRegions>().clone(),
         standing,
-        items,
+        ground,
         held_before,
     }
 }
