@@ -194,13 +194,7 @@ pub(super) fn plan_sieges(
                     progress_at: now,
                 }));
             }
-            other => {
-                eprintln!(
-                    "DEBUG no siege from {feet:?} to {goal}: {other:?} block {:?}",
-                    layer.block(feet).map(|b| b.state)
-                );
-                siege.retry_at = now + RETRY_TICKS
-            }
+            _ => siege.retry_at = now + RETRY_TICKS,
         }
     }
 }
@@ -306,13 +300,6 @@ pub(super) fn work_sieges(
             }
             false
         };
-        if drop {
-            eprintln!(
-                "DEBUG drop at {feet:?} step {:?} on_ground {}",
-                plan.steps.front(),
-                body.on_ground
-            );
-        }
         if drop || plan.steps.is_empty() {
             if let Some(dig) = plan.dig.take() {
                 work.cracks(dig.at, NO_CRACKS);
