@@ -265,9 +265,11 @@ fn collect_orbs(
                 orb_id,
                 1,
             );
+            let before = experience.0.level;
             if experience.0.add(value.value) > 0 {
                 let recent = collector.chimed_at.is_some_and(|t| now - t < 100);
-                if let Some(volume) = rules::chime(experience.0.level).filter(|_| !recent) {
+                let chime = rules::chime(before, experience.0.level);
+                if let Some(volume) = chime.filter(|_| !recent) {
                     collector.chimed_at = Some(now);
                     crate::world::sound::play(
                         &mut layer,

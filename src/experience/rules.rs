@@ -24,8 +24,12 @@ pub const TAKE_DELAY: u32 = 2;
 /// A zombie's reward (`Zombie.xpReward`, the `Monster` default of 5).
 const ZOMBIE_REWARD: u32 = 5;
 
+/// Levels beyond this are not kept: the points to the next would overflow.
+pub const MAX_LEVEL: u32 = 100_000_000;
+
 /// Points from `level` to the next (`Player.getXpNeededForNextLevel`).
 pub fn to_next_level(level: u32) -> u32 {
+    let level = level.min(MAX_LEVEL);
     match level {
         30.. => 112 + (level - 30) * 9,
         15.. => 37 + (level - 15) * 5,
@@ -63,9 +67,11 @@ impl Levels {
     }
 }
 
-/// The level-up chime: every fifth level, louder up to level 30 (`Player.giveExperienceLevels`).
-pub fn chime(level: u32) -> Option<f32> {
-    (level > 0 && level.is_multiple_of(5)).then(|| (level as f32 / 30.0).min(1.0) * 0.75)
+/// The level-up chime for going from level `from` to `to`: on reaching every fifth level,
+/// louder up to level 30 (`Player.giveExperienceLevels`, called once a level).
+pub fn chime(from: u32, to: u32) -> Option<f32> {
+    let fifth = (from + 1..=to).rev().find(|l| l.is_multiple_of(5))?;
+    Some((fifth as f32 / 30.0).min(1.0) * 0.75)
 }
 
 /// The largest orb size that fits in `amount` (`ExperienceOrb.getExperienceValue`).
@@ -181,11 +187,12 @@ mod tests {
 
     #[test]
     fn the_chime_rings_every_fifth_level() {
-        assert_eq!(chime(4), None);
-        assert_eq!(chime(5), Some(5.0 / 30.0 * 0.75));
-        assert_eq!(chime(30), Some(0.75));
-        assert_eq!(chime(45), Some(0.75));
-        assert_eq!(chime(0), None);
+        assert_eq!(chime(3, 4), None);
+        assert_eq!(chime(4, 5), Some(5.0 / 30.0 * 0.75));
+        assert_eq!(chime(4, 6), Some(5.0 / 30.0 * 0.75), "passed on the way");
+        assert_eq!(chime(29, 30), Some(0.75));
+        assert_eq!(chime(44, 45), Some(0.75));
+        assert_eq!(chime(5, 5), None);
     }
 
     #[test]

@@ -145,7 +145,13 @@ pub struct Stride {
 pub fn movement_exhaustion(stride: Stride) -> f32 {
     let cm = |blocks: f64| (blocks * 100.0).round() as f32 * 0.01;
     let moving = if stride.in_water {
-        0.01 * cm(stride.across.hypot(stride.up))
+        // Counted in three dimensions only swimming or with the eyes under; wading, flat.
+        let swum = if stride.on_ground {
+            stride.across
+        } else {
+            stride.across.hypot(stride.up)
+        };
+        0.01 * cm(swum)
     } else if stride.on_ground && stride.sprinting {
         0.1 * cm(stride.across)
     } else {

@@ -58,7 +58,7 @@ impl Plugin for PlayerPlugin {
                     armour::show_equipment,
                     armour::equip_sounds,
                     effects::expire_effects,
-                    charge::charge_blows,
+                    charge::recharge_on_switch,
                     count_kills,
                     respawn_players,
                     despawn_disconnected_clients,

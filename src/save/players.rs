@@ -7,6 +7,7 @@
 use valence::nbt::{Compound, List, Value};
 use valence::prelude::*;
 
+use crate::experience::rules::MAX_LEVEL;
 use crate::experience::Levels;
 use crate::items::record::{stack_from_nbt, stack_to_nbt};
 use crate::player::hazards::{Exposure, FIRE_REST, MAX_AIR};
@@ -94,7 +95,7 @@ impl SavedBody {
                 fire: int("Fire").map_or(FIRE_REST, |v| v.max(FIRE_REST)),
             },
             experience: Levels {
-                level: int("XpLevel").map_or(0, |v| v.max(0) as u32),
+                level: int("XpLevel").map_or(0, |v| (v.max(0) as u32).min(MAX_LEVEL)),
                 // Vanilla's bar is below 1; a full one would be a level it was never given.
                 progress: float("XpP").map_or(0.0, |v| v.clamp(0.0, 0.999_999)),
                 total: int("XpTotal").map_or(0, |v| v.max(0) as u32),

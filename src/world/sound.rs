@@ -96,11 +96,29 @@ pub fn level_event(mut writer: impl WritePacket, kind: i32, at: BlockPos, data: 
     });
 }
 
-/// A block's hit and place sounds, by the sound group its kind has in vanilla for the blocks
-/// zombies meet (stone for the rest, vanilla's default).
+/// A block's hit and place sounds, by the sound group its kind has in vanilla (`SoundType`),
+/// for the common groups; stone for the rest, vanilla's default.
 pub fn block_sounds(state: BlockState) -> (Sound, Sound) {
+    /// The overworld's woods, whose blocks share the wood group (`SoundType.WOOD`).
+    const WOODS: [&str; 8] = [
+        "oak", "spruce", "birch", "jungle", "acacia", "dark_oak", "mangrove", "bamboo",
+    ];
+    /// Wooden things that do not say their wood.
+    const WOODEN: [&str; 9] = [
+        "planks",
+        "log",
+        "wood",
+        "chest",
+        "crafting_table",
+        "bookshelf",
+        "barrel",
+        "ladder",
+        "note_block",
+    ];
     let name = state.to_kind().to_str();
     let has = |part: &str| name.contains(part);
+    let wooden = (WOODS.iter().any(|w| name.starts_with(w)) && !has("leaves") && !has("sapling"))
+        || WOODEN.iter().any(|w| has(w));
     if has("glass") || has("ice") {
         (Sound::BlockGlassHit, Sound::BlockGlassPlace)
     } else if has("wool") || has("carpet") {
@@ -110,26 +128,19 @@ pub fn block_sounds(state: BlockState) -> (Sound, Sound) {
     } else if has("dirt") || has("gravel") || has("farmland") || has("clay") || has("path") {
         // Vanilla's dirt sounds like gravel.
         (Sound::BlockGravelHit, Sound::BlockGravelPlace)
-    } else if has("grass") || has("leaves") || has("hay") || has("moss") {
+    } else if has("grass") || has("leaves") || has("hay") || has("moss") || has("sapling") {
         (Sound::BlockGrassHit, Sound::BlockGrassPlace)
-    } else if has("planks")
-        || has("log")
-        || has("wood")
-        || has("fence")
-        || has("stairs") && has("oak")
-    {
+    } else if wooden {
         (Sound::BlockWoodHit, Sound::BlockWoodPlace)
     } else {
         (Sound::BlockStoneHit, Sound::BlockStonePlace)
     }
 }
 
-/// A door's sound as it opens or closes, by its wood (`BlockSetType`).
+/// A wooden door's sound as it opens or closes, by its wood (`BlockSetType`).
 pub fn door_sound(state: BlockState, open: bool) -> Sound {
     let name = state.to_kind().to_str();
-    let (opening, closing) = if name.starts_with("iron") {
-        (Sound::BlockIronDoorOpen, Sound::BlockIronDoorClose)
-    } else if name.starts_with("bamboo") {
+    let (opening, closing) = if name.starts_with("bamboo") {
         (
             Sound::BlockBambooWoodDoorOpen,
             Sound::BlockBambooWoodDoorClose,

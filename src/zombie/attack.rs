@@ -6,9 +6,10 @@
 //! knockback with vanilla's sounds, and a zombie with no health left plays the death animation
 //! before it is removed.
 
+use valence::entity::entity::Flags;
 use valence::entity::living::LivingEntity;
 use valence::entity::mob::MobFlags;
-use valence::entity::{EntityId, EntityStatuses};
+use valence::entity::{EntityId, EntityStatuses, OnGround};
 use valence::inventory::HeldItem;
 use valence::layer::Layer;
 use valence::prelude::*;
@@ -20,10 +21,11 @@ use valence::protocol::Sound;
 
 use super::body::{BODY_HEIGHT, HALF_WIDTH};
 use super::{Dying, Equipment, Target, Vitality, Zombie, ZombieKinds, ZombieStruck};
-use crate::combat::{self, weapon, HurtFrames};
+use crate::combat::{self, weapon, HurtFrames, Stance};
 use crate::config::{Config, ConfigChanged};
 use crate::player::armour::after_armour;
-use crate::player::charge::Charge;
+use crate::player::charge::{in_hand, Charge};
+use crate::player::hazards::Exposure;
 use crate::player::hunger::Exhaust;
 use crate::player::{huntable, DamageCause, DamagePlayer, Dead, PlayerKill};
 use crate::world::Overworld;
@@ -178,20 +180,27 @@ pub struct Frames(HurtFrames);
 pub(super) fn players_hit_zombies(
     mut commands: Commands,
     mut events: EventReader<InteractEntityEvent>,
-    players: Query<
-        (&Position, &Look, &EntityId, &Inventory, &HeldItem, &Charge),
+    mut players: Query<
+        (
+            (&Position, &OldPosition, &Look, &EntityId),
+            (&Inventory, &HeldItem, &mut Charge),
+            (&Exposure, &OnGround, &Flags),
+        ),
         (With<Client>, Without<Dead>, Without<Zombie>),
     >,
     mut zombies: Query<
         (
-            &Position,
-            &EntityId,
-            &Equipment,
-            &mut Vitality,
-            &mut EntityStatuses,
-            &mut valence::entity::EntityAnimations,
-            &mut Frames,
-            &EntityLayerId,
+            Entity,
+            (
+                &Position,
+                &EntityId,
+                &Equipment,
+                &mut Vitality,
+                &mut EntityStatuses,
+                &mut valence::entity::EntityAnimations,
+                &mut Frames,
+                &EntityLayerId,
+            ),
         ),
         (With<Zombie>, Without<Dying>),
     >,
@@ -210,24 +219,31 @@ pub(super) fn players_hit_zombies(
         if event.interact != EntityInteraction::Attack {
             continue;
         }
-        let Ok((player_pos, look, player_id, inventory, held, charge)) = players.get(event.client)
+        let Ok(((player_pos, old_pos, look, player_id), (inventory, held, mut charge), body)) =
+            players.get_mut(event.client)
         else {
             continue;
         };
-        let Ok((pos, id, equipment, mut vitality, mut statuses, mut animations, mut frames, layer)) =
-            zombies.get_mut(event.entity)
+        let Ok((
+            _,
+            (pos, id, equipment, mut vitality, mut statuses, mut animations, mut frames, layer),
+        )) = zombies.get_mut(event.entity)
         else {
             continue;
         };
         let eye = player_pos.0 + DVec3::new(0.0, crate::player::EYE_HEIGHT, 0.0);
-        let Some((charged, stance)) = charge.blow_at(now) else {
-            continue;
-        };
         if distance_to_box(eye, pos.0) > PLAYER_REACH {
             continue;
         }
+        let charged = charge.strike(now);
+        let (exposure, on_ground, flags) = body;
+        let stance = Stance {
+            falling: exposure.fall,
+            on_ground: on_ground.0,
+            sprinting: flags.sprinting(),
+        };
         let stack = inventory.slot(held.slot());
-        let item = stack.map_or(ItemKind::Air, |s| s.item);
+        let item = in_hand(inventory, held);
         let bonus = stack.map_or(0.0, combat::bonus_against_undead);
         let knockback_level = stack.map_or(0, |s| combat::enchantment(s, "knockback"));
         let blow = combat::blow(weapon(item).0, bonus, charged, knockback_level, stance);
@@ -280,32 +296,107 @@ pub(super) fn players_hit_zombies(
         if blow.enchanted {
             animations.trigger(EntityAnimation::EnchantedHit);
         }
-        // A harder blow within the frames hurts but neither flinches nor knocks back.
-        if through < blow.damage {
-            continue;
-        }
-        if let Ok(mut entities) = layers.get_mut(layer.0) {
-            hurt_effect(
-                &mut entities,
-                pos.0,
-                id.get(),
-                PLAYER_ATTACK,
-                Some(player_id.get()),
-            );
+        // A harder blow within the frames hurts by the difference and takes the blow's extra
+        // knockback, but neither flinches nor gets the hurt's own push (`LivingEntity.hurt`).
+        let fresh = through >= blow.damage;
+        let target_pos = pos.0;
+        if fresh {
+            if let Ok(mut entities) = layers.get_mut(layer.0) {
+                hurt_effect(
+                    &mut entities,
+                    pos.0,
+                    id.get(),
+                    PLAYER_ATTACK,
+                    Some(player_id.get()),
+                );
+            }
         }
         // The hurt's own push away from the player, then the blow's extra in the direction
         // the player faces.
+        let yaw = (look.yaw as f64).to_radians();
+        let facing = (yaw.sin(), -yaw.cos());
         let away = (player_pos.0.x - pos.0.x, player_pos.0.z - pos.0.z);
-        let mut push = combat::knockback(DVec3::ZERO, BASE_KNOCKBACK, away, true);
+        let mut push = if fresh {
+            combat::knockback(DVec3::ZERO, BASE_KNOCKBACK, away, true)
+        } else {
+            DVec3::ZERO
+        };
         if blow.knockback > 0.0 {
-            let yaw = (look.yaw as f64).to_radians();
-            push = combat::knockback(push, blow.knockback as f64, (yaw.sin(), -yaw.cos()), true);
+            push = combat::knockback(push, blow.knockback as f64, facing, true);
         }
-        struck.send(ZombieStruck {
-            zombie: event.entity,
-            by: event.client,
-            knockback: DVec3::new(push.x, 0.0, push.z),
-        });
+        if push != DVec3::ZERO {
+            struck.send(ZombieStruck {
+                zombie: event.entity,
+                by: event.client,
+                knockback: DVec3::new(push.x, 0.0, push.z),
+            });
+        }
+        // A charged sword blow standing still sweeps the zombies beside its target.
+        let stride = (player_pos.0 - old_pos.get()).truncate().length();
+        if !combat::sweeps(&blow, stance, stride, item) {
+            continue;
+        }
+        let sweeping = stack.map_or(0, |s| combat::enchantment(s, "sweeping"));
+        let damage = combat::sweep_damage(blow.damage, sweeping);
+        let caught: Vec<Entity> = zombies
+            .iter()
+            .filter(|(zombie, (at, ..))| {
+                *zombie != event.entity && combat::in_sweep(player_pos.0, target_pos, at.0)
+            })
+            .map(|(zombie, _)| zombie)
+            .collect();
+        for zombie in caught {
+            let Ok((_, (at, id, equipment, mut vitality, mut statuses, _, mut frames, layer))) =
+                zombies.get_mut(zombie)
+            else {
+                continue;
+            };
+            let through = frames.0.take(damage, now);
+            if through <= 0.0 {
+                continue;
+            }
+            let (points, toughness) = equipment.protection();
+            let amount = after_armour(through, points, toughness);
+            if wound(
+                &mut commands,
+                zombie,
+                &mut vitality,
+                &mut statuses,
+                (amount, Some(event.client)),
+                now,
+            ) {
+                kills.send(PlayerKill {
+                    player: event.client,
+                    victim: zombie,
+                });
+            }
+            if let Ok(mut entities) = layers.get_mut(layer.0) {
+                hurt_effect(
+                    &mut entities,
+                    at.0,
+                    id.get(),
+                    PLAYER_ATTACK,
+                    Some(player_id.get()),
+                );
+            }
+            let push = combat::knockback(DVec3::ZERO, BASE_KNOCKBACK, facing, true);
+            struck.send(ZombieStruck {
+                zombie,
+                by: event.client,
+                knockback: DVec3::new(push.x, 0.0, push.z),
+            });
+        }
+        // The sweep's sound and its arc in front of the player (`Player.sweepAttack`).
+        crate::world::sound::play(
+            &mut chunks,
+            Sound::EntityPlayerAttackSweep,
+            SoundCategory::Player,
+            player_pos.0,
+            (1.0, 1.0),
+            now as i64,
+        );
+        let arc = player_pos.0 + DVec3::new(-facing.0, 0.9, -facing.1);
+        chunks.play_particle(&Particle::SweepAttack, false, arc, Vec3::ZERO, 0.0, 0);
     }
 }
 

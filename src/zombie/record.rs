@@ -25,7 +25,7 @@ pub struct ZombieRecord<K = u16> {
 
 impl ZombieRecord {
     /// A new zombie of type `kind`: full health, not burning, its type's helmet (the rest of its
-    /// outfit is drawn once it walks, by `gear`).
+    /// outfit is drawn the tick after it is made, by `gear`).
     pub fn fresh(kind: usize, kinds: &ZombieKinds) -> Self {
         let stats = kinds.get(kind);
         Self {

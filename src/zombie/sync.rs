@@ -23,7 +23,9 @@ pub(super) fn show_equipment(
 ) {
     let resend = server.current_tick() % (2 * server.tick_rate().get() as i64) == 0;
     for (equipment, pos, id, layer) in &zombies {
-        let changed = equipment.is_changed() && !equipment.is_added();
+        // A zombie made by a command this very tick is not on clients yet, and they ignore
+        // this for it; the resend shows it. Every other new zombie is, and is shown at once.
+        let changed = equipment.is_changed();
         let worn = equipment.any() && resend;
         if !(changed || worn) {
             continue;
