@@ -1,8 +1,10 @@
 // A real survival client at night walls itself into a dirt box while a zombie chases it: the
-// zombie digs in and hurts it. Step `siege` returns how many ticks that took (the server's own
-// clock, read over RCON) and the blocks of the box the client saw change. Step
-// `after-restart` (HORDE_SPOT: what `siege` returned): after a restart the client still sees
-// every one of them as the zombie left it, read back from the region files.
+// zombie digs in and hurts it. Then the client stands on a 4-high dirt pillar out of reach:
+// the zombie builds up to it and hurts it again. Step `siege` returns how many ticks each
+// took (the server's own clock, read over RCON), the blocks of the box the client saw opened
+// and the blocks it saw the zombie place. Step `after-restart` (HORDE_SPOT: what `siege`
+// returned): after a restart the client still sees every one of them as the zombie left it,
+// read back from the region files.
 'use strict'
 
 const { Vec3 } = require('vec3')
@@ -38,10 +40,40 @@ async function siege (rcon, bot) {
   const ticks = (await gametime(rcon)) - sealedAt
   const holes = box.filter((b) => bot.blockAt(b)?.name !== 'dirt').map((b) => b.toArray())
   check(holes.length >= 1, 'the box has a hole')
+  const dug = await rcon.send('zombies')
+  const built = await pillar(rcon, bot, x, y, z)
   // Safe at last: creative, so the zombie leaves the client be until the restart.
   log(await rcon.send(`gamemode creative ${bot.username}`))
   log(await rcon.send('save-all'))
-  return { ticks, holes, zombies: await rcon.send('zombies') }
+  return { ticks, holes, zombies: dug, ...built }
+}
+
+// The client on top of a 4-high dirt pillar 5 blocks east of the box, in the open: the
+// zombie, which cannot reach it, stacks dirt to climb. Returns the ticks until the blow and
+// the blocks the client saw the zombie place.
+async function pillar (rcon, bot, x, y, z) {
+  const [px, pz] = [x + 5, z]
+  log(await rcon.send(`gamemode creative ${bot.username}`))
+  log(await rcon.send(`fill ${px} ${y} ${pz} ${px} ${y + 3} ${pz} dirt`))
+  log(await rcon.send(`tp ${bot.username} ${px + 0.5} ${y + 4} ${pz + 0.5}`))
+  await until(() => bot.entity.position.y > y + 3.99 && bot.entity.onGround, 'the client stands on the pillar')
+  const around = []
+  for (let dx = -4; dx <= 4; dx++) {
+    for (let dz = -4; dz <= 4; dz++) {
+      for (let dy = 0; dy <= 4; dy++) {
+        const at = new Vec3(px + dx, y + dy, pz + dz)
+        if (bot.blockAt(at)?.name === 'air') around.push(at)
+      }
+    }
+  }
+  const startedAt = await gametime(rcon)
+  log(await rcon.send(`gamemode survival ${bot.username}`))
+  const health = bot.health
+  await until(() => bot.health < health, 'the zombie builds up to the client and hurts it')
+  const ticks = (await gametime(rcon)) - startedAt
+  const placed = around.filter((b) => bot.blockAt(b)?.name === 'dirt').map((b) => b.toArray())
+  check(placed.length >= 1, `the zombie placed blocks: ${JSON.stringify(placed)}`)
+  return { pillarTicks: ticks, placed, built: await rcon.send('zombies') }
 }
 
 async function afterRestart (bot, spot) {
@@ -50,7 +82,12 @@ async function afterRestart (bot, spot) {
     await until(() => bot.blockAt(pos) !== null, `the client has the chunk at ${at}`)
     check(bot.blockAt(pos).name !== 'dirt', `the hole at ${at} is still open: ${bot.blockAt(pos).name}`)
   }
-  return { kept: spot.holes.length }
+  for (const at of spot.placed) {
+    const pos = new Vec3(...at)
+    await until(() => bot.blockAt(pos) !== null, `the client has the chunk at ${at}`)
+    check(bot.blockAt(pos).name === 'dirt', `the zombie's block at ${at} is still there: ${bot.blockAt(pos).name}`)
+  }
+  return { kept: spot.holes.length, placed: spot.placed.length }
 }
 
 scenario(async () => {
