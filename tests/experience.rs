@@ -139,7 +139,17 @@ fn an_orb_nobody_takes_lies_where_it_fell_and_despawns_after_six_thousand_ticks(
         panic!("one orb of 3: {:?}", orbs(&mut h));
     };
     assert_eq!(at.y, away.y.floor() - 3.0, "on the stone");
-    for _ in 99..5999 {
+    // The stone under it dug away, it falls to the next.
+    let under = BlockPos::from_pos(at) - BlockPos::new(0, 1, 0);
+    h.fill(under, under, "air");
+    for _ in 0..20 {
+        h.app.update();
+    }
+    let [(fallen, 3)] = orbs(&mut h)[..] else {
+        panic!("the orb: {:?}", orbs(&mut h));
+    };
+    assert!(fallen.y < at.y, "{fallen} under {at}");
+    for _ in 119..5999 {
         h.app.update();
     }
     assert_eq!(orbs(&mut h).len(), 1, "still there at tick 5999");

@@ -18,7 +18,7 @@ use crate::config::Config;
 use crate::items::rules::step;
 use crate::player::{Dead, EYE_HEIGHT};
 use crate::random::generator;
-use crate::world::{LayerVoxels, Overworld};
+use crate::world::{LayerVoxels, Overworld, Voxels};
 use crate::zombie::{Dying, Equipment, Zombie};
 pub use record::OrbRecord;
 pub use rules::Levels;
@@ -184,7 +184,13 @@ fn move_orbs(
             commands.entity(entity).insert(Despawned);
             continue;
         }
-        if orb.age % SCAN_EVERY == 1 {
+        // A player it follows is kept while within 8 blocks (`scanForEntities`).
+        let near = |p: Entity| {
+            players
+                .get(p)
+                .is_ok_and(|(_, at, _)| at.0.distance_squared(pos.0) <= FOLLOW_RANGE * FOLLOW_RANGE)
+        };
+        if orb.age % SCAN_EVERY == 1 && !orb.following.is_some_and(near) {
             orb.following = players
                 .iter()
                 .filter(|(_, _, mode)| **mode != GameMode::Spectator)
@@ -200,8 +206,9 @@ fn move_orbs(
             .map_or(DVec3::ZERO, |(_, feet, _)| {
                 rules::pull(pos.0, feet.0, EYE_HEIGHT)
             });
-        if pull == DVec3::ZERO && orb.velocity == DVec3::ZERO && on_ground.0 {
-            continue; // At rest with nobody near.
+        let under = BlockPos::from_pos(pos.0 - DVec3::new(0.0, 0.01, 0.0));
+        if pull == DVec3::ZERO && orb.velocity == DVec3::ZERO && on_ground.0 && world.solid(under) {
+            continue; // At rest on something still there, with nobody near.
         }
         let (at, velocity, grounded) = step(&world, ORB, pos.0, orb.velocity + pull);
         if pos.0 != at {
