@@ -17,7 +17,7 @@ use crate::time::WorldClock;
 use crate::weather::{biome_rains, Weather};
 use crate::world::chunks::ChunkDropped;
 use crate::world::{BlocksChanged, LayerVoxels, Overworld, Voxels};
-use crate::zombie::attack::{hurt_effect, wound};
+use crate::zombie::attack::{hurt_effect, wound, Frames};
 use crate::zombie::body::EYE_HEIGHT;
 use crate::zombie::{
     staggered, Arena, Burning, Dozing, Dying, Equipment, Pursuing, Shade, Vitality, Zombie,
@@ -171,6 +171,7 @@ fn burn(
             &mut Vitality,
             &mut EntityStatuses,
             &mut Burning,
+            &Frames,
         ),
         (With<Zombie>, Without<Dying>),
     >,
@@ -188,7 +189,9 @@ fn burn(
     let voxels = &LayerVoxels::new(chunks);
     let now = server.current_tick() as u64;
     let second = server.tick_rate().get() as u16;
-    for (entity, pos, id, layer, mut flags, mut vitality, mut statuses, mut fire) in &mut zombies {
+    for (entity, pos, id, layer, mut flags, mut vitality, mut statuses, mut fire, frames) in
+        &mut zombies
+    {
         let doused = |sky: &mut SkyMap| {
             let eye = eye_block(pos.0);
             voxels.liquid(BlockPos::from_pos(pos.0))
@@ -211,7 +214,7 @@ fn burn(
                         entity,
                         &mut vitality,
                         &mut statuses,
-                        (config.daylight.burn_damage, None),
+                        (config.daylight.burn_damage, frames.credited(now)),
                         now,
                     );
                 }

@@ -168,9 +168,35 @@ pub(super) fn zombies_attack(
     }
 }
 
-/// A zombie's hurt frames.
+/// A zombie's hurt frames, and the player whose blow last landed: a zombie a player hit in
+/// the last 100 ticks is still theirs when the fire kills it, for its loot and experience
+/// (`LivingEntity.lastHurtByPlayerTime`).
 #[derive(Component, Debug, Clone, Copy, Default)]
-pub struct Frames(HurtFrames);
+pub struct Frames {
+    hurt: HurtFrames,
+    by_player: Option<(Entity, u64)>,
+}
+
+impl Frames {
+    /// Ticks a player's blow keeps a zombie theirs.
+    const PLAYER_HIT_TICKS: u64 = 100;
+
+    /// The player a death at tick `now` is credited to, if one hit the zombie lately.
+    pub fn credited(&self, now: u64) -> Option<Entity> {
+        self.by_player
+            .filter(|(_, at)| now.saturating_sub(*at) < Self::PLAYER_HIT_TICKS)
+            .map(|(player, _)| player)
+    }
+
+    /// Takes a player's blow of `damage`: what gets through the frames.
+    fn take_from(&mut self, player: Entity, damage: f32, now: u64) -> f32 {
+        let through = self.hurt.take(damage, now);
+        if through > 0.0 {
+            self.by_player = Some((player, now));
+        }
+        through
+    }
+}
 
 /// A player's blow on a zombie, as `Player.attack` and `LivingEntity.hurt` work it out: the
 /// charge, a critical hit when falling, the weapon's enchantments, the frames, the zombie's
@@ -257,7 +283,7 @@ pub(super) fn players_hit_zombies(
                 now as i64,
             )
         };
-        let through = frames.0.take(blow.damage, now);
+        let through = frames.take_from(event.client, blow.damage, now);
         if through <= 0.0 {
             play(Sound::EntityPlayerAttackNodamage);
             continue;
@@ -351,7 +377,7 @@ pub(super) fn players_hit_zombies(
             else {
                 continue;
             };
-            let through = frames.0.take(damage, now);
+            let through = frames.take_from(event.client, damage, now);
             if through <= 0.0 {
                 continue;
             }
@@ -476,5 +502,18 @@ mod tests {
         let feet = DVec3::new(0.0, 0.0, 0.0);
         assert_eq!(distance_to_box(DVec3::new(0.0, 1.0, 0.0), feet), 0.0);
         assert!((distance_to_box(DVec3::new(3.3, 1.0, 0.0), feet) - 3.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_players_blow_keeps_the_zombie_theirs_for_100_ticks() {
+        let player = Entity::from_raw(7);
+        let mut frames = Frames::default();
+        assert_eq!(frames.credited(0), None);
+        assert!(frames.take_from(player, 5.0, 1000) > 0.0);
+        assert_eq!(frames.credited(1099), Some(player));
+        assert_eq!(frames.credited(1100), None);
+        // A blow the frames hold off does not renew it.
+        assert_eq!(frames.take_from(player, 1.0, 1005), 0.0);
+        assert_eq!(frames.credited(1100), None);
     }
 }
