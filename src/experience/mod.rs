@@ -15,10 +15,9 @@ use valence::protocol::sound::SoundCategory;
 use valence::protocol::{Sound, VarInt, WritePacket};
 
 use crate::config::Config;
-use crate::items::rules::step;
 use crate::player::{Dead, EYE_HEIGHT};
 use crate::random::generator;
-use crate::world::{LayerVoxels, Overworld, Voxels};
+use crate::world::{LayerVoxels, Overworld};
 use crate::zombie::{Dying, Equipment, Zombie};
 pub use record::OrbRecord;
 pub use rules::Levels;
@@ -206,22 +205,8 @@ fn move_orbs(
             .map_or(DVec3::ZERO, |(_, feet, _)| {
                 rules::pull(pos.0, feet.0, EYE_HEIGHT)
             });
-        let under = BlockPos::from_pos(pos.0 - DVec3::new(0.0, 0.01, 0.0));
-        if pull == DVec3::ZERO && orb.velocity == DVec3::ZERO && on_ground.0 && world.solid(under) {
-            continue; // At rest on something still there, with nobody near.
-        }
-        let (at, velocity, grounded) = step(&world, ORB, pos.0, orb.velocity + pull);
-        if pos.0 != at {
-            pos.0 = at;
-        }
-        orb.velocity = if grounded && velocity.length_squared() < 1e-6 {
-            DVec3::ZERO
-        } else {
-            velocity
-        };
-        if on_ground.0 != grounded {
-            on_ground.0 = grounded;
-        }
+        let velocity = orb.velocity + pull;
+        orb.velocity = crate::items::fall(&world, ORB, velocity, &mut pos, &mut on_ground);
     }
 }
 

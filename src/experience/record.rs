@@ -6,6 +6,7 @@ use valence::nbt::{Compound, List, Value};
 use valence::prelude::*;
 
 use super::rules::LIFETIME;
+use crate::items::record::pos_and_motion;
 
 /// An orb in the world.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -47,22 +48,7 @@ impl OrbRecord {
     /// Reads one back; a position that is not three finite numbers or a value that is not
     /// positive is refused.
     pub fn from_nbt(e: &Compound) -> Result<Self, String> {
-        let pos = match e.get("Pos") {
-            Some(Value::List(List::Double(p)))
-                if p.len() == 3 && p.iter().all(|v| v.is_finite()) =>
-            {
-                DVec3::new(p[0], p[1], p[2])
-            }
-            _ => return Err("Pos missing or not three numbers".into()),
-        };
-        let velocity = match e.get("Motion") {
-            Some(Value::List(List::Double(m)))
-                if m.len() == 3 && m.iter().all(|v| v.is_finite()) =>
-            {
-                DVec3::new(m[0], m[1], m[2]).clamp_length_max(10.0)
-            }
-            _ => DVec3::ZERO,
-        };
+        let (pos, velocity) = pos_and_motion(e)?;
         let value = match e.get("Value") {
             Some(Value::Short(v)) if *v > 0 => *v as u32,
             _ => return Err("Value missing or not positive".into()),

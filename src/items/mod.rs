@@ -202,26 +202,37 @@ fn move_items(
             commands.entity(entity).insert(Despawned);
             continue;
         }
-        if item.velocity == DVec3::ZERO && on_ground.0 && world.solid(below(pos.0)) {
-            continue; // At rest on something that is still there.
-        }
-        let (at, velocity, grounded) = rules::step(&world, rules::ITEM, pos.0, item.velocity);
-        if pos.0 != at {
-            pos.0 = at;
-        }
-        item.velocity = if grounded && velocity.length_squared() < 1e-6 {
-            DVec3::ZERO
-        } else {
-            velocity
-        };
-        if on_ground.0 != grounded {
-            on_ground.0 = grounded;
-        }
+        let velocity = item.velocity;
+        item.velocity = fall(&world, rules::ITEM, velocity, &mut pos, &mut on_ground);
     }
 }
 
-fn below(pos: DVec3) -> BlockPos {
-    BlockPos::from_pos(pos - DVec3::new(0.0, 0.01, 0.0))
+/// One tick of a dropped thing's fall at `velocity` (blocks a tick), for items and orbs:
+/// moves `pos` and `on_ground` only when they change, and returns the new velocity, zero once
+/// it lies still. A thing at rest on something still there is left as it is.
+pub fn fall(
+    world: &impl Voxels,
+    body: rules::Body,
+    velocity: DVec3,
+    pos: &mut Mut<Position>,
+    on_ground: &mut Mut<OnGround>,
+) -> DVec3 {
+    let below = BlockPos::from_pos(pos.0 - DVec3::new(0.0, 0.01, 0.0));
+    if velocity == DVec3::ZERO && on_ground.0 && world.solid(below) {
+        return velocity;
+    }
+    let (at, velocity, grounded) = rules::step(world, body, pos.0, velocity);
+    if pos.0 != at {
+        pos.0 = at;
+    }
+    if on_ground.0 != grounded {
+        on_ground.0 = grounded;
+    }
+    if grounded && velocity.length_squared() < 1e-6 {
+        DVec3::ZERO
+    } else {
+        velocity
+    }
 }
 
 /// Items of one kind lying together become one stack: a moving item looks every 2 ticks, a

@@ -52,22 +52,7 @@ impl ItemRecord {
     /// Reads one back; an unknown item, an empty stack or a position that is not three
     /// finite numbers is refused.
     pub fn from_nbt(e: &Compound) -> Result<Self, String> {
-        let pos = match e.get("Pos") {
-            Some(Value::List(List::Double(p)))
-                if p.len() == 3 && p.iter().all(|v| v.is_finite()) =>
-            {
-                DVec3::new(p[0], p[1], p[2])
-            }
-            _ => return Err("Pos missing or not three numbers".into()),
-        };
-        let velocity = match e.get("Motion") {
-            Some(Value::List(List::Double(m)))
-                if m.len() == 3 && m.iter().all(|v| v.is_finite()) =>
-            {
-                DVec3::new(m[0], m[1], m[2]).clamp_length_max(10.0)
-            }
-            _ => DVec3::ZERO,
-        };
+        let (pos, velocity) = pos_and_motion(e)?;
         let short = |key| match e.get(key) {
             Some(Value::Short(v)) => (*v).max(0) as u32,
             _ => 0,
@@ -85,6 +70,20 @@ impl ItemRecord {
             pickup_delay: short("PickupDelay"),
         })
     }
+}
+
+/// A saved entity's `Pos` (three finite numbers, or it is refused) and `Motion` (none if
+/// missing, at most 10 blocks a tick).
+pub fn pos_and_motion(e: &Compound) -> Result<(DVec3, DVec3), String> {
+    let three = |key| match e.get(key) {
+        Some(Value::List(List::Double(v))) if v.len() == 3 && v.iter().all(|v| v.is_finite()) => {
+            Some(DVec3::new(v[0], v[1], v[2]))
+        }
+        _ => None,
+    };
+    let pos = three("Pos").ok_or("Pos missing or not three numbers")?;
+    let motion = three("Motion").map_or(DVec3::ZERO, |m| m.clamp_length_max(10.0));
+    Ok((pos, motion))
 }
 
 /// A stack as vanilla saves one anywhere (`ItemStack.save`): `id`, `Count` and its `tag`.

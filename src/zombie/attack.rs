@@ -288,15 +288,13 @@ pub(super) fn players_hit_zombies(
             play(Sound::EntityPlayerAttackNodamage);
             continue;
         }
-        // Armour takes its share of what got through (`getDamageAfterArmorAbsorb`).
-        let (points, toughness) = equipment.protection();
-        let amount = after_armour(through, points, toughness);
-        if wound(
+        let blow_on = (event.entity, &mut *vitality, &mut *statuses);
+        if land(
             &mut commands,
-            event.entity,
-            &mut vitality,
-            &mut statuses,
-            (amount, Some(event.client)),
+            blow_on,
+            equipment,
+            through,
+            event.client,
             now,
         ) {
             kills.send(PlayerKill {
@@ -381,14 +379,13 @@ pub(super) fn players_hit_zombies(
             if through <= 0.0 {
                 continue;
             }
-            let (points, toughness) = equipment.protection();
-            let amount = after_armour(through, points, toughness);
-            if wound(
+            let blow_on = (zombie, &mut *vitality, &mut *statuses);
+            if land(
                 &mut commands,
-                zombie,
-                &mut vitality,
-                &mut statuses,
-                (amount, Some(event.client)),
+                blow_on,
+                equipment,
+                through,
+                event.client,
                 now,
             ) {
                 kills.send(PlayerKill {
@@ -424,6 +421,28 @@ pub(super) fn players_hit_zombies(
         let arc = player_pos.0 + DVec3::new(-facing.0, 0.9, -facing.1);
         chunks.play_particle(&Particle::SweepAttack, false, arc, Vec3::ZERO, 0.0, 0);
     }
+}
+
+/// A player's blow of `through` (what the frames let by) on a zombie: its armour takes its
+/// share (`getDamageAfterArmorAbsorb`), the rest wounds it. Returns whether it killed.
+fn land(
+    commands: &mut Commands,
+    (zombie, vitality, statuses): (Entity, &mut Vitality, &mut EntityStatuses),
+    equipment: &Equipment,
+    through: f32,
+    player: Entity,
+    now: u64,
+) -> bool {
+    let (points, toughness) = equipment.protection();
+    let amount = after_armour(through, points, toughness);
+    wound(
+        commands,
+        zombie,
+        vitality,
+        statuses,
+        (amount, Some(player)),
+        now,
+    )
 }
 
 /// Takes `amount` of a zombie's health; at none left it plays the death animation and is
