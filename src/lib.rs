@@ -16,6 +16,7 @@ pub mod hunt;
 pub mod items;
 pub mod map;
 pub mod metrics;
+pub mod noise;
 pub mod pack;
 pub mod player;
 pub mod random;
@@ -84,6 +85,7 @@ pub fn build_app(launch: Launch) -> anyhow::Result<App> {
         items::ItemsPlugin,
         experience::ExperiencePlugin,
         zombie::ZombiePlugin,
+        noise::NoisePlugin,
         hunt::HuntPlugin,
         daylight::DaylightPlugin,
         pack::PackPlugin,

@@ -1,6 +1,8 @@
 //! Natural night spawning: loose zombies appear in the dark in a band around players, in
 //! groups, so that packs have something to form from. The cap counts materialised zombies and
 //! ghost pack members alike, so dematerialised packs never let the population grow unbounded.
+//! A noisy place calls zombies too ([`HordeCall`]): they come from the edge of where zombies
+//! act, drawn to the place.
 
 use rand::Rng;
 use rand_pcg::Pcg32;
@@ -8,6 +10,7 @@ use valence::prelude::*;
 
 use crate::config::Config;
 use crate::daylight::SkyMap;
+use crate::noise::{Curiosity, CuriosityRules, Curious, HordeCall};
 use crate::pack::Packs;
 use crate::player::Dead;
 use crate::time::WorldClock;
@@ -22,7 +25,7 @@ impl Plugin for SpawningPlugin {
     fn build(&self, app: &mut App) {
         app.add_systems(
             Update,
-            spawn_in_the_dark
+            (spawn_in_the_dark, answer_calls)
                 .in_set(crate::TickSet::Zombies)
                 .before(crate::zombie::ZombieSet::Classify),
         );
@@ -114,6 +117,94 @@ fn spawn_in_the_dark(
     }
 }
 
+/// How far from a calling place its zombies come: from the edge of the players' view, but
+/// no farther than the quarter tier's radius, beyond which zombies do not act; never nearer
+/// than `spawning.min_distance`.
+pub fn call_distance(view_distance: u8, quarter_radius: f64, min_distance: f64) -> f64 {
+    let view_edge = (view_distance as f64 - 1.0) * 16.0;
+    view_edge.min(quarter_radius - 16.0).max(min_distance)
+}
+
+/// Sends the zombies a hot place calls, each from the farthest loaded ground in a random
+/// direction (the distance shrinks a chunk at a time until ground is found), drawn to the
+/// place and given time to walk there. Within the mob cap, like every natural spawn.
+#[allow(clippy::too_many_arguments)]
+fn answer_calls(
+    mut calls: EventReader<HordeCall>,
+    mut commands: Commands,
+    players: Query<&GameMode, (With<Client>, Without<Dead>)>,
+    zombies: Query<(), With<Zombie>>,
+    layers: Query<(Entity, &ChunkLayer), With<Overworld>>,
+    packs: Res<Packs>,
+    kinds: Res<ZombieKinds>,
+    config: Res<Config>,
+    server: Res<Server>,
+    mut rng: Local<Option<Pcg32>>,
+) {
+    let Ok((layer_entity, layer)) = layers.get_single() else {
+        return;
+    };
+    let s = &config.spawning;
+    if !s.enabled {
+        calls.clear();
+        return;
+    }
+    let hunted = players
+        .iter()
+        .filter(|mode| matches!(mode, GameMode::Survival | GameMode::Adventure))
+        .count();
+    let mut room = room(
+        hunted,
+        s.mob_cap_per_player,
+        zombies.iter().count(),
+        packs.ghost_members(),
+    );
+    let rng = rng.get_or_insert_with(|| crate::random::generator(!config.server.seed as u64));
+    let now = server.current_tick() as u64;
+    let tick_rate = server.tick_rate().get() as f64;
+    let kind = kinds.find(&config.zombies.default_type).unwrap_or(0);
+    let farthest = call_distance(
+        config.server.view_distance,
+        config.lod.quarter_radius,
+        s.min_distance,
+    );
+    let rules = CuriosityRules::new(&config.noise);
+    for call in calls.iter() {
+        for _ in 0..call.zombies {
+            if room == 0 {
+                return;
+            }
+            let angle = rng.gen::<f64>() * std::f64::consts::TAU;
+            let mut distance = farthest;
+            let spot = loop {
+                let (x, z) = (
+                    (call.at.x + angle.cos() * distance).floor() as i32,
+                    (call.at.z + angle.sin() * distance).floor() as i32,
+                );
+                if let Some(y) = standable_top(layer, x, z) {
+                    break Some(DVec3::new(x as f64 + 0.5, y as f64, z as f64 + 0.5));
+                }
+                if distance <= s.min_distance {
+                    break None;
+                }
+                distance = (distance - 16.0).max(s.min_distance);
+            };
+            let Some(spot) = spot else {
+                continue;
+            };
+            let walk = spot.distance(call.at) / kinds.get(kind).speed * tick_rate;
+            let mut lure = rules;
+            lure.investigate_ticks += walk.ceil() as u64;
+            let seed = rng.gen::<u64>();
+            commands.spawn((
+                new_zombie(layer_entity, spot, kind, &kinds, seed),
+                Curious(Curiosity::drawn_to(call.at, call.strength, now, &lure)),
+            ));
+            room -= 1;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,5 +221,20 @@ mod tests {
             "ghost members count against the cap"
         );
         assert_eq!(room(0, 70, 0, 0), 0, "nobody online, nobody spawns");
+    }
+
+    #[test]
+    fn a_call_comes_from_the_view_edge_within_the_acting_tiers() {
+        assert_eq!(
+            call_distance(10, 128.0, 24.0),
+            112.0,
+            "the quarter tier bounds it"
+        );
+        assert_eq!(call_distance(6, 128.0, 24.0), 80.0, "the view edge");
+        assert_eq!(
+            call_distance(2, 128.0, 24.0),
+            24.0,
+            "never nearer than spawning's"
+        );
     }
 }

@@ -24,6 +24,7 @@ use crate::access::{Kicked, Operator};
 use crate::config::Config;
 use crate::items::rules::{popped, DIG_PICKUP_DELAY};
 use crate::items::{DropItem, ItemRecord};
+use crate::noise::{Noise, NoiseKind};
 use crate::player::{Dead, OFF_HAND};
 use crate::random::{generator, mix};
 use crate::world::door::{is_door, other_half};
@@ -72,6 +73,7 @@ fn dig(
     mut layers: Query<&mut ChunkLayer, With<Overworld>>,
     mut changed: EventWriter<BlocksChanged>,
     mut drops: EventWriter<DropItem>,
+    mut noises: EventWriter<Noise>,
     spawn: Res<WorldSpawn>,
     config: Res<Config>,
     server: Res<Server>,
@@ -100,6 +102,10 @@ fn dig(
         let broken = match (event.state, *mode) {
             (DiggingState::Start, GameMode::Creative) => reach && !state.is_air(),
             (DiggingState::Start, GameMode::Survival) if reach && breakable(kind) => {
+                noises.send(Noise {
+                    at: centre(at),
+                    kind: NoiseKind::Dig,
+                });
                 if dig_progress(kind, tool) >= 1.0 {
                     true
                 } else {
@@ -130,6 +136,10 @@ fn dig(
             continue;
         }
         layer.set_block(at, BlockState::AIR);
+        noises.send(Noise {
+            at: centre(at),
+            kind: NoiseKind::Dig,
+        });
         // Everyone else hears it break and sees it crumble; the digger's client already did.
         level_event(
             layer.view_except_writer(ChunkPos::from_block_pos(at), event.client),
@@ -190,6 +200,7 @@ fn place(
     bodies: Query<&Position, Or<(With<Client>, With<Zombie>)>>,
     mut layers: Query<&mut ChunkLayer, With<Overworld>>,
     mut changed: EventWriter<BlocksChanged>,
+    mut noises: EventWriter<Noise>,
     spawn: Res<WorldSpawn>,
     config: Res<Config>,
     server: Res<Server>,
@@ -228,6 +239,10 @@ fn place(
                     layer.set_block(other, half.set(PropName::Open, value));
                 }
                 changed.send(BlocksChanged::between(event.position, other));
+                noises.send(Noise {
+                    at: centre(event.position),
+                    kind: NoiseKind::Door,
+                });
                 // Pitch 0.9 to 1 (`DoorBlock.use`), heard by all but the player.
                 let draw = mix(now ^ (event.position.x as u64) ^ ((event.position.z as u64) << 32));
                 let pitch = 0.9 + (draw % 1000) as f32 / 10_000.0;
@@ -287,6 +302,10 @@ fn place(
             layer.set_block(top, state.set(PropName::Half, PropValue::Upper));
         }
         changed.send(BlocksChanged::between(target, door_top.unwrap_or(target)));
+        noises.send(Noise {
+            at: centre(target),
+            kind: NoiseKind::Place,
+        });
         // Vanilla's placing volume and pitch, (1 + 1) / 2 and 0.8 of the block's sound, heard
         // by all but the player (`BlockItem.place`).
         play_except(

@@ -247,6 +247,60 @@ impl Bound {
                 100_000,
             ),
         ];
+        let n = &c.noise;
+        for (kind, loudness, range) in [
+            ("dig", n.dig_loudness, n.dig_range),
+            ("place", n.place_loudness, n.place_range),
+            ("fight", n.fight_loudness, n.fight_range),
+            ("death", n.death_loudness, n.death_range),
+            ("door", n.door_loudness, n.door_range),
+            ("door_break", n.door_break_loudness, n.door_break_range),
+            ("sprint", n.sprint_loudness, n.sprint_range),
+            ("jump", n.jump_loudness, n.jump_range),
+            ("hurt", n.hurt_loudness, n.hurt_range),
+        ] {
+            bounds.push(Bound::new(
+                format!("noise.{kind}_loudness"),
+                loudness,
+                0,
+                1000,
+            ));
+            bounds.push(Bound::new(format!("noise.{kind}_range"), range, 0, 128));
+        }
+        bounds.extend([
+            Bound::new("noise.wall_damping", n.wall_damping, 0, 128),
+            Bound::new("noise.light_range", n.light_range, 0, 128),
+            Bound::new("noise.light_loudness", n.light_loudness, 0, 1000),
+            Bound::new("noise.light_min_level", n.light_min_level, 1, 15),
+            Bound::new(
+                "noise.investigate_ticks",
+                n.investigate_ticks as f64,
+                20,
+                72_000,
+            ),
+            Bound::new(
+                "noise.look_around_ticks",
+                n.look_around_ticks as f64,
+                0,
+                72_000,
+            ),
+            Bound::new("noise.memory_ticks", n.memory_ticks as f64, 0, 72_000),
+            Bound::new("noise.switch_factor", n.switch_factor, 1, 100),
+            Bound::new(
+                "noise.heat_half_life_ticks",
+                n.heat_half_life_ticks as f64,
+                20,
+                1_728_000,
+            ),
+            Bound::new("noise.summon_threshold", n.summon_threshold, 1, 1_000_000),
+            Bound::new("noise.summon_zombies", n.summon_zombies, 0, 64),
+            Bound::new(
+                "noise.summon_cooldown_ticks",
+                n.summon_cooldown_ticks as f64,
+                20,
+                1_728_000,
+            ),
+        ]);
         let w = &c.weather;
         for (key, ticks) in [
             ("clear_min_ticks", w.clear_min_ticks),

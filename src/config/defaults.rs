@@ -320,6 +320,44 @@ impl Default for SiegeConfig {
     }
 }
 
+impl Default for NoiseConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            dig_loudness: 4.0,
+            dig_range: 16.0,
+            place_loudness: 2.0,
+            place_range: 10.0,
+            fight_loudness: 4.0,
+            fight_range: 16.0,
+            death_loudness: 8.0,
+            death_range: 24.0,
+            door_loudness: 3.0,
+            door_range: 12.0,
+            door_break_loudness: 10.0,
+            door_break_range: 32.0,
+            sprint_loudness: 1.0,
+            sprint_range: 8.0,
+            jump_loudness: 1.0,
+            jump_range: 6.0,
+            hurt_loudness: 3.0,
+            hurt_range: 12.0,
+            wall_damping: 4.0,
+            light_range: 32.0,
+            light_loudness: 4.0,
+            light_min_level: 10,
+            investigate_ticks: 600,
+            look_around_ticks: 100,
+            memory_ticks: 600,
+            switch_factor: 1.5,
+            heat_half_life_ticks: 1200,
+            summon_threshold: 100.0,
+            summon_zombies: 4,
+            summon_cooldown_ticks: 2400,
+        }
+    }
+}
+
 impl Default for SpawningConfig {
     fn default() -> Self {
         Self {

@@ -56,6 +56,7 @@ pub struct Config {
     pub spawning: SpawningConfig,
     pub siege: SiegeConfig,
     pub survival: SurvivalConfig,
+    pub noise: NoiseConfig,
 }
 
 /// `[server]`: networking, world and players.
@@ -575,6 +576,68 @@ pub struct SiegeConfig {
     pub node_budget: u32,
     /// Siege searches started in one tick, at most.
     pub plans_per_tick: u32,
+}
+
+/// `[noise]`: what zombies hear and see of players when they cannot see the players
+/// themselves, and the heat that calls more of them. Each kind of noise has a loudness (how
+/// strongly it draws, and the heat it adds) and a range in blocks through open air.
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct NoiseConfig {
+    /// Zombies hear noises and see lights at all.
+    pub enabled: bool,
+    /// A player starting to dig a block and the block breaking.
+    pub dig_loudness: f32,
+    pub dig_range: f32,
+    /// A block placed.
+    pub place_loudness: f32,
+    pub place_range: f32,
+    /// A blow landing, either way.
+    pub fight_loudness: f32,
+    pub fight_range: f32,
+    /// A zombie or a player dying.
+    pub death_loudness: f32,
+    pub death_range: f32,
+    /// A door opened or closed.
+    pub door_loudness: f32,
+    pub door_range: f32,
+    /// A zombie battering a door, and the door giving way.
+    pub door_break_loudness: f32,
+    pub door_break_range: f32,
+    /// A player sprinting, heard every half second.
+    pub sprint_loudness: f32,
+    pub sprint_range: f32,
+    /// A player jumping.
+    pub jump_loudness: f32,
+    pub jump_range: f32,
+    /// A player hurt.
+    pub hurt_loudness: f32,
+    pub hurt_range: f32,
+    /// Blocks of range a noise loses for each block of wall on the straight line to a zombie.
+    pub wall_damping: f32,
+    /// By night zombies see a bright block a player placed from this many blocks, in the open.
+    pub light_range: f32,
+    /// How strongly a seen light draws, as a noise's loudness.
+    pub light_loudness: f32,
+    /// The least light level a placed block must give to be seen (torch 14, soul torch 10,
+    /// redstone torch 7).
+    pub light_min_level: u8,
+    /// Ticks a zombie may take to reach the place before it gives up.
+    pub investigate_ticks: u64,
+    /// Ticks it looks around the place before it goes back to its errand.
+    pub look_around_ticks: u64,
+    /// Ticks a place it looked at is not looked at again for a noise no louder.
+    pub memory_ticks: u64,
+    /// A new noise draws a zombie already drawn elsewhere only if this many times as loud.
+    pub switch_factor: f32,
+    /// Ticks in which the noise heat of an area halves.
+    pub heat_half_life_ticks: u64,
+    /// By night, heat in a chunk past this sends zombies from afar.
+    pub summon_threshold: f32,
+    /// Zombies sent each time (0: none are ever sent).
+    pub summon_zombies: u32,
+    /// Ticks before the same chunk can send for more.
+    pub summon_cooldown_ticks: u64,
 }
 
 /// A configuration problem, rendered as one line for the operator.

@@ -31,6 +31,12 @@ pub enum Command {
         kind: Option<String>,
     },
     Zombies,
+    /// A noise heard `radius` blocks away, as loud as `loudness` if told.
+    Noise {
+        at: [Coord; 3],
+        radius: f32,
+        loudness: Option<f32>,
+    },
     Fill {
         from: [Coord; 3],
         to: [Coord; 3],
@@ -149,6 +155,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "spawn a zombie (~ is relative to spawn)",
     ),
     ("zombies", "zombie counts by state and level of detail"),
+    (
+        "noise <x> <y> <z> <radius> [loudness]",
+        "a noise zombies hear within radius (~ is relative to spawn)",
+    ),
     (
         "fill <x1> <y1> <z1> <x2> <y2> <z2> <block>",
         "set a box of blocks (loaded chunks)",
@@ -317,6 +327,20 @@ pub fn parse(line: &str) -> Result<Command, String> {
             }
         }
         ("zombies", []) => Command::Zombies,
+        ("noise", [x, y, z, radius, rest @ ..]) if rest.len() <= 1 => {
+            let coord = |s: &str| Coord::parse(s).ok_or_else(|| usage("noise"));
+            let number = |s: &str, max: f32| {
+                s.parse::<f32>()
+                    .ok()
+                    .filter(|v| (0.0..=max).contains(v))
+                    .ok_or_else(|| format!("error=\"expected a number 0..={max}, found {s}\""))
+            };
+            Command::Noise {
+                at: [coord(x)?, coord(y)?, coord(z)?],
+                radius: number(radius, 128.0)?,
+                loudness: rest.first().map(|l| number(l, 1000.0)).transpose()?,
+            }
+        }
         ("gamemode", [mode, player]) => Command::GameMode {
             mode: match *mode {
                 "survival" => GameMode::Survival,
@@ -490,6 +514,37 @@ mod tests {
             .unwrap_err()
             .starts_with("usage: summon"));
         assert!(parse("summon zombie 1 2 3 a b").is_err());
+    }
+
+    #[test]
+    fn noise_forms() {
+        assert_eq!(
+            parse("noise 1 64 ~2 24"),
+            Ok(Command::Noise {
+                at: [
+                    Coord::Absolute(1.0),
+                    Coord::Absolute(64.0),
+                    Coord::Relative(2.0)
+                ],
+                radius: 24.0,
+                loudness: None,
+            })
+        );
+        assert!(matches!(
+            parse("noise 1 64 2 24 50"),
+            Ok(Command::Noise {
+                loudness: Some(50.0),
+                ..
+            })
+        ));
+        assert!(parse("noise 1 64 2")
+            .unwrap_err()
+            .starts_with("usage: noise"));
+        assert_eq!(
+            parse("noise 1 64 2 500").unwrap_err(),
+            "error=\"expected a number 0..=128, found 500\""
+        );
+        assert!(parse("noise 1 64 2 8 NaN").is_err());
     }
 
     #[test]

@@ -169,6 +169,17 @@ pub fn execute(world: &mut World, command: Command) -> String {
             zombie::commands::summon(world, pos, kind.as_deref())
         }
         Command::Zombies => zombie::commands::report(world),
+        Command::Noise {
+            at,
+            radius,
+            loudness,
+        } => {
+            let pos = from_spawn(world, at);
+            if !crate::world::in_world(pos) {
+                return "error=\"That position is out of this world!\"".into();
+            }
+            crate::noise::command(world, pos, radius, loudness)
+        }
         Command::Fill { from, to, block } => {
             let (a, b) = (from_spawn(world, from), from_spawn(world, to));
             if ![a, b].iter().all(|p| crate::world::in_world(*p)) {
@@ -222,7 +233,9 @@ pub fn execute(world: &mut World, command: Command) -> String {
 /// floor runs the server base alone, without zombies, packs or hunts.
 fn available(world: &World, command: &Command) -> bool {
     match command {
-        Command::Summon { .. } | Command::Zombies => world.contains_resource::<ZombieKinds>(),
+        Command::Summon { .. } | Command::Zombies | Command::Noise { .. } => {
+            world.contains_resource::<ZombieKinds>()
+        }
         Command::Packs => world.contains_resource::<Packs>(),
         Command::HuntStart(_) | Command::HuntStop | Command::HuntStatus => {
             world.contains_resource::<Hunts>()

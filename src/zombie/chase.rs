@@ -10,7 +10,7 @@ use valence::prelude::*;
 use super::body;
 use super::movement::Walker;
 use super::rules::ChaseRules;
-use super::{staggered, Arena, Dozing, Dying, Pursuing, Target, Zombie, ZombieStruck};
+use super::{staggered, Arena, Dozing, Dying, Lure, Pursuing, Target, Zombie, ZombieStruck};
 use crate::player::{self, huntable, Dead};
 use crate::world::{LayerVoxels, Overworld, Voxels};
 
@@ -37,7 +37,7 @@ pub fn takes_over(current: Option<f64>, candidate: f64, range: f64, margin: f64)
 /// none, looks for one; when a hop ends it looks for a nearer one, as the seed does.
 /// Open-world zombies notice players they see within `follow_range`, dozing ones those within
 /// `wake_radius` seen or not, hunt zombies the round's players within `hunt_range`.
-pub(super) fn choose_targets(
+pub fn choose_targets(
     mut zombies: Query<
         (
             Entity,
@@ -146,13 +146,14 @@ pub(super) fn turn_on_strikers(
     }
 }
 
-/// Marks the zombies that chase someone ([`Pursuing`]), for modules that must not know whom.
-pub(super) fn mark_pursuers(
+/// Marks the zombies that chase someone or go where they heard or saw something
+/// ([`Pursuing`]), for modules that must not know whom or what.
+pub fn mark_pursuers(
     mut commands: Commands,
-    zombies: Query<(Entity, &Target, Has<Pursuing>), With<Zombie>>,
+    zombies: Query<(Entity, &Target, &Lure, Has<Pursuing>), With<Zombie>>,
 ) {
-    for (entity, target, marked) in &zombies {
-        match (target.chasing(), marked) {
+    for (entity, target, lure, marked) in &zombies {
+        match (target.chasing() || lure.0.is_some(), marked) {
             (true, false) => {
                 commands.entity(entity).insert(Pursuing);
             }

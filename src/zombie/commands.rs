@@ -45,6 +45,7 @@ pub fn report(world: &mut World) -> String {
     let mut tiers = [0usize; Tier::ALL.len()];
     let mut crowded = 0;
     let (mut total, mut chasing, mut wandering, mut attacking, mut dying) = (0, 0, 0, 0, 0);
+    let mut investigating = 0;
     let mut zombies = world.query::<(&Destination, &Attack, &Lod, Option<&Dying>)>();
     for (dest, attack, lod, dead) in zombies.iter(world) {
         total += 1;
@@ -60,13 +61,15 @@ pub fn report(world: &mut World) -> String {
             chasing += 1;
         } else if dest.why == Why::Stroll {
             wandering += 1;
+        } else if dest.why == Why::Investigate {
+            investigating += 1;
         }
     }
-    let idle = total - dying - attacking - chasing - wandering;
+    let idle = total - dying - attacking - chasing - wandering - investigating;
     let stats = world.resource::<ChaseStats>();
     let siege = world.resource::<super::siege::SiegeStats>();
     format!(
-        "total={total} chasing={chasing} attacking={attacking} wandering={wandering} idle={idle} dying={dying} \
+        "total={total} chasing={chasing} attacking={attacking} wandering={wandering} investigating={investigating} idle={idle} dying={dying} \
          lod_near={} lod_full={} lod_half={} lod_quarter={} lod_frozen={} lod_crowded={crowded} plans={} nodes={} watchdog_fires={} give_ups={} \
          sieges={} blocks_broken={} blocks_placed={}",
         tiers[0], tiers[1], tiers[2], tiers[3], tiers[4], stats.plans, stats.expanded_nodes, stats.watchdog_fires, stats.give_ups,

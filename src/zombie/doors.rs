@@ -11,6 +11,7 @@ use valence::protocol::{Direction, VarInt, WritePacket};
 
 use super::{staggered, Dying, Target, Zombie};
 use crate::config::Config;
+use crate::noise::{Noise, NoiseKind};
 use crate::world::door::{is_door, is_open_door, lower_half, other_half};
 use crate::world::sound::{level_event, BLOCK_BROKEN};
 use crate::world::{BlocksChanged, Overworld};
@@ -81,6 +82,7 @@ pub(super) fn break_doors(
     players: Query<&Position, (With<Client>, Without<Zombie>)>,
     mut layers: Query<&mut ChunkLayer, With<Overworld>>,
     mut changed: EventWriter<BlocksChanged>,
+    mut noises: EventWriter<Noise>,
     config: Res<Config>,
     server: Res<Server>,
 ) {
@@ -88,6 +90,13 @@ pub(super) fn break_doors(
         return;
     };
     let now = server.current_tick() as u64;
+    let centre = |door: BlockPos| {
+        DVec3::new(
+            door.x as f64 + 0.5,
+            door.y as f64 + 1.0,
+            door.z as f64 + 0.5,
+        )
+    };
     for (entity, target, pos, id, mut swings, breaking) in &mut zombies {
         let target = target
             .player
@@ -137,6 +146,10 @@ pub(super) fn break_doors(
         if breaking.ticks % 20 == 0 {
             swings.trigger(EntityAnimation::SwingMainHand);
             event(&mut layer, HIT_SOUND, door, 0);
+            noises.send(Noise {
+                at: centre(door),
+                kind: NoiseKind::DoorBreak,
+            });
         }
         if breaking.ticks >= BREAK_TICKS {
             let Some(state) = layer.block(door).map(|b| b.state) else {
@@ -151,6 +164,10 @@ pub(super) fn break_doors(
             event(&mut layer, BLOCK_BROKEN, door, state.to_raw() as i32);
             cracks(&mut layer, door, NO_CRACKS);
             changed.send(BlocksChanged::between(door, top));
+            noises.send(Noise {
+                at: centre(door),
+                kind: NoiseKind::DoorBreak,
+            });
             commands.entity(entity).remove::<BreakingDoor>();
         } else if stage(breaking.ticks) != before || breaking.ticks == 1 {
             cracks(&mut layer, door, stage(breaking.ticks));

@@ -1,7 +1,8 @@
-//! Where a zombie heads: its target if it chases someone, else the first errand that holds
-//! (its pack's march, then shade by day), else, awake, a stroll of its own after a rest. The
-//! errands are written by the modules that decide them, each in its own component (packs
-//! [`March`], daylight [`Shade`] and [`Dozing`]); this module only reads them and fills the
+//! Where a zombie heads: its target if it chases someone, else the place a noise or a light
+//! draws it to, else the first errand that holds (its pack's march, then shade by day), else,
+//! awake, a stroll of its own after a rest. The errands are written by the modules that decide
+//! them, each in its own component (noise [`Lure`], packs [`March`], daylight [`Shade`] and
+//! [`Dozing`]); this module only reads them and fills the
 //! one [`Destination`] the planner follows. When the planner reports an errand done, or the
 //! zombie boxed in, the zombie rests.
 
@@ -14,7 +15,7 @@ use valence::prelude::*;
 
 use super::movement::{Outcome, Walker};
 use super::rules::ChaseRules;
-use super::{Body, Destination, Dozing, Dying, Lod, March, Shade, Target, Why, Zombie};
+use super::{Body, Destination, Dozing, Dying, Lod, Lure, March, Shade, Target, Why, Zombie};
 
 /// Rests between errands last 2 to 10 s, 6 on average like vanilla's stroll.
 const MIN_REST_TICKS: u64 = 40;
@@ -66,11 +67,14 @@ impl Wander {
         }
     }
 
-    /// The destination: the target, else (unless resting boxed in) the first errand given
-    /// and not yet done, else (awake) a stroll up to `radius` away once the rest is over.
+    /// The destination: the target, else (unless resting boxed in) the lure, else the first
+    /// errand given and not yet done, else (awake) a stroll up to `radius` away once the rest
+    /// is over. The lure holds even where the zombie already stands: it looks around there.
+    #[allow(clippy::too_many_arguments)]
     fn choose(
         &mut self,
         target: Option<(Entity, DVec3)>,
+        lure: Option<DVec3>,
         errands: [(Why, Option<DVec3>); 2],
         dozing: bool,
         pos: DVec3,
@@ -86,6 +90,13 @@ impl Wander {
         }
         if now < self.boxed_in_until {
             return Destination::NOWHERE;
+        }
+        if let Some(to) = lure {
+            self.stroll = None;
+            return Destination {
+                to: Some(to),
+                why: Why::Investigate,
+            };
         }
         for (why, to) in errands {
             if let Some(to) = to.filter(|to| Some(*to) != self.finished) {
@@ -115,6 +126,7 @@ pub(super) fn decide(
     mut zombies: Query<
         (
             &Target,
+            &Lure,
             &March,
             &Shade,
             Has<Dozing>,
@@ -132,8 +144,19 @@ pub(super) fn decide(
     server: Res<Server>,
 ) {
     let now = server.current_tick() as u64;
-    for (target, march, shade, dozing, walker, body, position, lod, mut wander, mut destination) in
-        &mut zombies
+    for (
+        target,
+        lure,
+        march,
+        shade,
+        dozing,
+        walker,
+        body,
+        position,
+        lod,
+        mut wander,
+        mut destination,
+    ) in &mut zombies
     {
         // The planner runs on the same ticks: each of its outcomes is heard once.
         if lod.steps(now) == 0 {
@@ -146,7 +169,15 @@ pub(super) fn decide(
             .and_then(|t| Some((t, players.get(t).ok()?.0)));
         let pos = body.at.unwrap_or(position.0);
         let errands = [(Why::March, march.0), (Why::Shade, shade.0)];
-        let next = wander.choose(target, errands, dozing, pos, now, rules.wander_radius);
+        let next = wander.choose(
+            target,
+            lure.0,
+            errands,
+            dozing,
+            pos,
+            now,
+            rules.wander_radius,
+        );
         if *destination != next {
             *destination = next;
         }
@@ -161,7 +192,7 @@ mod tests {
 
     fn choose(w: &mut Wander, march: Option<DVec3>, dozing: bool, now: u64) -> Destination {
         let errands = [(Why::March, march), (Why::Shade, None)];
-        w.choose(None, errands, dozing, HERE, now, 8.0)
+        w.choose(None, None, errands, dozing, HERE, now, 8.0)
     }
 
     #[test]
@@ -171,11 +202,17 @@ mod tests {
         let at = DVec3::new(9.0, 64.0, 0.0);
         let march = Some(DVec3::new(30.0, 64.0, 0.0));
         let errands = [(Why::March, march), (Why::Shade, Some(HERE))];
-        let chase = w.choose(Some((player, at)), errands, true, HERE, 0, 8.0);
+        let chase = w.choose(Some((player, at)), None, errands, true, HERE, 0, 8.0);
         assert_eq!(chase.why, Why::Chase(player));
-        assert_eq!(w.choose(None, errands, true, HERE, 0, 8.0).why, Why::March);
+        assert_eq!(
+            w.choose(None, None, errands, true, HERE, 0, 8.0).why,
+            Why::March
+        );
         let shade = [(Why::March, None), (Why::Shade, Some(HERE))];
-        assert_eq!(w.choose(None, shade, false, HERE, 0, 8.0).why, Why::Shade);
+        assert_eq!(
+            w.choose(None, None, shade, false, HERE, 0, 8.0).why,
+            Why::Shade
+        );
         let stroll = choose(&mut w, None, false, 0);
         assert_eq!(stroll.why, Why::Stroll);
         let d = stroll.to.unwrap().distance(HERE);
@@ -184,6 +221,29 @@ mod tests {
             choose(&mut w, None, true, 0),
             Destination::NOWHERE,
             "asleep"
+        );
+    }
+
+    #[test]
+    fn a_lure_comes_after_the_target_and_before_the_packs_march() {
+        let mut w = Wander::new(5);
+        let player = Entity::from_raw(7);
+        let lure = Some(DVec3::new(-9.0, 64.0, 3.0));
+        let errands = [
+            (Why::March, Some(DVec3::new(30.0, 64.0, 0.0))),
+            (Why::Shade, None),
+        ];
+        let at = DVec3::new(9.0, 64.0, 0.0);
+        let chase = w.choose(Some((player, at)), lure, errands, false, HERE, 0, 8.0);
+        assert_eq!(chase.why, Why::Chase(player));
+        let drawn = w.choose(None, lure, errands, false, HERE, 0, 8.0);
+        assert_eq!((drawn.why, drawn.to), (Why::Investigate, lure));
+        // Arrived there, it stays while the lure holds: it is looking around.
+        w.hear(Some(Outcome::Arrived), 1, &drawn);
+        assert_eq!(w.choose(None, lure, errands, false, HERE, 2, 8.0), drawn);
+        assert_eq!(
+            w.choose(None, None, errands, false, HERE, 3, 8.0).why,
+            Why::March
         );
     }
 

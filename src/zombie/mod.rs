@@ -374,6 +374,11 @@ impl Helmet {
 #[derive(Component, Debug, Clone, Copy, Default, PartialEq)]
 pub struct March(pub Option<DVec3>);
 
+/// The place a noise or a light draws the zombie to, or the spot it looks at around it.
+/// Written by the noise module only.
+#[derive(Component, Debug, Clone, Copy, Default, PartialEq)]
+pub struct Lure(pub Option<DVec3>);
+
 /// Shade the zombie walks to by day. Written by daylight only.
 #[derive(Component, Debug, Clone, Copy, Default, PartialEq)]
 pub struct Shade(pub Option<DVec3>);
@@ -390,6 +395,8 @@ pub enum Why {
     Nowhere,
     /// After this player.
     Chase(Entity),
+    /// To where it heard or saw something.
+    Investigate,
     March,
     Shade,
     Stroll,

@@ -83,6 +83,7 @@ impl ZombieRecord {
                 super::siege::Siege::default(),
                 super::SiegeRequest::default(),
                 March::default(),
+                super::Lure::default(),
                 Shade::default(),
                 Attack::default(),
                 super::attack::Frames::default(),

@@ -1,0 +1,413 @@
+//! Noise and light: what draws a zombie that cannot see a player. Digging, placing, blows,
+//! deaths, doors, sprinting, jumping and a player hurt make a [`Noise`] with a loudness and a
+//! range (`[noise]`); walls on the straight line damp it. By night a bright block a player
+//! placed is seen from `noise.light_range`. A loose or strolling zombie that hears or sees one
+//! goes to *the place* ([`Lure`]), looks around and goes back to its errand; if it sees a
+//! player there, the chase takes over. Noise also warms a heat map: a chunk hot enough by
+//! night calls zombies from afar ([`HordeCall`], answered by the spawner).
+//!
+//! Packs hear nothing: this module works on zombies, and a pack member drawn away is marked
+//! busy (`Pursuing`) by the chase module, as a chaser is. (Terrain noise is `world::noise`.)
+//!
+//! Noises are bucketed by chunk for the few ticks every acting zombie needs to have its turn:
+//! each noise is filed under every chunk within its range, so a zombie's hearing is one
+//! lookup of its own chunk; lights likewise.
+
+pub mod heat;
+mod lights;
+pub mod rules;
+
+use bevy_ecs::query::Has;
+use rustc_hash::FxHashMap;
+use valence::entity::entity::Flags;
+use valence::log::info;
+use valence::movement::MovementEvent;
+use valence::prelude::*;
+
+use crate::config::{Config, ConfigChanged};
+use crate::player::{DamageCause, DamagePlayer, Dead};
+use crate::random::mix;
+use crate::time::WorldClock;
+use crate::weather::Weather;
+use crate::world::{LayerVoxels, Overworld};
+use crate::zombie::chase::line_of_sight;
+use crate::zombie::{
+    body, staggered, Arena, Body, Dozing, Dying, Lod, Lure, Target, Zombie, ZombieSet, ZombieStruck,
+};
+pub use heat::HeatMap;
+pub use lights::Lights;
+pub use rules::{Curiosity, CuriosityRules, NoiseKind};
+
+pub struct NoisePlugin;
+
+impl Plugin for NoisePlugin {
+    fn build(&self, app: &mut App) {
+        let config = &app.world.resource::<Config>().noise;
+        let rules = CuriosityRules::new(config);
+        app.insert_resource(Hearing(rules))
+            .init_resource::<Soundscape>()
+            .init_resource::<Heat>()
+            .init_resource::<Lights>()
+            .add_event::<Noise>()
+            .add_event::<HordeCall>()
+            .add_systems(Update, rebuild_rules.in_set(crate::TickSet::Config))
+            .add_systems(Update, make_curious.in_set(ZombieSet::Classify))
+            .add_systems(
+                Update,
+                (players_make_noise, gather, lights::track, listen)
+                    .chain()
+                    .in_set(ZombieSet::Decide)
+                    .after(crate::zombie::chase::choose_targets)
+                    .before(crate::zombie::chase::mark_pursuers),
+            );
+    }
+}
+
+/// Something loud happened at `at`. Sent by whoever made it (building, the doors zombies
+/// break, the console) or seen here (blows, deaths, players moving and hurt).
+#[derive(Event, Debug, Clone, Copy, PartialEq)]
+pub struct Noise {
+    pub at: DVec3,
+    pub kind: NoiseKind,
+}
+
+/// A chunk's heat passed `noise.summon_threshold` by night: the spawner sends `zombies` from
+/// afar, each drawn to `at` as by a noise of `strength`.
+#[derive(Event, Debug, Clone, Copy, PartialEq)]
+pub struct HordeCall {
+    pub at: DVec3,
+    pub zombies: u32,
+    pub strength: f32,
+}
+
+/// Ticks a noise stays in the buckets: every zombie that acts at all (the slowest acting tier,
+/// `Tier::Quarter`, every 4th tick) has a turn to hear it.
+const HEARD_FOR: u64 = 4;
+/// A zombie looks about for lights once a second.
+const LOOK_TICKS: u64 = 20;
+/// Cold heat map cells are swept out this often.
+const PRUNE_TICKS: u64 = 200;
+
+#[derive(Resource)]
+struct Hearing(CuriosityRules);
+
+fn rebuild_rules(
+    mut changed: EventReader<ConfigChanged>,
+    mut hearing: ResMut<Hearing>,
+    config: Res<Config>,
+) {
+    if changed.iter().any(|c| c.touches("noise")) {
+        hearing.0 = CuriosityRules::new(&config.noise);
+    }
+}
+
+/// A noise as zombies hear it: where, how loud, how far it carries, until when.
+#[derive(Debug, Clone, Copy)]
+struct Sound {
+    at: DVec3,
+    loudness: f32,
+    range: f32,
+    until: u64,
+}
+
+/// The noises of the last few ticks, and for each chunk those loud enough to reach it.
+#[derive(Resource, Default)]
+struct Soundscape {
+    sounds: Vec<Sound>,
+    by_chunk: FxHashMap<ChunkPos, Vec<u32>>,
+}
+
+impl Soundscape {
+    fn file(&mut self, sound: Sound) {
+        let index = self.sounds.len() as u32;
+        self.sounds.push(sound);
+        let r = (sound.range as f64 / 16.0).ceil() as i32;
+        let centre = ChunkPos::from_pos(sound.at);
+        for x in centre.x - r..=centre.x + r {
+            for z in centre.z - r..=centre.z + r {
+                self.by_chunk
+                    .entry(ChunkPos::new(x, z))
+                    .or_default()
+                    .push(index);
+            }
+        }
+    }
+
+    /// Forgets the noises heard out; the rest are filed again.
+    fn expire(&mut self, now: u64) {
+        if self.sounds.iter().all(|s| s.until >= now) {
+            return;
+        }
+        let kept: Vec<Sound> = self.sounds.drain(..).filter(|s| s.until >= now).collect();
+        self.by_chunk.clear();
+        for sound in kept {
+            self.file(sound);
+        }
+    }
+
+    fn near(&self, chunk: ChunkPos) -> impl Iterator<Item = &Sound> {
+        self.by_chunk
+            .get(&chunk)
+            .into_iter()
+            .flatten()
+            .map(|&i| &self.sounds[i as usize])
+    }
+}
+
+/// The heat map of the world's noise.
+#[derive(Resource, Default)]
+pub struct Heat {
+    pub map: HeatMap,
+}
+
+/// Every zombie gets its curiosity when it first acts (a zombie the spawner sent already has
+/// one, drawn to the place that called it).
+fn make_curious(mut commands: Commands, zombies: Query<Entity, (With<Zombie>, Without<Curious>)>) {
+    for zombie in &zombies {
+        commands.entity(zombie).insert(Curious::default());
+    }
+}
+
+/// A zombie's [`Curiosity`], as a component.
+#[derive(Component, Debug, Clone, Copy, Default)]
+pub struct Curious(pub Curiosity);
+
+/// What players do that is heard: sprinting (every half second), jumping, being hurt, blows
+/// either way, deaths.
+#[allow(clippy::too_many_arguments)]
+fn players_make_noise(
+    mut moves: EventReader<MovementEvent>,
+    mut hurt: EventReader<DamagePlayer>,
+    mut struck: EventReader<ZombieStruck>,
+    flags: Query<&Flags, (With<Client>, Without<Dead>)>,
+    positions: Query<&Position>,
+    died: Query<&Position, Or<(Added<Dead>, Added<Dying>)>>,
+    mut noises: EventWriter<Noise>,
+    server: Res<Server>,
+) {
+    let now = server.current_tick() as u64;
+    let mut make = |at: DVec3, kind| noises.send(Noise { at, kind });
+    for step in moves.iter() {
+        let Ok(flags) = flags.get(step.client) else {
+            continue;
+        };
+        let delta = step.position - step.old_position;
+        if delta.length() > 8.0 {
+            continue; // A teleport.
+        }
+        if step.old_on_ground && !step.on_ground && delta.y > 0.0 {
+            make(step.position, NoiseKind::Jump);
+        } else if flags.sprinting() && step.on_ground && staggered(step.client, now, 10) {
+            make(step.position, NoiseKind::Sprint);
+        }
+    }
+    for event in hurt.iter() {
+        let Ok(at) = positions.get(event.player) else {
+            continue;
+        };
+        make(at.0, NoiseKind::Hurt);
+        if matches!(event.cause, DamageCause::Mob(_)) {
+            make(at.0, NoiseKind::Fight);
+        }
+    }
+    for blow in struck.iter() {
+        if let Ok(at) = positions.get(blow.zombie) {
+            make(at.0, NoiseKind::Fight);
+        }
+    }
+    for at in &died {
+        make(at.0, NoiseKind::Death);
+    }
+}
+
+/// Files this tick's noises for the zombies to hear and adds them to the heat map; a chunk
+/// that grows hot enough by night calls zombies from afar.
+#[allow(clippy::too_many_arguments)]
+fn gather(
+    mut noises: EventReader<Noise>,
+    mut soundscape: ResMut<Soundscape>,
+    mut heat: ResMut<Heat>,
+    mut calls: EventWriter<HordeCall>,
+    clock: Res<WorldClock>,
+    weather: Res<Weather>,
+    config: Res<Config>,
+    server: Res<Server>,
+) {
+    let n = &config.noise;
+    let now = server.current_tick() as u64;
+    soundscape.expire(now);
+    if !n.enabled {
+        noises.clear();
+        return;
+    }
+    let night = !weather.sun_is_up(&clock);
+    for noise in noises.iter() {
+        let voice = noise.kind.voice(n);
+        if voice.range > 0.0 && voice.loudness > 0.0 {
+            soundscape.file(Sound {
+                at: noise.at,
+                loudness: voice.loudness,
+                range: voice.range,
+                until: now + HEARD_FOR,
+            });
+        }
+        let chunk = ChunkPos::from_pos(noise.at);
+        let half_life = n.heat_half_life_ticks;
+        heat.map.add(chunk, voice.loudness, now, half_life);
+        if night
+            && n.summon_zombies > 0
+            && heat.map.call(
+                chunk,
+                n.summon_threshold,
+                now,
+                half_life,
+                n.summon_cooldown_ticks,
+            )
+        {
+            info!(
+                "noise at {:.0} {:.0} {:.0} calls {} zombies",
+                noise.at.x, noise.at.y, noise.at.z, n.summon_zombies
+            );
+            calls.send(HordeCall {
+                at: noise.at,
+                zombies: n.summon_zombies,
+                strength: voice.loudness,
+            });
+        }
+    }
+    if now.is_multiple_of(PRUNE_TICKS) {
+        heat.map.prune(now, n.heat_half_life_ticks);
+    }
+}
+
+/// Each acting zombie that is awake and after nobody listens (one lookup of its chunk's
+/// noises) and, by night, looks about for lights once a second; the strongest it notices may
+/// draw it ([`Curiosity::notice`]); then its [`Lure`] is where its curiosity takes it. A
+/// zombie that found a player to chase forgets the place.
+#[allow(clippy::too_many_arguments)]
+fn listen(
+    mut zombies: Query<
+        (
+            Entity,
+            &Target,
+            &Position,
+            &Body,
+            &Lod,
+            Has<Dozing>,
+            Has<Arena>,
+            &mut Curious,
+            &mut Lure,
+        ),
+        (With<Zombie>, Without<Dying>),
+    >,
+    layers: Query<&ChunkLayer, With<Overworld>>,
+    soundscape: Res<Soundscape>,
+    mut lights: ResMut<Lights>,
+    hearing: Res<Hearing>,
+    clock: Res<WorldClock>,
+    weather: Res<Weather>,
+    config: Res<Config>,
+    server: Res<Server>,
+) {
+    let Ok(layer) = layers.get_single() else {
+        return;
+    };
+    let world = &LayerVoxels::new(layer);
+    let n = &config.noise;
+    let rules = &hearing.0;
+    let now = server.current_tick() as u64;
+    let look = n.enabled && n.light_range > 0.0 && !weather.sun_is_up(&clock);
+    let quiet = soundscape.sounds.is_empty() && (!look || lights.is_empty());
+    for (entity, target, position, body, lod, dozing, arena, mut curious, mut lure) in &mut zombies
+    {
+        if target.chasing() || arena || !n.enabled {
+            if curious.0.busy() {
+                curious.0.drop_errand();
+            }
+            if lure.0.is_some() {
+                lure.0 = None;
+            }
+            continue;
+        }
+        if lod.steps(now) == 0 || (quiet && !curious.0.busy()) {
+            continue;
+        }
+        let pos = body.at.unwrap_or(position.0);
+        if !dozing {
+            let eye = pos + DVec3::new(0.0, body::EYE_HEIGHT, 0.0);
+            let chunk = ChunkPos::from_pos(pos);
+            let mut best: Option<(DVec3, f32)> = None;
+            for sound in soundscape.near(chunk) {
+                let d = eye.distance(sound.at);
+                let voice = rules::Voice {
+                    loudness: sound.loudness,
+                    range: sound.range,
+                };
+                if d >= voice.range as f64 || best.is_some_and(|(_, s)| s >= voice.loudness) {
+                    continue;
+                }
+                let cap = rules::walls_that_matter(voice, d, n.wall_damping);
+                let walls = rules::solid_between(world, eye, sound.at, cap);
+                if let Some(s) = rules::heard(voice, d, walls, n.wall_damping) {
+                    if best.is_none_or(|(_, b)| s > b) {
+                        best = Some((sound.at, s));
+                    }
+                }
+            }
+            // Once in every LOOK_TICKS, on one of its own activations whatever its tier.
+            let turn = (now + entity.index() as u64) % LOOK_TICKS;
+            if look && turn < lod.tier.period().unwrap_or(1) {
+                for &light in lights.near(chunk, n.light_range) {
+                    let centre = DVec3::new(
+                        light.x as f64 + 0.5,
+                        light.y as f64 + 0.5,
+                        light.z as f64 + 0.5,
+                    );
+                    let d = eye.distance(centre);
+                    let Some(s) = rules::seen(n.light_loudness, n.light_range, d) else {
+                        continue;
+                    };
+                    // Seen at the face towards the zombie: the light's own block hides nothing.
+                    let face = centre + (eye - centre).normalize_or_zero() * 0.6;
+                    if best.is_none_or(|(_, b)| s > b) && line_of_sight(world, eye, face) {
+                        best = Some((centre, s));
+                    }
+                }
+            }
+            if let Some((place, strength)) = best {
+                curious.0.notice(place, strength, now, rules);
+            }
+        }
+        let seed = entity.to_bits();
+        let heading = curious.0.heading(pos, now, rules, |turn| {
+            (mix(seed ^ turn.wrapping_mul(0x9E37_79B9)) >> 11) as f64 / (1u64 << 53) as f64
+        });
+        if lure.0 != heading {
+            lure.0 = heading;
+        }
+    }
+}
+
+/// A loud noise made by an operator: `noise <x> <y> <z> <radius> [loudness]`, for tests and
+/// events. Its loudness is a quarter of its radius unless told (a dug block: 16 blocks, 4).
+pub fn command(world: &mut World, at: DVec3, radius: f32, loudness: Option<f32>) -> String {
+    let loudness = loudness.unwrap_or(radius / 4.0);
+    world.send_event(Noise {
+        at,
+        kind: NoiseKind::Made {
+            range: radius,
+            loudness,
+        },
+    });
+    format!(
+        "noise x={:.1} y={:.1} z={:.1} radius={radius} loudness={loudness}",
+        at.x, at.y, at.z
+    )
+}
+
+/// The warm chunks of the heat map and their heat, for the live map.
+pub fn heat_cells(heat: &Heat, now: u64, config: &Config) -> Vec<(ChunkPos, f32)> {
+    heat.map
+        .cells(now, config.noise.heat_half_life_ticks)
+        .collect()
+}
