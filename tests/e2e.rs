@@ -311,6 +311,15 @@ fn a_survival_client_walled_in_at_night_is_dug_out_and_the_holes_outlast_a_resta
 }
 
 #[test]
+fn a_client_digging_at_night_out_of_sight_draws_a_zombie_to_the_place() {
+    // Zombies stroll no more than 2 blocks, so the one behind the wall stays within earshot.
+    let server = TestServer::start("noise", "[zombies]\nwander_radius = 2.0\n");
+    let heard = server.scenario("noise");
+    eprintln!("noise: {heard}");
+    server.stop();
+}
+
+#[test]
 fn a_survival_client_falls_heals_hears_wears_iron_loots_eats_and_its_drop_outlasts_a_restart() {
     let server = TestServer::start("survival", "");
     let lived = server.scenario("survival");

@@ -1,6 +1,7 @@
 // The live map in a real browser (Debian's chromium, driven by playwright-core). A mineflayer
 // player stands by zombies that form packs; the page shows every pack the `packs` command
-// lists, with its id and state, and /api/state has the same numbers; a `reload` of a [pack]
+// lists, with its id and state, and /api/state has the same numbers; a noise warms its chunk
+// on the heat map layer; a `reload` of a [pack]
 // key shows on the page; the player leaves, the packs become ghosts and the page draws them as
 // ghosts and follows one as it walks; the page asked nothing of anyone but the server. Then,
 // without the browser: unknown paths are 404, writes are refused, and past the connection cap
@@ -103,6 +104,14 @@ scenario(async () => {
     check(api.players.some((pl) => pl.name === 'mapper'), 'and the player by name')
     await page.waitForSelector('[data-player="mapper"]')
     await page.waitForFunction(() => document.querySelectorAll('#terrain').length === 1)
+    // A noise warms its chunk on the heat map, drawn where it was made.
+    await rcon.send(`noise ${x + 20} ${y} ${z + 20} 16 40`)
+    const chunk = `${Math.floor((x + 20) / 16)},${Math.floor((z + 20) / 16)}`
+    const heat = await page.waitForSelector(`[data-heat-chunk="${chunk}"]`)
+    check(Number(await heat.getAttribute('data-heat')) > 30, `chunk ${chunk} is warm on the map`)
+    const hot = JSON.parse((await get('/api/state')).body).heat
+      .find((c) => `${c.chunk_x},${c.chunk_z}` === chunk)
+    check(hot && hot.heat > 30, '/api/state has the same heat')
     if (process.env.HORDE_SCREENSHOT) await page.screenshot({ path: process.env.HORDE_SCREENSHOT })
 
     // A reload of a [pack] key shows on the page.

@@ -1,10 +1,12 @@
 // The load harness: starts the real server, connects many lean protocol clients and a few full
 // mineflayer bots over TCP, lets zombies spawn to the scenario's count, then records every tick
 // while the bots walk, run and teleport away and back (chunks unload, packs turn to ghosts and
-// return). Each scenario is run again on the floor (examples/floor.rs: the same bots and as
+// return), and every 2 s each player makes a noise where it is (as loud as a dug block, heard
+// 24 blocks off: the zombies around listen, some go to look, and the heat map warms; --quiet
+// leaves it out). Each scenario is run again on the floor (examples/floor.rs: the same bots and as
 // many zombies, moved every tick with no AI), so each figure is also a ratio to Valence's cost.
 //
-// node scripts/load/run.js --out DIR [--only NAME] [--seconds N] [--profile]
+// node scripts/load/run.js --out DIR [--only NAME] [--seconds N] [--profile] [--quiet]
 // Writes DIR/NAME.json per run and DIR/results.json; prints a summary table. HORDE_BIN and
 // HORDE_FLOOR_BIN name the binaries when they are not under target/release.
 'use strict'
@@ -44,7 +46,7 @@ function sleep (ms) {
 }
 
 function parseArgs () {
-  const args = { out: null, only: null, seconds: 120, profile: false, map: 'idle', floor: true }
+  const args = { out: null, only: null, seconds: 120, profile: false, map: 'idle', floor: true, noise: true }
   const argv = process.argv.slice(2)
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
@@ -54,10 +56,11 @@ function parseArgs () {
     else if (a === '--profile') args.profile = true
     else if (a === '--map') args.map = argv[++i]
     else if (a === '--no-floor') args.floor = false
+    else if (a === '--quiet') args.noise = false
     else throw new Error(`unknown argument ${a}`)
   }
   if (!args.out || !['off', 'idle', 'browser'].includes(args.map)) {
-    throw new Error('usage: run.js --out DIR [--only NAME] [--seconds N] [--profile] [--map off|idle|browser] [--no-floor]')
+    throw new Error('usage: run.js --out DIR [--only NAME] [--seconds N] [--profile] [--map off|idle|browser] [--no-floor] [--quiet]')
   }
   return args
 }
@@ -264,6 +267,11 @@ async function runOnce (scenario, floor, args, outDir) {
         homeOf[i] = home[i].slice()
         await server.command(`tp ${names[i]} ${fmt(home[i])}`, 'teleported=')
       }
+    }
+    if (args.noise) {
+      // Fired together, answers unread: the console takes every waiting line in one tick. The
+      // floor has no zombies to hear and answers each with an error, as cheaply.
+      server.child.stdin.write(homeOf.map((h) => `noise ${fmt(h)} 24 4\n`).join(''))
     }
     for (const [i, c] of clients.entries()) {
       viewSamples[i].push(c.zombies.size)

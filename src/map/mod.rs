@@ -1,5 +1,6 @@
 //! The live web map: packs at their centroids with heading, destination and trail over the last
-//! night, ghosts drawn apart, merges, players by name, and the terrain underneath, served by
+//! night, ghosts drawn apart, merges, players by name, the noise heat map and the terrain
+//! underneath, served by
 //! this process for the operator who tunes migration (`[map]`, `GET /api/state`).
 //!
 //! The tick's share is a snapshot of cheap copies once per `map.publish_interval_ticks` and
@@ -22,7 +23,7 @@ use crate::weather::Weather;
 use crate::world::surface::{column_top, ChunkArrived};
 use crate::world::{BlocksChanged, ChunkLifecycle, Overworld};
 use crate::zombie::Zombie;
-use snapshot::{Counts, Merge, PackView, Player, State, Time, Trails};
+use snapshot::{Counts, HeatCell, Merge, PackView, Player, State, Time, Trails};
 use tiles::TileUpdate;
 
 /// Merges kept on the map.
@@ -137,6 +138,7 @@ fn publish(
     mut trails: ResMut<MapTrails>,
     recent: Res<RecentMerges>,
     packs: Option<Res<Packs>>,
+    heat: Option<Res<crate::noise::Heat>>,
     players: Query<(&Username, &Position), With<Client>>,
     zombies: Query<(), With<Zombie>>,
     clock: Res<WorldClock>,
@@ -197,6 +199,17 @@ fn publish(
         packs: pack_views,
         merges: recent.0.iter().copied().collect(),
         counts,
+        heat: heat
+            .map(|h| crate::noise::heat_cells(&h, tick as u64, &config))
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(chunk, heat)| HeatCell {
+                chunk_x: chunk.x,
+                chunk_z: chunk.z,
+                heat,
+            })
+            .collect(),
+        summon_threshold: config.noise.summon_threshold,
         chunks: format!(
             "{} {}",
             chunks.load_latency.logfmt("load"),

@@ -18,6 +18,9 @@ pub struct State {
     pub packs: Vec<PackView>,
     pub merges: Vec<Merge>,
     pub counts: Counts,
+    /// The noise heat map: each warm chunk and its heat, with the heat that calls zombies.
+    pub heat: Vec<HeatCell>,
+    pub summon_threshold: f32,
     /// Chunk load and unload latencies in ticks, as `chunks` prints them.
     pub chunks: String,
     /// The `[pack]` settings in force (a `reload` shows here).
@@ -84,6 +87,15 @@ pub struct Merge {
     pub x: f64,
     pub z: f64,
     pub tick: i64,
+}
+
+/// A chunk of the noise heat map.
+#[derive(Serialize, Debug, Clone, Copy)]
+pub struct HeatCell {
+    /// The chunk's coordinates (blocks / 16).
+    pub chunk_x: i32,
+    pub chunk_z: i32,
+    pub heat: f32,
 }
 
 #[derive(Serialize, Debug, Clone, Default)]
