@@ -94,6 +94,7 @@ pub fn build_app(launch: Launch) -> anyhow::Result<App> {
     let world_dir = app.world.resource::<world::WorldDir>().0.clone();
     save::load_zombies(&world_dir, &mut app)?;
     save::load_items(&world_dir, &mut app)?;
+    save::load_lights(&world_dir, &mut app)?;
     Ok(app)
 }
 

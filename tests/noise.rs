@@ -375,3 +375,30 @@ fn config_with_spawns() -> horde::config::Config {
     config.spawning.interval_ticks = 72_000;
     config
 }
+
+#[test]
+fn a_placed_torch_still_draws_after_a_restart() {
+    let mut h = harness_with(config());
+    let (zombie, light) = light_at_night(&mut h, ItemKind::Torch);
+    h.app.world.despawn(zombie);
+    horde::save::save_now(&mut h.app.world).unwrap();
+    let config = h.app.world.resource::<horde::config::Config>().clone();
+    let world = h.world;
+    drop(h.app);
+    let mut h = support::headless::harness_in(config, world);
+    h.app.update();
+    assert_ne!(
+        h.block(light),
+        BlockState::AIR,
+        "the torch was saved with the world"
+    );
+    let o = BlockPos::new(light.x - 1, light.y, light.z);
+    let hide = BlockPos::new(o.x - 13, o.y, o.z);
+    put_player(&mut h, hide);
+    let zombie = h.summon(BlockPos::new(o.x + 19, o.y, o.z));
+    let drawn = (0..200).any(|_| {
+        h.app.update();
+        lure(&h, zombie).is_some_and(|to| to.distance(centre(light)) < 0.01)
+    });
+    assert!(drawn, "the light is known after the restart");
+}

@@ -334,7 +334,7 @@ impl Default for NoiseConfig {
             death_range: 24.0,
             door_loudness: 3.0,
             door_range: 12.0,
-            door_break_loudness: 10.0,
+            door_break_loudness: 6.0,
             door_break_range: 32.0,
             sprint_loudness: 1.0,
             sprint_range: 8.0,

@@ -2,6 +2,8 @@
 //! giving at least `noise.light_min_level`), found in the edits as they happen, and for each
 //! chunk the lights a zombie standing in it could see, so that its look is one lookup.
 //! Lights already in the world (a vanilla village's lanterns) are not players' and draw none.
+//! The lights are kept in the world save (`PlacedLights` in `data/horde_world.dat`), so a base
+//! lit before a restart still draws zombies after it.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use valence::prelude::*;
@@ -30,6 +32,22 @@ impl Lights {
     /// How many lights players placed.
     pub fn len(&self) -> usize {
         self.placed.len()
+    }
+
+    /// The lights as the save keeps them: x, y, z of each, in order.
+    pub fn to_ints(&self) -> Vec<i32> {
+        let mut lights: Vec<BlockPos> = self.placed.iter().copied().collect();
+        lights.sort_by_key(|p| (p.x, p.y, p.z));
+        lights.iter().flat_map(|p| [p.x, p.y, p.z]).collect()
+    }
+
+    /// The lights from the save's x, y, z triples (a trailing part of one is ignored).
+    pub fn from_ints(ints: &[i32]) -> Self {
+        let mut lights = Self::default();
+        for p in ints.chunks_exact(3) {
+            lights.add(BlockPos::new(p[0], p[1], p[2]));
+        }
+        lights
     }
 
     fn add(&mut self, at: BlockPos) {
@@ -146,5 +164,20 @@ mod tests {
         lights.remove(BlockPos::new(5, 64, 5));
         assert!(lights.near(ChunkPos::new(0, 0), 48.0).is_empty());
         assert_eq!(lights.len(), 1);
+    }
+
+    #[test]
+    fn lights_round_trip_through_the_saves_ints() {
+        let mut lights = Lights::default();
+        lights.add(BlockPos::new(5, -64, 5));
+        lights.add(BlockPos::new(-500, 319, 7));
+        let ints = lights.to_ints();
+        assert_eq!(ints, vec![-500, 319, 7, 5, -64, 5]);
+        assert_eq!(Lights::from_ints(&ints).to_ints(), ints);
+        assert_eq!(
+            Lights::from_ints(&ints[..4]).len(),
+            1,
+            "a broken triple is left out"
+        );
     }
 }

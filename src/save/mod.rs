@@ -22,6 +22,7 @@ use crate::daylight::{Phase, WorldPhase};
 use crate::experience::{Experience, Levels, Orb, OrbRecord, PlaceOrb};
 use crate::hunt::{HuntZombie, Hunts, Round};
 use crate::items::{DropItem, GroundItem, ItemRecord};
+use crate::noise::Lights;
 use crate::pack::{Pack, PackBrain, PackState, Packs};
 use crate::player::hazards::{Exposure, MAX_AIR};
 use crate::player::hunger::Food;
@@ -714,7 +715,21 @@ fn world_snapshot(world: &mut World) -> (std::path::PathBuf, Compound) {
     root.insert("Phase", phase.phase as i32);
     root.insert("NextPhaseAt", phase.next_rise);
     world.resource::<Weather>().save(&mut root);
+    if let Some(lights) = world.get_resource::<Lights>() {
+        root.insert("PlacedLights", Value::IntArray(lights.to_ints()));
+    }
     (dir, root)
+}
+
+/// Puts back the lights players placed, from `horde_world.dat` (none in an older save).
+pub fn load_lights(world_dir: &Path, app: &mut App) -> anyhow::Result<()> {
+    let Some(root) = world_file(world_dir).load()? else {
+        return Ok(());
+    };
+    if let Some(Value::IntArray(ints)) = root.get("PlacedLights") {
+        app.insert_resource(Lights::from_ints(ints));
+    }
+    Ok(())
 }
 
 /// Every `save.autosave_ticks`: a snapshot on the tick, NBT and disk on a worker thread.
