@@ -65,17 +65,6 @@ fn field(h: &mut Harness) -> BlockPos {
     o
 }
 
-fn dig(h: &mut Harness, at: BlockPos, state: DiggingState) {
-    let client = h.client;
-    h.app.world.send_event(DiggingEvent {
-        client,
-        position: at,
-        direction: Direction::Up,
-        state,
-    });
-    h.app.update();
-}
-
 /// Whether the player was sent the block at `at` since the last look.
 fn resent(h: &mut Harness, at: BlockPos) -> bool {
     h.helper
@@ -92,21 +81,21 @@ fn survival_digging_takes_vanillas_time_and_gives_the_drop() {
     let o = field(&mut h);
     let grass = BlockPos::new(o.x + 2, o.y - 1, o.z);
     // Bare hands dig a grass block in 0.9 s: 18 ticks (70% of them are accepted).
-    dig(&mut h, grass, DiggingState::Start);
+    h.dig(grass, DiggingState::Start);
     for _ in 0..5 {
         h.app.update();
     }
     h.helper.clear_received();
-    dig(&mut h, grass, DiggingState::Stop);
+    h.dig(grass, DiggingState::Stop);
     assert_eq!(h.block(grass), BlockState::GRASS_BLOCK, "too soon: refused");
     assert!(resent(&mut h, grass), "and the true block sent back");
     assert_eq!(h.count(ItemKind::Dirt), 0);
 
-    dig(&mut h, grass, DiggingState::Start);
+    h.dig(grass, DiggingState::Start);
     for _ in 0..18 {
         h.app.update();
     }
-    dig(&mut h, grass, DiggingState::Stop);
+    h.dig(grass, DiggingState::Stop);
     assert!(h.block(grass).is_air(), "dug");
     h.app.update();
     // A grass block drops dirt, on the ground; the player walks onto it after its delay.
@@ -139,15 +128,15 @@ fn out_of_reach_and_unbreakable_blocks_are_refused_and_resent() {
     let o = field(&mut h);
     let bedrock = BlockPos::new(o.x - 2, o.y - 1, o.z);
     h.helper.clear_received();
-    dig(&mut h, bedrock, DiggingState::Start);
+    h.dig(bedrock, DiggingState::Start);
     assert_eq!(h.block(bedrock), BlockState::BEDROCK);
     assert!(resent(&mut h, bedrock));
     let far = BlockPos::new(o.x + 8, o.y - 1, o.z + 8);
-    dig(&mut h, far, DiggingState::Start);
+    h.dig(far, DiggingState::Start);
     for _ in 0..200 {
         h.app.update();
     }
-    dig(&mut h, far, DiggingState::Stop);
+    h.dig(far, DiggingState::Stop);
     assert_eq!(h.block(far), BlockState::STONE, "11 blocks away");
     assert!(resent(&mut h, far));
 }
@@ -158,7 +147,7 @@ fn creative_breaks_at_once_and_keeps_nothing() {
     let o = field(&mut h);
     h.run("gamemode creative tester");
     let stone = BlockPos::new(o.x + 1, o.y - 1, o.z);
-    dig(&mut h, stone, DiggingState::Start);
+    h.dig(stone, DiggingState::Start);
     assert!(h.block(stone).is_air());
     assert_eq!(h.count(ItemKind::Cobblestone), 0);
 }
@@ -278,11 +267,7 @@ fn others_hear_a_block_placed_a_door_opened_and_see_a_block_broken_the_player_do
 
     h.run("gamemode creative tester");
     h.helper.clear_received();
-    dig(
-        &mut h,
-        BlockPos::new(o.x + 1, o.y, o.z),
-        DiggingState::Start,
-    );
+    h.dig(BlockPos::new(o.x + 1, o.y, o.z), DiggingState::Start);
     assert!(h.block(BlockPos::new(o.x + 1, o.y, o.z)).is_air());
     assert!(heard(&mut watcher).1, "the watcher sees it break");
     assert!(!heard(&mut h.helper).1, "the digger's own client shows it");
@@ -308,7 +293,7 @@ fn doors_take_two_blocks_open_together_and_go_together() {
     place(&mut h, lower, Direction::North, 0.5);
     assert_eq!(h.block(upper).get(PropName::Open), Some(PropValue::False));
     h.run("gamemode creative tester");
-    dig(&mut h, upper, DiggingState::Start);
+    h.dig(upper, DiggingState::Start);
     assert!(h.block(lower).is_air() && h.block(upper).is_air());
 }
 

@@ -23,31 +23,17 @@ fn config() -> horde::config::Config {
     config
 }
 
-/// At night, a flat stone field round the spawn, 40 blocks across, open above; the player
-/// stands at the spawn block, which is returned.
+/// [`Harness::stone_field`] in clear weather, the player at the spawn block, which is
+/// returned.
 fn field(h: &mut Harness) -> BlockPos {
-    let s = h.spawn_point();
-    let (x, y, z) = (s.x.floor() as i32, s.y.floor() as i32, s.z.floor() as i32);
-    h.run("time set midnight");
     h.run("weather clear");
-    h.fill(
-        BlockPos::new(x - 20, y - 8, z - 20),
-        BlockPos::new(x + 20, y - 1, z + 20),
-        "stone",
-    );
-    h.fill(
-        BlockPos::new(x - 20, y, z - 20),
-        BlockPos::new(x + 20, y + 10, z + 20),
-        "air",
-    );
-    let o = BlockPos::new(x, y, z);
+    let o = h.stone_field();
     put_player(h, o);
     o
 }
 
 fn put_player(h: &mut Harness, at: BlockPos) {
-    h.app.world.get_mut::<Position>(h.client).unwrap().0 =
-        DVec3::new(at.x as f64 + 0.5, at.y as f64, at.z as f64 + 0.5);
+    h.put_player(at);
     h.app.update();
 }
 
@@ -78,17 +64,6 @@ fn wall(h: &mut Harness, o: BlockPos, x: i32, half: i32) {
         BlockPos::new(x, o.y + 4, o.z + half),
         "stone",
     );
-}
-
-fn dig(h: &mut Harness, at: BlockPos, state: DiggingState) {
-    let client = h.client;
-    h.app.world.send_event(DiggingEvent {
-        client,
-        position: at,
-        direction: Direction::Up,
-        state,
-    });
-    h.app.update();
 }
 
 /// What a zombie did while the player dug.
@@ -124,12 +99,12 @@ fn behind_a_wall(h: &mut Harness, digs: bool) -> Heard {
         }
     };
     if digs {
-        dig(h, dirt, DiggingState::Start);
+        h.dig(dirt, DiggingState::Start);
         for _ in 0..30 {
             look(h);
             h.app.update();
         }
-        dig(h, dirt, DiggingState::Stop);
+        h.dig(dirt, DiggingState::Stop);
     }
     for _ in 0..5 {
         look(h);
@@ -195,7 +170,7 @@ fn a_noise_through_thick_walls_is_not_heard() {
     let zombie = h.summon(BlockPos::new(o.x + 9, o.y, o.z));
     let dirt = BlockPos::new(o.x + 1, o.y, o.z);
     h.fill(dirt, dirt, "dirt");
-    dig(&mut h, dirt, DiggingState::Start);
+    h.dig(dirt, DiggingState::Start);
     let drawn = (0..40).any(|_| {
         h.app.update();
         lure(&h, zombie).is_some()

@@ -18,30 +18,6 @@ fn config() -> horde::config::Config {
     config
 }
 
-/// At night, a flat stone field round the spawn, 40 blocks across, open above; returns the
-/// spawn block, where the field's top is.
-fn field(h: &mut Harness) -> BlockPos {
-    let s = h.spawn_point();
-    let (x, y, z) = (s.x.floor() as i32, s.y.floor() as i32, s.z.floor() as i32);
-    h.run("time set midnight");
-    h.fill(
-        BlockPos::new(x - 20, y - 8, z - 20),
-        BlockPos::new(x + 20, y - 1, z + 20),
-        "stone",
-    );
-    h.fill(
-        BlockPos::new(x - 20, y, z - 20),
-        BlockPos::new(x + 20, y + 10, z + 20),
-        "air",
-    );
-    BlockPos::new(x, y, z)
-}
-
-fn put_player(h: &mut Harness, at: BlockPos) {
-    h.app.world.get_mut::<Position>(h.client).unwrap().0 =
-        DVec3::new(at.x as f64 + 0.5, at.y as f64, at.z as f64 + 0.5);
-}
-
 /// A hollow box of `block` round the player's 1x2 room at `at`.
 fn seal(h: &mut Harness, at: BlockPos, block: &str) {
     h.fill(
@@ -100,9 +76,9 @@ fn opened(h: &mut Harness, at: BlockPos, block: BlockState) -> usize {
 #[test]
 fn a_player_sealed_in_dirt_is_dug_out_and_hit() {
     let mut h = harness_with(config());
-    let o = field(&mut h);
+    let o = h.stone_field();
     let room = BlockPos::new(o.x + 6, o.y, o.z);
-    put_player(&mut h, room);
+    h.put_player(room);
     chaser(&mut h, BlockPos::new(o.x - 2, o.y, o.z));
     seal(&mut h, room, "dirt");
     let hit = hurt_within(&mut h, 2000);
@@ -121,9 +97,9 @@ fn a_player_sealed_in_dirt_is_dug_out_and_hit() {
 #[test]
 fn a_player_sealed_in_obsidian_is_safe() {
     let mut h = harness_with(config());
-    let o = field(&mut h);
+    let o = h.stone_field();
     let room = BlockPos::new(o.x + 6, o.y, o.z);
-    put_player(&mut h, room);
+    h.put_player(room);
     chaser(&mut h, BlockPos::new(o.x - 2, o.y, o.z));
     seal(&mut h, room, "obsidian");
     assert_eq!(hurt_within(&mut h, 1500), None);
@@ -138,10 +114,10 @@ fn a_player_sealed_in_obsidian_is_safe() {
 #[test]
 fn a_player_on_a_four_high_pillar_is_reached_by_building() {
     let mut h = harness_with(config());
-    let o = field(&mut h);
+    let o = h.stone_field();
     let base = BlockPos::new(o.x + 5, o.y, o.z);
     h.fill(base, BlockPos::new(base.x, base.y + 3, base.z), "obsidian");
-    put_player(&mut h, BlockPos::new(base.x, base.y + 4, base.z));
+    h.put_player(BlockPos::new(base.x, base.y + 4, base.z));
     h.summon(BlockPos::new(o.x - 2, o.y, o.z));
     let hit = hurt_within(&mut h, 2000);
     assert!(hit.is_some(), "not reached: {:?}", stats(&h));
@@ -153,14 +129,14 @@ fn a_player_on_a_four_high_pillar_is_reached_by_building() {
 #[test]
 fn a_two_wide_ditch_is_bridged() {
     let mut h = harness_with(config());
-    let o = field(&mut h);
+    let o = h.stone_field();
     // A ditch 6 deep and 2 wide across the field, the player on the far side.
     h.fill(
         BlockPos::new(o.x + 2, o.y - 6, o.z - 20),
         BlockPos::new(o.x + 3, o.y - 1, o.z + 20),
         "air",
     );
-    put_player(&mut h, BlockPos::new(o.x + 5, o.y, o.z));
+    h.put_player(BlockPos::new(o.x + 5, o.y, o.z));
     h.summon(BlockPos::new(o.x - 2, o.y, o.z));
     let hit = hurt_within(&mut h, 2000);
     assert!(hit.is_some(), "not reached: {:?}", stats(&h));
@@ -177,9 +153,9 @@ fn nothing_is_broken_inside_spawn_protection_or_with_the_siege_off() {
         config.server.spawn_protection = protection;
         config.siege.enabled = enabled;
         let mut h = harness_with(config);
-        let o = field(&mut h);
+        let o = h.stone_field();
         let room = BlockPos::new(o.x + 4, o.y, o.z);
-        put_player(&mut h, room);
+        h.put_player(room);
         chaser(&mut h, BlockPos::new(o.x - 2, o.y, o.z));
         seal(&mut h, room, "dirt");
         assert_eq!(

@@ -66,16 +66,9 @@ impl Lights {
     pub fn near(&mut self, chunk: ChunkPos, range: f32) -> &[BlockPos] {
         if self.filed_for != Some(range) {
             self.seen_from.clear();
-            let r = (range as f64 / 16.0).ceil() as i32;
             for &light in &self.placed {
-                let c = ChunkPos::from_block_pos(light);
-                for x in c.x - r..=c.x + r {
-                    for z in c.z - r..=c.z + r {
-                        self.seen_from
-                            .entry(ChunkPos::new(x, z))
-                            .or_default()
-                            .push(light);
-                    }
+                for chunk in super::chunks_within(ChunkPos::from_block_pos(light), range) {
+                    self.seen_from.entry(chunk).or_default().push(light);
                 }
             }
             self.filed_for = Some(range);

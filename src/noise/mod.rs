@@ -121,15 +121,8 @@ impl Soundscape {
     fn file(&mut self, sound: Sound) {
         let index = self.sounds.len() as u32;
         self.sounds.push(sound);
-        let r = (sound.range as f64 / 16.0).ceil() as i32;
-        let centre = ChunkPos::from_pos(sound.at);
-        for x in centre.x - r..=centre.x + r {
-            for z in centre.z - r..=centre.z + r {
-                self.by_chunk
-                    .entry(ChunkPos::new(x, z))
-                    .or_default()
-                    .push(index);
-            }
+        for chunk in chunks_within(ChunkPos::from_pos(sound.at), sound.range) {
+            self.by_chunk.entry(chunk).or_default().push(index);
         }
     }
 
@@ -152,6 +145,14 @@ impl Soundscape {
             .flatten()
             .map(|&i| &self.sounds[i as usize])
     }
+}
+
+/// The chunks a zombie could stand in within `range` blocks of some point of `centre`: the
+/// square of chunks round it, wide enough for the range.
+fn chunks_within(centre: ChunkPos, range: f32) -> impl Iterator<Item = ChunkPos> {
+    let r = (range as f64 / 16.0).ceil() as i32;
+    (centre.x - r..=centre.x + r)
+        .flat_map(move |x| (centre.z - r..=centre.z + r).map(move |z| ChunkPos::new(x, z)))
 }
 
 /// The heat map of the world's noise.

@@ -128,6 +128,43 @@ impl Harness {
     pub(crate) fn spawn_point(&self) -> DVec3 {
         self.app.world.resource::<WorldSpawn>().pos.unwrap()
     }
+
+    /// At night, a flat stone field round the spawn, 40 blocks across, open 10 blocks above;
+    /// returns the spawn block, where the field's top is.
+    pub(crate) fn stone_field(&mut self) -> BlockPos {
+        let s = self.spawn_point();
+        let (x, y, z) = (s.x.floor() as i32, s.y.floor() as i32, s.z.floor() as i32);
+        self.run("time set midnight");
+        self.fill(
+            BlockPos::new(x - 20, y - 8, z - 20),
+            BlockPos::new(x + 20, y - 1, z + 20),
+            "stone",
+        );
+        self.fill(
+            BlockPos::new(x - 20, y, z - 20),
+            BlockPos::new(x + 20, y + 10, z + 20),
+            "air",
+        );
+        BlockPos::new(x, y, z)
+    }
+
+    /// Puts the player at the middle of block `at`.
+    pub(crate) fn put_player(&mut self, at: BlockPos) {
+        self.app.world.get_mut::<Position>(self.client).unwrap().0 =
+            DVec3::new(at.x as f64 + 0.5, at.y as f64, at.z as f64 + 0.5);
+    }
+
+    /// The player digs at `at` (starts, stops or aborts), and a tick runs.
+    pub(crate) fn dig(&mut self, at: BlockPos, state: DiggingState) {
+        let client = self.client;
+        self.app.world.send_event(DiggingEvent {
+            client,
+            position: at,
+            direction: valence::protocol::Direction::Up,
+            state,
+        });
+        self.app.update();
+    }
 }
 
 /// The sounds in `frames`, with their volumes, as the registry names them.
