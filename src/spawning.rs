@@ -12,7 +12,7 @@ use crate::config::Config;
 use crate::daylight::SkyMap;
 use crate::noise::{Curiosity, CuriosityRules, Curious, HordeCall};
 use crate::pack::Packs;
-use crate::player::Dead;
+use crate::player::{huntable, Dead};
 use crate::time::WorldClock;
 use crate::weather::Weather;
 use crate::world::{standable_top, Overworld};
@@ -149,10 +149,7 @@ fn answer_calls(
         calls.clear();
         return;
     }
-    let hunted = players
-        .iter()
-        .filter(|mode| matches!(mode, GameMode::Survival | GameMode::Adventure))
-        .count();
+    let hunted = players.iter().filter(|mode| huntable(mode)).count();
     let mut room = room(
         hunted,
         s.mob_cap_per_player,

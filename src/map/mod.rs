@@ -138,7 +138,7 @@ fn publish(
     mut trails: ResMut<MapTrails>,
     recent: Res<RecentMerges>,
     packs: Option<Res<Packs>>,
-    heat: Option<Res<crate::noise::Heat>>,
+    heat: Option<Res<crate::noise::HeatMap>>,
     players: Query<(&Username, &Position), With<Client>>,
     zombies: Query<(), With<Zombie>>,
     clock: Res<WorldClock>,
@@ -200,9 +200,8 @@ fn publish(
         merges: recent.0.iter().copied().collect(),
         counts,
         heat: heat
-            .map(|h| crate::noise::heat_cells(&h, tick as u64, &config))
-            .unwrap_or_default()
-            .into_iter()
+            .iter()
+            .flat_map(|h| h.cells(tick as u64, config.noise.heat_half_life_ticks))
             .map(|(chunk, heat)| HeatCell {
                 chunk_x: chunk.x,
                 chunk_z: chunk.z,

@@ -2,6 +2,7 @@
 //! chunk, and heat halves every `heat_half_life_ticks`. Where it passes `summon_threshold` by
 //! night, the chunk calls zombies from afar, then cools to nothing and waits its cooldown.
 
+use bevy_ecs::prelude::Resource;
 use rustc_hash::FxHashMap;
 use valence::prelude::ChunkPos;
 
@@ -9,7 +10,7 @@ use valence::prelude::ChunkPos;
 const COLD: f32 = 0.5;
 
 /// Heat by chunk, decayed lazily: each cell keeps its heat as of the tick it last changed.
-#[derive(Debug, Clone, Default)]
+#[derive(Resource, Debug, Clone, Default)]
 pub struct HeatMap {
     cells: FxHashMap<ChunkPos, Cell>,
 }

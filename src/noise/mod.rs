@@ -18,15 +18,16 @@ mod lights;
 pub mod rules;
 
 use bevy_ecs::query::Has;
+use rand::Rng;
 use rustc_hash::FxHashMap;
 use valence::entity::entity::Flags;
 use valence::log::info;
 use valence::movement::MovementEvent;
 use valence::prelude::*;
 
-use crate::config::{Config, ConfigChanged};
+use crate::config::Config;
 use crate::player::{DamageCause, DamagePlayer, Dead};
-use crate::random::mix;
+use crate::random::{generator, mix};
 use crate::time::WorldClock;
 use crate::weather::Weather;
 use crate::world::{LayerVoxels, Overworld};
@@ -36,21 +37,17 @@ use crate::zombie::{
 };
 pub use heat::HeatMap;
 pub use lights::Lights;
-pub use rules::{Curiosity, CuriosityRules, NoiseKind};
+pub use rules::{Curiosity, CuriosityRules, NoiseKind, Voice};
 
 pub struct NoisePlugin;
 
 impl Plugin for NoisePlugin {
     fn build(&self, app: &mut App) {
-        let config = &app.world.resource::<Config>().noise;
-        let rules = CuriosityRules::new(config);
-        app.insert_resource(Hearing(rules))
-            .init_resource::<Soundscape>()
-            .init_resource::<Heat>()
+        app.init_resource::<Soundscape>()
+            .init_resource::<HeatMap>()
             .init_resource::<Lights>()
             .add_event::<Noise>()
             .add_event::<HordeCall>()
-            .add_systems(Update, rebuild_rules.in_set(crate::TickSet::Config))
             .add_systems(Update, make_curious.in_set(ZombieSet::Classify))
             .add_systems(
                 Update,
@@ -88,25 +85,11 @@ const LOOK_TICKS: u64 = 20;
 /// Cold heat map cells are swept out this often.
 const PRUNE_TICKS: u64 = 200;
 
-#[derive(Resource)]
-struct Hearing(CuriosityRules);
-
-fn rebuild_rules(
-    mut changed: EventReader<ConfigChanged>,
-    mut hearing: ResMut<Hearing>,
-    config: Res<Config>,
-) {
-    if changed.iter().any(|c| c.touches("noise")) {
-        hearing.0 = CuriosityRules::new(&config.noise);
-    }
-}
-
-/// A noise as zombies hear it: where, how loud, how far it carries, until when.
+/// A noise as zombies hear it: where, how loud and how far, until when.
 #[derive(Debug, Clone, Copy)]
 struct Sound {
     at: DVec3,
-    loudness: f32,
-    range: f32,
+    voice: Voice,
     until: u64,
 }
 
@@ -121,7 +104,7 @@ impl Soundscape {
     fn file(&mut self, sound: Sound) {
         let index = self.sounds.len() as u32;
         self.sounds.push(sound);
-        for chunk in chunks_within(ChunkPos::from_pos(sound.at), sound.range) {
+        for chunk in chunks_within(ChunkPos::from_pos(sound.at), sound.voice.range) {
             self.by_chunk.entry(chunk).or_default().push(index);
         }
     }
@@ -153,12 +136,6 @@ fn chunks_within(centre: ChunkPos, range: f32) -> impl Iterator<Item = ChunkPos>
     let r = (range as f64 / 16.0).ceil() as i32;
     (centre.x - r..=centre.x + r)
         .flat_map(move |x| (centre.z - r..=centre.z + r).map(move |z| ChunkPos::new(x, z)))
-}
-
-/// The heat map of the world's noise.
-#[derive(Resource, Default)]
-pub struct Heat {
-    pub map: HeatMap,
 }
 
 /// Every zombie gets its curiosity when it first acts (a zombie the spawner sent already has
@@ -227,7 +204,7 @@ fn players_make_noise(
 fn gather(
     mut noises: EventReader<Noise>,
     mut soundscape: ResMut<Soundscape>,
-    mut heat: ResMut<Heat>,
+    mut heat: ResMut<HeatMap>,
     mut calls: EventWriter<HordeCall>,
     clock: Res<WorldClock>,
     weather: Res<Weather>,
@@ -247,17 +224,16 @@ fn gather(
         if voice.range > 0.0 && voice.loudness > 0.0 {
             soundscape.file(Sound {
                 at: noise.at,
-                loudness: voice.loudness,
-                range: voice.range,
+                voice,
                 until: now + HEARD_FOR,
             });
         }
         let chunk = ChunkPos::from_pos(noise.at);
         let half_life = n.heat_half_life_ticks;
-        heat.map.add(chunk, voice.loudness, now, half_life);
+        heat.add(chunk, voice.loudness, now, half_life);
         if night
             && n.summon_zombies > 0
-            && heat.map.call(
+            && heat.call(
                 chunk,
                 n.summon_threshold,
                 now,
@@ -277,7 +253,7 @@ fn gather(
         }
     }
     if now.is_multiple_of(PRUNE_TICKS) {
-        heat.map.prune(now, n.heat_half_life_ticks);
+        heat.prune(now, n.heat_half_life_ticks);
     }
 }
 
@@ -304,7 +280,6 @@ fn listen(
     layers: Query<&ChunkLayer, With<Overworld>>,
     soundscape: Res<Soundscape>,
     mut lights: ResMut<Lights>,
-    hearing: Res<Hearing>,
     clock: Res<WorldClock>,
     weather: Res<Weather>,
     config: Res<Config>,
@@ -315,7 +290,7 @@ fn listen(
     };
     let world = &LayerVoxels::new(layer);
     let n = &config.noise;
-    let rules = &hearing.0;
+    let rules = &CuriosityRules::new(n);
     let now = server.current_tick() as u64;
     let look = n.enabled && n.light_range > 0.0 && !weather.sun_is_up(&clock);
     let quiet = soundscape.sounds.is_empty() && (!look || lights.is_empty());
@@ -340,10 +315,7 @@ fn listen(
             let mut best: Option<(DVec3, f32)> = None;
             for sound in soundscape.near(chunk) {
                 let d = eye.distance(sound.at);
-                let voice = rules::Voice {
-                    loudness: sound.loudness,
-                    range: sound.range,
-                };
+                let voice = sound.voice;
                 if d >= voice.range as f64 || best.is_some_and(|(_, s)| s >= voice.loudness) {
                     continue;
                 }
@@ -381,7 +353,7 @@ fn listen(
         }
         let seed = entity.to_bits();
         let heading = curious.0.heading(pos, now, rules, |turn| {
-            (mix(seed ^ turn.wrapping_mul(0x9E37_79B9)) >> 11) as f64 / (1u64 << 53) as f64
+            generator(mix(seed ^ turn)).gen::<f64>()
         });
         if lure.0 != heading {
             lure.0 = heading;
@@ -404,11 +376,4 @@ pub fn command(world: &mut World, at: DVec3, radius: f32, loudness: Option<f32>)
         "noise x={:.1} y={:.1} z={:.1} radius={radius} loudness={loudness}",
         at.x, at.y, at.z
     )
-}
-
-/// The warm chunks of the heat map and their heat, for the live map.
-pub fn heat_cells(heat: &Heat, now: u64, config: &Config) -> Vec<(ChunkPos, f32)> {
-    heat.map
-        .cells(now, config.noise.heat_half_life_ticks)
-        .collect()
 }
