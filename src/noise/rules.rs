@@ -177,7 +177,15 @@ impl CuriosityRules {
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Curiosity {
     errand: Option<Errand>,
-    remembered: [Option<(DVec3, u64)>; REMEMBERED],
+    remembered: [Option<Remembered>; REMEMBERED],
+}
+
+/// A place looked at, until when it is remembered, and how strong what drew it there was.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Remembered {
+    place: DVec3,
+    until: u64,
+    strength: f32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -218,29 +226,23 @@ impl Curiosity {
         now: u64,
         rules: &CuriosityRules,
     ) -> bool {
-        if let Some(current) = self.errand {
-            if current.place.distance(place) < SAME_PLACE {
+        if let Some(errand) = self.errand.as_mut() {
+            if errand.place.distance(place) < SAME_PLACE {
                 // The same place again: it keeps going, and has longer to get there.
-                let errand = self.errand.as_mut().expect("checked");
                 if errand.looking_since.is_none() {
                     errand.give_up_at = now + rules.investigate_ticks;
                     errand.strength = errand.strength.max(strength);
                 }
                 return false;
             }
-            if strength < current.strength * rules.switch_factor {
+            if strength < errand.strength * rules.switch_factor {
                 return false;
             }
         }
-        let forgotten =
-            |(at, until): (DVec3, u64)| now >= until || at.distance(place) >= SAME_PLACE;
-        let remembered = self
-            .remembered
-            .iter()
-            .flatten()
-            .copied()
-            .find(|r| !forgotten(*r));
-        if remembered.is_some() && self.errand.is_none() {
+        let looked_at = self.remembered.iter().flatten().any(|r| {
+            now < r.until && r.place.distance(place) < SAME_PLACE && strength <= r.strength
+        });
+        if looked_at {
             return false;
         }
         self.errand = Some(Errand {
@@ -277,9 +279,13 @@ impl Curiosity {
             None => now >= errand.give_up_at,
         };
         if over {
-            let place = errand.place;
+            let looked = Remembered {
+                place: errand.place,
+                until: now + rules.memory_ticks,
+                strength: errand.strength,
+            };
             self.errand = None;
-            self.remember(place, now + rules.memory_ticks);
+            self.remember(looked);
             return None;
         }
         Some(match errand.looking_since {
@@ -293,16 +299,12 @@ impl Curiosity {
         })
     }
 
-    fn remember(&mut self, place: DVec3, until: u64) {
-        let slot = self
-            .remembered
-            .iter()
-            .position(Option::is_none)
-            .or_else(|| {
-                (0..REMEMBERED).min_by_key(|&i| self.remembered[i].map_or(0, |(_, until)| until))
-            })
+    /// Keeps `looked` in a free slot, else in place of the one forgotten soonest.
+    fn remember(&mut self, looked: Remembered) {
+        let slot = (0..REMEMBERED)
+            .min_by_key(|&i| self.remembered[i].map_or(0, |r| r.until))
             .unwrap_or(0);
-        self.remembered[slot] = Some((place, until));
+        self.remembered[slot] = Some(looked);
     }
 }
 
@@ -428,6 +430,13 @@ mod tests {
         assert!(c.notice(a, 1.0, 201, &RULES));
         c.drop_errand();
         assert!(c.notice(b, 1.0, 710, &RULES));
+        // Within memory_ticks, a louder noise there than drew it the first time still does.
+        let mut c = Curiosity::default();
+        c.notice(b, 4.5, 0, &RULES);
+        c.heading(b, 10, &RULES, |_| 0.0);
+        assert_eq!(c.heading(b, 110, &RULES, |_| 0.0), None);
+        assert!(!c.notice(b, 4.5, 200, &RULES), "no louder");
+        assert!(c.notice(b, 5.0, 200, &RULES), "louder");
     }
 
     #[test]
