@@ -22,6 +22,9 @@ async function build (rcon, digger, watcher) {
   log(await rcon.send(`fill ${x - 1} ${y - 1} ${z} ${x - 1} ${y - 1} ${z} grass_block`))
   const hole = p.offset(1, -1, 0)
   const pit = p.offset(-1, -1, 0)
+  // The watcher picks up items too (creative): it stands 3 blocks from both holes, beyond
+  // reach of a drop that bounces onto the rim (a player reaches 1.3 blocks sideways).
+  log(await rcon.send(`tp watcher ${x - 1.5} ${y} ${z + 3.5}`))
   await until(() => name(digger, hole) === 'grass_block' && name(watcher, hole) === 'grass_block',
     'both clients see the grass block')
 
