@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite: installs the pinned test clients (mineflayer, rcon-client, the
-# playwright-core browser driver) from the npm registry exactly as locked in
+# The whole test suite: installs the pinned test clients (mineflayer, rcon-client,
+# minecraft-server-util, the playwright-core browser driver) from the npm registry exactly as locked in
 # scripts/package-lock.json, Debian's chromium for the map's browser test and the pinned
 # infrarust proxy for the scale-out test when they are missing, then runs every Rust test,
 # unit, headless and end-to-end, in the release profile the server is built with.
@@ -12,6 +12,11 @@ if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   exit 1
 fi
 (cd scripts && npm ci --no-audit --no-fund --loglevel=error)
+# The metrics test parses /metrics with prometheus_client's OpenMetrics parser, pinned.
+if ! target/e2e-python/bin/python -c 'import prometheus_client' 2>/dev/null; then
+  python3 -m venv target/e2e-python
+  target/e2e-python/bin/pip install --quiet --disable-pip-version-check -r scripts/e2e/requirements.txt
+fi
 if ! command -v chromium >/dev/null; then
   echo "installing Debian's chromium for the map's browser test" >&2
   sudo_or_root=""

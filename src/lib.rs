@@ -23,6 +23,7 @@ pub mod random;
 pub mod save;
 pub mod service;
 pub mod spawning;
+pub mod status;
 pub mod time;
 pub mod weather;
 pub mod world;
@@ -31,6 +32,7 @@ pub mod zombie;
 use std::net::{SocketAddr, TcpListener};
 use std::num::NonZeroU32;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::{bail, Context};
 use bevy_ecs::schedule::ExecutorKind;
@@ -133,6 +135,11 @@ pub fn build_base(launch: Launch) -> anyhow::Result<App> {
         })
         .unwrap_or(&world_dir)
         .to_path_buf();
+    let icon = status::icon::load(&[&server_dir, &world_dir]);
+    let world_name = world_dir
+        .file_name()
+        .map_or_else(|| "world".into(), |n| n.to_string_lossy().into_owned());
+    let listing = Arc::new(status::Listing::new(&config, world_name, icon));
     let access = access::Access::load(server_dir, config.server.whitelist)?;
 
     let mut app = App::new();
@@ -175,7 +182,7 @@ pub fn build_base(launch: Launch) -> anyhow::Result<App> {
                 }
                 ConnectionModeSetting::Direct => ConnectionMode::Offline,
             },
-            callbacks: access.gate().into(),
+            callbacks: access.gate(listing.clone()).into(),
             ..Default::default()
         });
         listening = Some(address);
@@ -190,8 +197,11 @@ pub fn build_base(launch: Launch) -> anyhow::Result<App> {
     let one_by_one = |schedule: &mut Schedule| {
         schedule.set_executor_kind(ExecutorKind::SingleThreaded);
     };
+    let query = config.query.clone();
+    let metrics = config.metrics.clone();
     app.insert_resource(config)
         .insert_resource(config::ConfigPath(config_path))
+        .insert_resource(access)
         .configure_sets(
             Update,
             (
@@ -223,11 +233,13 @@ pub fn build_base(launch: Launch) -> anyhow::Result<App> {
             weather::WeatherPlugin,
             access::AccessPlugin,
             player::PlayerPlugin,
+            status::StatusPlugin {
+                listing: listing.clone(),
+            },
             console::ConsolePlugin { stdin },
         ))
         .insert_resource(clock)
         .insert_resource(weather)
-        .insert_resource(access)
         .insert_resource(daylight::WorldPhase(phase));
 
     // Every listener is bound before the server says it is up. The game port and the proxy
@@ -261,6 +273,45 @@ pub fn build_base(launch: Launch) -> anyhow::Result<App> {
             map_at = Some(bound);
         }
     }
+    let mut metrics_at = None;
+    if network && metrics.enabled {
+        let ip = metrics
+            .address
+            .parse()
+            .context("metrics.address is not an IP address")?;
+        let exported = app.world.resource::<metrics::Exported>().clone();
+        let started = metrics::export::start(
+            SocketAddr::new(ip, metrics.port),
+            metrics.max_connections,
+            exported,
+        );
+        metrics_at = auxiliary("the metrics endpoint", "metrics.port", started);
+    }
+    let mut query_at = None;
+    if let (true, true, Some(game)) = (network, query.enabled, listening) {
+        let packets = status::query::QueryPackets::default();
+        for outcome in ["answered", "refused", "dropped"] {
+            drop(packets.get_or_create(&[("outcome", outcome)]));
+        }
+        metrics::register(
+            &mut app,
+            "horde_query_packets",
+            "Query packets by outcome: answered, refused (malformed or a bad token), dropped (over query.max_packets_per_s)",
+            packets.clone(),
+        );
+        let host = status::query::Host {
+            ip: game.ip().to_string(),
+            port: game.port(),
+        };
+        let started = status::query::start(
+            SocketAddr::new(game.ip(), query.port),
+            query.max_packets_per_s,
+            host,
+            listing,
+            packets,
+        );
+        query_at = auxiliary("the query", "query.port", started);
+    }
     if let Some((listener, inner, secret)) = door {
         access::proxy::start(listener, inner, secret)?;
     }
@@ -277,14 +328,28 @@ pub fn build_base(launch: Launch) -> anyhow::Result<App> {
     }
     if let Some(listener) = rcon_listener {
         let inbox = app.world.resource::<console::Inbox>().sender();
+        let refused = prometheus_client::metrics::counter::Counter::default();
+        metrics::register(
+            &mut app,
+            "horde_rcon_refusals",
+            "RCON logins refused for a wrong password",
+            refused.clone(),
+        );
         auxiliary(
             "RCON",
             "rcon.port",
-            console::rcon::start(listener, rcon.password, inbox).context("cannot start RCON"),
+            console::rcon::start(listener, rcon.password, inbox, refused)
+                .context("cannot start RCON"),
         );
     }
     if let Some(bound) = map_at {
         info!("map at http://{bound}/");
+    }
+    if let Some(bound) = metrics_at {
+        info!("metrics at http://{bound}/metrics");
+    }
+    if let Some(bound) = query_at {
+        info!("query (GameSpy4) on udp {bound}");
     }
     Ok(app)
 }

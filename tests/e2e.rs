@@ -311,6 +311,46 @@ fn a_survival_client_walled_in_at_night_is_dug_out_and_the_holes_outlast_a_resta
 }
 
 #[test]
+fn operators_tools_see_the_list_the_query_and_the_metrics_and_a_query_flood_is_dropped() {
+    let python = support::needs::prometheus_parser();
+    let server = TestServer::start(
+        "status",
+        "motd = \"§2horde §7under test\"\nhide_online_players = false\n\
+         [metrics]\nport = 0\n[query]\nenabled = true\nport = 0\n",
+    );
+    let logged = |needle: &str| {
+        let transcript = server.transcript();
+        let line = transcript
+            .lines()
+            .find(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("no line with {needle:?}:\n{transcript}"))
+            .to_string();
+        line
+    };
+    let metrics = logged("metrics at ");
+    let metrics = metrics
+        .split("metrics at ")
+        .nth(1)
+        .unwrap()
+        .trim()
+        .to_string();
+    let query = logged("query (GameSpy4) on udp ");
+    let query_port = query.rsplit(':').next().unwrap().trim().to_string();
+    let config = server.dir.path().join("config.toml");
+    let seen = server.scenario_with(
+        "status",
+        &[
+            ("HORDE_METRICS", &metrics),
+            ("HORDE_QUERY_PORT", &query_port),
+            ("HORDE_CONFIG", config.to_str().unwrap()),
+            ("HORDE_PYTHON", python.to_str().unwrap()),
+        ],
+    );
+    eprintln!("status: {seen}");
+    server.stop();
+}
+
+#[test]
 fn a_client_digging_at_night_out_of_sight_draws_a_zombie_to_the_place() {
     // Zombies stroll no more than 2 blocks, so the one behind the wall stays within earshot.
     let server = TestServer::start("noise", "[zombies]\nwander_radius = 2.0\n");

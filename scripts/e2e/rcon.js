@@ -20,7 +20,10 @@ scenario(async () => {
   const set = await rcon.send('time set midnight')
   check(/daytime=18000/.test(set), `time set: ${set}`)
   const tps = await rcon.send('tps')
-  check(/^tps=\S+ mean_ms=\S+ p99_ms=\S+/.test(tps), `tps: ${tps}`)
+  // Paper's wording, which operators' RCON tools read.
+  check(/^TPS from last 1m, 5m, 15m: \*?\d+\.\d+, \*?\d+\.\d+, \*?\d+\.\d+$/.test(tps), `tps: ${tps}`)
+  const mspt = await rcon.send('mspt')
+  check(/^Server tick times \(avg\/min\/max\) from last 5s, 10s, 1m:\n◴ (\d+\.\d\/\d+\.\d\/\d+\.\d(, )?){3}$/.test(mspt), `mspt: ${mspt}`)
   const chunks = await rcon.send('chunks')
   check(/load_p50=\S+ load_p90=\S+ load_p99=\S+ load_max=\S+/.test(chunks), `chunks: ${chunks}`)
   const usage = await rcon.send('tp nobody 1 2')

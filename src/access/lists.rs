@@ -177,6 +177,16 @@ pub enum Refusal {
 }
 
 impl Refusal {
+    /// A word for the metrics' `reason` label.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            Refusal::Banned(_) => "banned",
+            Refusal::IpBanned(_) => "ip_banned",
+            Refusal::NotWhitelisted => "not_whitelisted",
+            Refusal::Full => "full",
+        }
+    }
+
     pub fn message(&self) -> String {
         match self {
             Refusal::Banned(why) => format!("You are banned from this server.{why}"),

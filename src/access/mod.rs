@@ -11,22 +11,37 @@ use std::path::PathBuf;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use bevy_ecs::event::ManualEventReader;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
 use time::OffsetDateTime;
 use valence::log::{info, warn};
 use valence::network::{
-    async_trait, CleanupFn, NetworkCallbacks, NewClientInfo, SharedNetworkState,
+    async_trait, CleanupFn, HandshakeData, NetworkCallbacks, NewClientInfo, ServerListPing,
+    SharedNetworkState,
 };
 use valence::prelude::*;
 use valence::protocol::packets::play::DisconnectS2c;
 use valence::protocol::WritePacket;
 
 use crate::config::{Config, ConfigChanged};
+use crate::metrics::Label;
+use crate::status::Listing;
 use lists::{AccessLists, ListFile};
 
 pub struct AccessPlugin;
 
 impl Plugin for AccessPlugin {
     fn build(&self, app: &mut App) {
+        let refused = app.world.resource::<Access>().refused.clone();
+        for reason in ["banned", "ip_banned", "not_whitelisted", "full"] {
+            drop(refused.get_or_create(&[("reason", reason)]));
+        }
+        crate::metrics::register(
+            app,
+            "horde_login_refusals",
+            "Logins refused, by reason: banned, ip_banned, not_whitelisted, full",
+            refused,
+        );
         app.add_systems(
             Update,
             (
@@ -66,6 +81,7 @@ pub struct Operator;
 pub struct Access {
     lists: Arc<RwLock<AccessLists>>,
     dir: PathBuf,
+    refused: Family<Label, Counter>,
 }
 
 impl Access {
@@ -75,6 +91,7 @@ impl Access {
         Ok(Self {
             lists: Arc::new(RwLock::new(lists)),
             dir,
+            refused: Family::default(),
         })
     }
 
@@ -93,22 +110,34 @@ impl Access {
             .map_err(|e| format!("{e:#}"))
     }
 
-    /// The check run for every login.
-    pub fn gate(&self) -> Gate {
+    /// The check run for every login; `listing` answers the server list.
+    pub fn gate(&self, listing: Arc<Listing>) -> Gate {
         Gate {
             access: self.clone(),
+            listing,
         }
     }
 }
 
-/// Valence's login callback: refuses who the lists refuse, with vanilla's message, and counts
-/// players against `max_players` as Valence's own does.
+/// Valence's callbacks: at login, refuses who the lists refuse, with vanilla's message, and
+/// counts players against `max_players` as Valence's own does; a server list ping is
+/// answered from the [`Listing`].
 pub struct Gate {
     access: Access,
+    listing: Arc<Listing>,
 }
 
 #[async_trait]
 impl NetworkCallbacks for Gate {
+    async fn server_list_ping(
+        &self,
+        _shared: &SharedNetworkState,
+        _remote_addr: std::net::SocketAddr,
+        _handshake_data: &HandshakeData,
+    ) -> ServerListPing {
+        self.listing.ping()
+    }
+
     async fn login(
         &self,
         shared: &SharedNetworkState,
@@ -132,6 +161,10 @@ impl NetworkCallbacks for Gate {
                 .map_err(|_| lists::Refusal::Full)
         });
         if let Err(refusal) = verdict {
+            self.access
+                .refused
+                .get_or_create(&[("reason", refusal.reason())])
+                .inc();
             if let lists::Refusal::Banned(_) = refusal {
                 // The ban may have learnt the UUID it matched by name.
                 if let Err(e) = self.access.save(ListFile::BannedPlayers) {

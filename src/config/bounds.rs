@@ -153,6 +153,20 @@ impl Bound {
             Bound::new("daylight.wake_radius", c.daylight.wake_radius, 0, 64),
             Bound::new("weather.fade_per_tick", c.weather.fade_per_tick, 0.001, 1),
             Bound::new("map.port", c.map.port, 0, u16::MAX),
+            Bound::new("metrics.port", c.metrics.port, 0, u16::MAX),
+            Bound::new(
+                "metrics.max_connections",
+                c.metrics.max_connections,
+                1,
+                1024,
+            ),
+            Bound::new("query.port", c.query.port, 0, u16::MAX),
+            Bound::new(
+                "query.max_packets_per_s",
+                c.query.max_packets_per_s,
+                1,
+                100_000,
+            ),
             // A page holds two: its event stream and its requests.
             Bound::new("map.max_connections", c.map.max_connections, 2, 1024),
             Bound::new(

@@ -22,6 +22,8 @@ impl Default for ServerConfig {
             whitelist: false,
             enforce_whitelist: false,
             spawn_protection: 16,
+            motd: "A horde server".into(),
+            hide_online_players: false,
         }
     }
 }
@@ -87,6 +89,29 @@ impl Default for MapConfig {
             max_connections: 16,
             publish_interval_ticks: 20,
             trail_interval_ticks: 200,
+        }
+    }
+}
+
+impl Default for MetricsConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            address: "127.0.0.1".into(),
+            // minecraft-prometheus-exporter's port, which dashboards and scrape configs expect.
+            port: 9225,
+            max_connections: 4,
+        }
+    }
+}
+
+impl Default for QueryConfig {
+    /// Vanilla's `enable-query=false` and `query.port=25565`.
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            port: 25565,
+            max_packets_per_s: 200,
         }
     }
 }

@@ -53,6 +53,8 @@ pub struct Config {
     pub weather: WeatherConfig,
     pub pack: PackConfig,
     pub map: MapConfig,
+    pub metrics: MetricsConfig,
+    pub query: QueryConfig,
     pub spawning: SpawningConfig,
     pub siege: SiegeConfig,
     pub survival: SurvivalConfig,
@@ -99,6 +101,11 @@ pub struct ServerConfig {
     /// Players who are not operators cannot dig, place or open doors within this many blocks
     /// of the world spawn (0: nowhere).
     pub spawn_protection: u32,
+    /// The server list's message of the day; `§` formatting codes as vanilla's `motd`.
+    pub motd: String,
+    /// The server list and the query show the player count but no names, as vanilla's
+    /// `hide-online-players`.
+    pub hide_online_players: bool,
 }
 
 /// How players reach this server.
@@ -371,6 +378,32 @@ pub struct MapConfig {
     pub publish_interval_ticks: u64,
     /// Ticks between the points of a pack's trail (kept for the last night).
     pub trail_interval_ticks: u64,
+}
+
+/// `[metrics]`: the Prometheus endpoint, `GET /metrics`.
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct MetricsConfig {
+    /// Serve the endpoint.
+    pub enabled: bool,
+    /// Interface to listen on: loopback unless the operator opens it.
+    pub address: String,
+    /// TCP port; 0 picks a free port, logged at start.
+    pub port: u16,
+    /// Connections served at once; more are answered 503.
+    pub max_connections: u32,
+}
+
+/// `[query]`: vanilla's GameSpy4 query over UDP, for server lists and status sites.
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct QueryConfig {
+    /// Answer queries, as vanilla's `enable-query`.
+    pub enabled: bool,
+    /// UDP port on `server.address`, as vanilla's `query.port`; 0 picks a free one.
+    pub port: u16,
+    /// Packets read a second, from everyone together; the rest are dropped unread.
+    pub max_packets_per_s: u32,
 }
 
 /// `[chase]`: the hop re-planning rule and its watchdog.

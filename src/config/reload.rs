@@ -73,6 +73,8 @@ const RESTART_KEYS: &[&str] = &[
     "map.address",
     "map.port",
     "map.max_connections",
+    "metrics.",
+    "query.",
 ];
 
 /// Whether changing `key` needs a restart.

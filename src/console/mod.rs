@@ -139,7 +139,8 @@ pub fn execute(world: &mut World, command: Command) -> String {
             }
         }
         Command::List => player::commands::list(world),
-        Command::Tps => world.resource::<TickTimes>().report(),
+        Command::Tps => world.resource::<TickTimes>().tps_report(),
+        Command::Mspt => world.resource::<TickTimes>().mspt_report(),
         Command::Chunks => world.resource::<ChunkLifecycle>().report(),
         Command::PerfStart => metrics::perf_start(world),
         Command::PerfStop => {

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use prometheus_client::metrics::counter::Counter;
 use valence::log::{info, warn};
 
 use super::Request;
@@ -123,6 +124,7 @@ pub fn start(
     listener: TcpListener,
     password: String,
     inbox: flume::Sender<Request>,
+    refused: Counter,
 ) -> io::Result<SocketAddr> {
     let bound = listener.local_addr()?;
     std::thread::Builder::new()
@@ -140,13 +142,13 @@ pub fn start(
                     place.fetch_sub(1, Ordering::AcqRel);
                     continue;
                 }
-                let (password, inbox) = (password.clone(), inbox.clone());
+                let (password, inbox, refused) = (password.clone(), inbox.clone(), refused.clone());
                 let _ = std::thread::Builder::new()
                     .name("rcon-client".into())
                     .spawn(move || {
                         let _place = Place(place);
                         let peer = stream.peer_addr().ok();
-                        match (serve(stream, &password, &inbox), peer) {
+                        match (serve(stream, &password, &inbox, &refused), peer) {
                             (Err(e), Some(peer)) if timed_out(&e) => {
                                 info!("rcon connection from {peer} closed: it timed out")
                             }
@@ -162,7 +164,12 @@ pub fn start(
     Ok(bound)
 }
 
-fn serve(mut stream: TcpStream, password: &str, inbox: &flume::Sender<Request>) -> io::Result<()> {
+fn serve(
+    mut stream: TcpStream,
+    password: &str,
+    inbox: &flume::Sender<Request>,
+    refused: &Counter,
+) -> io::Result<()> {
     let peer = stream.peer_addr()?;
     // Answers are small: a client that stops reading them is let go.
     stream.set_write_timeout(Some(FRAME_WITHIN))?;
@@ -194,6 +201,7 @@ fn serve(mut stream: TcpStream, password: &str, inbox: &flume::Sender<Request>) 
             LOGIN => {
                 authenticated = false;
                 warn!("rcon client {peer} gave a wrong password");
+                refused.inc();
                 vec![auth_failure()]
             }
             COMMAND if authenticated => {

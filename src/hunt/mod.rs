@@ -29,13 +29,44 @@ pub struct HuntPlugin;
 
 impl Plugin for HuntPlugin {
     fn build(&self, app: &mut App) {
-        app.insert_resource(Hunts::default()).add_systems(
-            Update,
-            (schedule_hunts, run_hunt)
-                .chain()
-                .in_set(crate::TickSet::Hunts),
+        let running = HuntGauges::default();
+        crate::metrics::register(
+            app,
+            "horde_hunt_running",
+            "1 while a hunt round runs",
+            running.running.clone(),
         );
+        crate::metrics::register(
+            app,
+            "horde_hunt_zombies_alive",
+            "Zombies of the running hunt alive",
+            running.alive.clone(),
+        );
+        app.insert_resource(Hunts::default())
+            .insert_resource(running)
+            .add_systems(
+                Update,
+                (
+                    schedule_hunts,
+                    run_hunt,
+                    export_hunt.run_if(crate::metrics::once_a_second),
+                )
+                    .chain()
+                    .in_set(crate::TickSet::Hunts),
+            );
     }
+}
+
+/// The hunt's figures for the metrics endpoint.
+#[derive(Resource, Clone, Default)]
+struct HuntGauges {
+    running: prometheus_client::metrics::gauge::Gauge,
+    alive: prometheus_client::metrics::gauge::Gauge,
+}
+
+fn export_hunt(hunts: Res<Hunts>, zombies: Query<(), With<HuntZombie>>, gauges: Res<HuntGauges>) {
+    gauges.running.set(i64::from(hunts.active.is_some()));
+    gauges.alive.set(zombies.iter().count() as i64);
 }
 
 /// Marks a zombie spawned by the running hunt.

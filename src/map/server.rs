@@ -18,10 +18,6 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
-use hyper::server::conn::http1;
-use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::service::TowerToHyperService;
-use tokio::io::AsyncWriteExt;
 use tokio::sync::{watch, Semaphore};
 use tokio_stream::wrappers::WatchStream;
 use tokio_stream::StreamExt;
@@ -36,9 +32,6 @@ pub(super) struct Feed {
     pub state: watch::Sender<Arc<State>>,
     pub tiles: flume::Sender<TileUpdate>,
 }
-
-/// How long a connection may take to send its request headers.
-const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 
 #[derive(Clone)]
 struct Shared {
@@ -89,7 +82,7 @@ pub(super) fn start(
                 drop(idle.tiles());
             }
         });
-        serve(listener, app, places).await
+        crate::service::serve_http(listener, app, places, "too many map connections\n").await
     })?;
     Ok((
         Feed {
@@ -98,39 +91,6 @@ pub(super) fn start(
         },
         bound,
     ))
-}
-
-/// Accepts connections for good, each on its own task while it holds a place.
-async fn serve(listener: tokio::net::TcpListener, app: Router, places: Arc<Semaphore>) {
-    loop {
-        let stream = match listener.accept().await {
-            Ok((stream, _)) => stream,
-            // Out of descriptors, say: wait rather than spin.
-            Err(_) => {
-                tokio::time::sleep(Duration::from_millis(100)).await;
-                continue;
-            }
-        };
-        let place = places.clone().try_acquire_owned();
-        let service = TowerToHyperService::new(app.clone());
-        tokio::spawn(async move {
-            let Ok(_place) = place else {
-                return refuse(stream).await;
-            };
-            let _ = http1::Builder::new()
-                .timer(TokioTimer::new())
-                .header_read_timeout(HEADER_TIMEOUT)
-                .serve_connection(TokioIo::new(stream), service)
-                .await;
-        });
-    }
-}
-
-/// A connection past the places: 503 and closed, without reading it.
-async fn refuse(mut stream: tokio::net::TcpStream) {
-    const BUSY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain\r\n\
-        content-length: 25\r\nconnection: close\r\n\r\ntoo many map connections\n";
-    let _ = tokio::time::timeout(Duration::from_secs(1), stream.write_all(BUSY)).await;
 }
 
 async fn page() -> impl IntoResponse {

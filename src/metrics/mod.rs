@@ -1,15 +1,28 @@
-//! What the server measures about itself: tick times for `tps` and `perf`, and the
-//! distributions other modules report (chunk latencies).
+//! What the server measures about itself: tick times for `tps`, `mspt` and `perf`, the
+//! distributions other modules report (chunk latencies), and the Prometheus endpoint every
+//! plugin registers its figures with ([`export`]).
 
+pub mod export;
 mod histogram;
+pub mod tps;
 
 use std::collections::VecDeque;
+use std::sync::atomic::AtomicU64;
 use std::time::{Duration, Instant};
 
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
 use valence::log::warn;
 use valence::prelude::*;
 
+pub use export::{register, Exported};
 pub use histogram::Histogram;
+
+/// A label set of one pair, as the families here use: `state="chasing"`.
+pub type Label = [(&'static str, &'static str); 1];
+/// A gauge of a float (seconds, ticks a second).
+pub type FloatGauge = Gauge<f64, AtomicU64>;
 
 /// The nearest-rank percentile `p` (0..=1) of `sorted` (ascending); `None` when empty.
 pub fn percentile(sorted: &[f64], p: f64) -> Option<f64> {
@@ -17,16 +30,115 @@ pub fn percentile(sorted: &[f64], p: f64) -> Option<f64> {
     sorted.get(rank.min(sorted.len()).checked_sub(1)?).copied()
 }
 
-/// Times every tick from the start of `First` to the end of `Last`.
+/// A run condition: the tick that starts each second, when exported gauges are refreshed.
+pub fn once_a_second(server: Res<Server>) -> bool {
+    server.current_tick() % i64::from(server.tick_rate().get()) == 0
+}
+
+/// Times every tick from the start of `First` to the end of `Last`, and exports the tick's
+/// figures and the process's memory.
 pub struct MetricsPlugin;
 
 impl Plugin for MetricsPlugin {
     fn build(&self, app: &mut App) {
-        let tick_rate = app.world.resource::<Server>().tick_rate().get() as usize;
-        app.insert_resource(TickTimes::new(tick_rate * 60))
+        let tick_rate = app.world.resource::<Server>().tick_rate().get();
+        let exported = TickMetrics::default();
+        register(
+            app,
+            "horde_tick_duration_seconds",
+            "Time from the start to the end of each tick",
+            exported.duration.clone(),
+        );
+        register(
+            app,
+            "horde_tick_overruns",
+            "Ticks that took longer than their budget (1 / tick_rate)",
+            exported.overruns.clone(),
+        );
+        register(
+            app,
+            "horde_tps",
+            "Ticks a second over the last 1, 5 and 15 minutes, as Paper's tps",
+            exported.tps.clone(),
+        );
+        register(
+            app,
+            "horde_mspt_seconds",
+            "Mean tick duration over the last 5 s, 10 s and 1 min, as Paper's mspt",
+            exported.mspt.clone(),
+        );
+        register(
+            app,
+            "process_resident_memory_bytes",
+            "Resident memory of the server process",
+            exported.resident.clone(),
+        );
+        app.insert_resource(TickTimes::new(tick_rate as usize * 60, tick_rate))
+            .insert_resource(exported)
             .add_systems(First, start_tick)
-            .add_systems(Last, end_tick);
+            .add_systems(Last, (end_tick, export_ticks).chain());
     }
+}
+
+/// The tick's families: the duration at every tick, the rest once a second (Prometheus
+/// scrapes every 15 s by default).
+#[derive(Resource)]
+struct TickMetrics {
+    duration: prometheus_client::metrics::histogram::Histogram,
+    overruns: Counter,
+    tps: Family<Label, FloatGauge>,
+    mspt: Family<Label, FloatGauge>,
+    resident: Gauge,
+}
+
+impl Default for TickMetrics {
+    fn default() -> Self {
+        Self {
+            duration: export::seconds_histogram(),
+            overruns: Counter::default(),
+            tps: Family::default(),
+            mspt: Family::default(),
+            resident: Gauge::default(),
+        }
+    }
+}
+
+fn export_ticks(times: Res<TickTimes>, exported: Res<TickMetrics>, server: Res<Server>) {
+    let Some(&(_, took)) = times.ticks.back() else {
+        return;
+    };
+    exported.duration.observe(took.as_secs_f64());
+    let tick_rate = server.tick_rate().get() as i64;
+    if server.current_tick() % tick_rate != 0 {
+        return;
+    }
+    exported
+        .overruns
+        .inner()
+        .store(times.overruns, std::sync::atomic::Ordering::Relaxed);
+    for (window, tps) in ["1m", "5m", "15m"].into_iter().zip(times.tps.averages()) {
+        exported.tps.get_or_create(&[("window", window)]).set(tps);
+    }
+    let ms = times.durations_ms();
+    for (window, seconds) in [("5s", 5), ("10s", 10), ("1m", 60)] {
+        let n = (seconds * tick_rate as usize).min(ms.len());
+        if n > 0 {
+            let mean = ms[ms.len() - n..].iter().sum::<f64>() / n as f64 / 1000.0;
+            exported.mspt.get_or_create(&[("window", window)]).set(mean);
+        }
+    }
+    if let Some(bytes) = resident_bytes() {
+        exported.resident.set(bytes as i64);
+    }
+}
+
+/// The process's resident memory, from `/proc/self/statm` (Linux); none elsewhere.
+fn resident_bytes() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    // SAFETY: sysconf only reads a configuration value.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    Some(pages * u64::try_from(page).ok()?)
 }
 
 /// Durations and start times of the last minute of ticks.
@@ -37,6 +149,10 @@ pub struct TickTimes {
     ticks: VecDeque<(Instant, Duration)>,
     /// Ticks over budget since start.
     overruns: u64,
+    /// Paper's 1, 5 and 15 minute figures, and when their current sample began.
+    tps: tps::Tps,
+    sample_started: Option<Instant>,
+    tick_rate: u32,
     last_warning: Option<Instant>,
     /// Every tick since `perf start`, for a full profile of a session.
     recording: Option<Recording>,
@@ -88,12 +204,16 @@ impl Recording {
 }
 
 impl TickTimes {
-    pub fn new(window: usize) -> Self {
+    /// The last `window` ticks, at `tick_rate` ticks a second.
+    pub fn new(window: usize, tick_rate: u32) -> Self {
         Self {
             window: window.max(2),
             started: None,
             ticks: VecDeque::new(),
             overruns: 0,
+            tps: tps::Tps::new(tick_rate),
+            sample_started: None,
+            tick_rate,
             last_warning: None,
             recording: None,
         }
@@ -135,34 +255,31 @@ impl TickTimes {
         }
     }
 
-    /// `tps= mean_ms= p99_ms= max_ms= ticks=` over the window, in logfmt.
-    pub fn report(&self) -> String {
-        let mut took: Vec<f64> = self
-            .ticks
+    /// The window's tick durations in milliseconds, oldest first.
+    fn durations_ms(&self) -> Vec<f64> {
+        self.ticks
             .iter()
             .map(|(_, d)| d.as_secs_f64() * 1000.0)
-            .collect();
-        if took.is_empty() {
-            return format!(
-                "tps=- mean_ms=- p99_ms=- max_ms=- ticks=0 overruns={}",
-                self.overruns
-            );
+            .collect()
+    }
+
+    /// `tps`, as Paper's.
+    pub fn tps_report(&self) -> String {
+        self.tps.report(self.tick_rate)
+    }
+
+    /// `mspt`, as Paper's.
+    pub fn mspt_report(&self) -> String {
+        tps::mspt_report(&self.durations_ms(), self.tick_rate)
+    }
+
+    /// Counts a tick that started at `start` and ended `took` later into Paper's figures.
+    fn sample(&mut self, start: Instant, took: Duration) {
+        let end = start + took;
+        let since = end.saturating_duration_since(*self.sample_started.get_or_insert(start));
+        if self.tps.tick(since.as_secs_f64()) {
+            self.sample_started = Some(end);
         }
-        took.sort_by(f64::total_cmp);
-        let mean = took.iter().sum::<f64>() / took.len() as f64;
-        let p99 = percentile(&took, 0.99).unwrap_or_default();
-        let span = self.ticks.back().unwrap().0 - self.ticks.front().unwrap().0;
-        let tps = if span.is_zero() {
-            "-".to_string()
-        } else {
-            format!("{:.2}", (self.ticks.len() - 1) as f64 / span.as_secs_f64())
-        };
-        format!(
-            "tps={tps} mean_ms={mean:.3} p99_ms={p99:.3} max_ms={:.3} ticks={} overruns={}",
-            took[took.len() - 1],
-            took.len(),
-            self.overruns
-        )
     }
 }
 
@@ -176,6 +293,7 @@ fn end_tick(mut times: ResMut<TickTimes>, server: Res<Server>) {
     };
     let took = start.elapsed();
     times.push(start, took);
+    times.sample(start, took);
     // Like vanilla's "Can't keep up!": a tick longer than its budget, at most every 15 s.
     let budget = Duration::from_secs_f64(1.0 / server.tick_rate().get() as f64);
     if took > budget {
@@ -243,21 +361,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn report_over_a_window() {
-        let mut times = TickTimes::new(3);
-        assert!(times.report().starts_with("tps=- "));
-        times.overruns = 2;
-        let t0 = Instant::now();
-        for (i, ms) in [9, 1, 2, 3].into_iter().enumerate() {
-            times.push(
-                t0 + Duration::from_millis(50 * i as u64),
-                Duration::from_millis(ms),
-            );
-        }
+    fn tps_and_mspt_over_the_ticks_timed() {
+        let mut times = TickTimes::new(1200, 20);
         assert_eq!(
-            times.report(),
-            "tps=20.00 mean_ms=2.000 p99_ms=3.000 max_ms=3.000 ticks=3 overruns=2"
+            times.tps_report(),
+            "TPS from last 1m, 5m, 15m: 20.0, 20.0, 20.0"
         );
+        let t0 = Instant::now();
+        // A minute of 100 ms ticks: 10 ticks a second.
+        for i in 0..1200u64 {
+            let start = t0 + Duration::from_millis(100 * i);
+            times.push(start, Duration::from_millis(100));
+            times.sample(start, Duration::from_millis(100));
+        }
+        assert!(
+            times
+                .tps_report()
+                .starts_with("TPS from last 1m, 5m, 15m: 10.0, "),
+            "{}",
+            times.tps_report()
+        );
+        assert!(times
+            .mspt_report()
+            .ends_with("◴ 100.0/100.0/100.0, 100.0/100.0/100.0, 100.0/100.0/100.0"));
     }
 
     #[test]
@@ -272,7 +398,7 @@ mod tests {
 
     #[test]
     fn recording_keeps_every_tick_from_start_to_stop() {
-        let mut times = TickTimes::new(3);
+        let mut times = TickTimes::new(3, 20);
         let t0 = Instant::now();
         times.push(t0, Duration::from_millis(7));
         assert!(times.start_recording(20));

@@ -22,9 +22,12 @@ mod sleep;
 mod state;
 mod sweep;
 
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
 use valence::math::DVec2;
 use valence::prelude::*;
 
+use crate::metrics::Label;
 use crate::world::ChunkLifecycle;
 use crate::zombie::ZombieSet;
 
@@ -45,6 +48,26 @@ pub struct PackPlugin;
 
 impl Plugin for PackPlugin {
     fn build(&self, app: &mut App) {
+        let gauges = PackGauges::default();
+        crate::metrics::register(
+            app,
+            "horde_packs",
+            "Packs by state: materialised (members in the world) or ghost (no chunk watched)",
+            gauges.packs.clone(),
+        );
+        crate::metrics::register(
+            app,
+            "horde_pack_members",
+            "Zombies in packs by their pack's state: materialised or ghost",
+            gauges.members.clone(),
+        );
+        app.insert_resource(gauges).add_systems(
+            Update,
+            export_packs
+                .after(state::stop_clock)
+                .in_set(crate::TickSet::Zombies)
+                .run_if(crate::metrics::once_a_second),
+        );
         app.insert_resource(Packs::default())
             .add_event::<PacksMerged>()
             .add_systems(
@@ -61,6 +84,35 @@ impl Plugin for PackPlugin {
                     .after(ZombieSet::Classify)
                     .before(ZombieSet::Decide),
             );
+    }
+}
+
+/// The packs' figures for the metrics endpoint.
+#[derive(Resource, Clone, Default)]
+struct PackGauges {
+    packs: Family<Label, Gauge>,
+    members: Family<Label, Gauge>,
+}
+
+fn export_packs(packs: Res<Packs>, gauges: Res<PackGauges>) {
+    let (mut counts, mut members) = ([0i64; 2], [0i64; 2]);
+    for pack in packs.iter() {
+        let (i, n) = match pack.state {
+            PackState::Materialised => (0, pack.members.len()),
+            PackState::Ghost => (1, pack.ghosts.len()),
+        };
+        counts[i] += 1;
+        members[i] += n as i64;
+    }
+    for (i, state) in ["materialised", "ghost"].into_iter().enumerate() {
+        gauges
+            .packs
+            .get_or_create(&[("state", state)])
+            .set(counts[i]);
+        gauges
+            .members
+            .get_or_create(&[("state", state)])
+            .set(members[i]);
     }
 }
 

@@ -11,6 +11,10 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::thread::JoinHandle;
 
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::histogram::Histogram;
+
 use valence::entity::entity::Air;
 use valence::entity::item::Stack;
 use valence::log::{error, info, warn};
@@ -22,6 +26,7 @@ use crate::daylight::{Phase, WorldPhase};
 use crate::experience::{Experience, Levels, Orb, OrbRecord, PlaceOrb};
 use crate::hunt::{HuntZombie, Hunts, Round};
 use crate::items::{DropItem, GroundItem, ItemRecord};
+use crate::metrics::Label;
 use crate::noise::Lights;
 use crate::pack::{Pack, PackBrain, PackState, Packs};
 use crate::player::hazards::{Exposure, MAX_AIR};
@@ -66,7 +71,31 @@ pub struct SavePlugin;
 
 impl Plugin for SavePlugin {
     fn build(&self, app: &mut App) {
+        let exported = SaveMetrics::default();
+        // Both outcomes from the start, so a graph of failures begins at 0.
+        for outcome in ["ok", "failed"] {
+            drop(exported.saves.get_or_create(&[("outcome", outcome)]));
+        }
+        crate::metrics::register(
+            app,
+            "horde_saves",
+            "World saves (autosave, save-all, stop) by outcome: ok or failed",
+            exported.saves.clone(),
+        );
+        crate::metrics::register(
+            app,
+            "horde_save_duration_seconds",
+            "Time to write a world save, off the tick",
+            exported.duration.clone(),
+        );
+        crate::metrics::register(
+            app,
+            "horde_save_region_bytes",
+            "Bytes of region files rewritten with changed chunks",
+            exported.region_bytes.clone(),
+        );
         app.insert_resource(SaveWorker::default())
+            .insert_resource(exported)
             .init_resource::<EntityChunks>()
             .add_systems(
                 Update,
@@ -80,6 +109,24 @@ impl Plugin for SavePlugin {
             )
             .add_systems(Update, restore_items.in_set(crate::TickSet::World))
             .add_systems(Last, autosave);
+    }
+}
+
+/// The saves' figures for the metrics endpoint; each snapshot carries them to its writer.
+#[derive(Resource, Clone)]
+struct SaveMetrics {
+    saves: Family<Label, Counter>,
+    duration: Histogram,
+    region_bytes: Counter,
+}
+
+impl Default for SaveMetrics {
+    fn default() -> Self {
+        Self {
+            saves: Family::default(),
+            duration: crate::metrics::export::seconds_histogram(),
+            region_bytes: Counter::default(),
+        }
     }
 }
 
@@ -474,11 +521,27 @@ struct Snapshot {
     standing: Vec<StandingZombie>,
     ground: Vec<(DVec3, Compound)>,
     held_before: BTreeSet<ChunkPos>,
+    metrics: Option<SaveMetrics>,
 }
 
 impl Snapshot {
-    /// Writes every part, even after one fails (a full disk must not cost the others).
+    /// Writes the save and counts it.
     fn write(&self) -> anyhow::Result<Saved> {
+        let started = std::time::Instant::now();
+        let written = self.write_parts();
+        if let Some(exported) = &self.metrics {
+            exported.duration.observe(started.elapsed().as_secs_f64());
+            let outcome = if written.is_ok() { "ok" } else { "failed" };
+            exported.saves.get_or_create(&[("outcome", outcome)]).inc();
+            if let Ok(saved) = &written {
+                exported.region_bytes.inc_by(saved.region_bytes);
+            }
+        }
+        written
+    }
+
+    /// Writes every part, even after one fails (a full disk must not cost the others).
+    fn write_parts(&self) -> anyhow::Result<Saved> {
         let terrain = self.terrain.write();
         let mut first_error = terrain
             .error
@@ -577,6 +640,7 @@ fn snapshot(world: &mut World) -> Snapshot {
         zombies,
         players,
         entities: world.resource::<EntityRegions>().clone(),
+        metrics: world.get_resource::<SaveMetrics>().cloned(),
         standing,
         ground,
         held_before,

@@ -41,6 +41,25 @@ impl Plugin for ChunksPlugin {
     fn build(&self, app: &mut App) {
         let config = &app.world.resource::<Config>().chunks;
         let lifecycle = ChunkLifecycle::new(config.retention_ticks, config.report_interval_ticks);
+        let exported = lifecycle.exported.clone();
+        crate::metrics::register(
+            app,
+            "horde_chunks_loaded",
+            "Chunks loaded in the overworld",
+            exported.loaded,
+        );
+        crate::metrics::register(
+            app,
+            "horde_chunk_load_ticks",
+            "Ticks from a client first needing a chunk to its being loaded",
+            exported.load,
+        );
+        crate::metrics::register(
+            app,
+            "horde_chunk_unload_ticks",
+            "Ticks from a chunk's last viewer leaving to its being dropped",
+            exported.unload,
+        );
         let gate = self.between_ticks.then(|| {
             let budget = Duration::from_secs(1) / app.world.resource::<Server>().tick_rate().get();
             (TickGate::default(), budget)
@@ -197,6 +216,27 @@ pub struct ChunkLifecycle {
     pub load_latency: Histogram,
     /// Ticks from last viewer gone to dropped.
     pub unload_latency: Histogram,
+    exported: ChunkMetrics,
+}
+
+/// The chunks' figures for the metrics endpoint, kept as they change.
+#[derive(Debug, Clone)]
+struct ChunkMetrics {
+    loaded: prometheus_client::metrics::gauge::Gauge,
+    load: prometheus_client::metrics::histogram::Histogram,
+    unload: prometheus_client::metrics::histogram::Histogram,
+}
+
+impl Default for ChunkMetrics {
+    fn default() -> Self {
+        // Ticks: within a tick, a second, ten seconds, a minute (the default retention is 300).
+        let buckets = [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 400.0, 1200.0];
+        Self {
+            loaded: Default::default(),
+            load: prometheus_client::metrics::histogram::Histogram::new(buckets),
+            unload: prometheus_client::metrics::histogram::Histogram::new(buckets),
+        }
+    }
 }
 
 impl ChunkLifecycle {
@@ -213,6 +253,7 @@ impl ChunkLifecycle {
             failed: 0,
             load_latency: Histogram::default(),
             unload_latency: Histogram::default(),
+            exported: ChunkMetrics::default(),
         }
     }
 
@@ -240,7 +281,9 @@ impl ChunkLifecycle {
 
     fn arrived(&mut self, pos: ChunkPos, now: i64) {
         if let Some(since) = self.needed_since.remove(&pos) {
-            self.load_latency.record((now - since).max(0) as u64);
+            let ticks = (now - since).max(0) as u64;
+            self.load_latency.record(ticks);
+            self.exported.load.observe(ticks as f64);
         }
     }
 
@@ -461,6 +504,7 @@ fn insert_read_chunks(
                     edits.loaded_from_disk(pos);
                     arrived.send(ChunkArrived { pos, surface });
                     lifecycle.loaded += 1;
+                    lifecycle.exported.loaded.set(lifecycle.loaded as i64);
                     lifecycle.maybe_unviewed(pos);
                 }
                 lifecycle.arrived(pos, server.current_tick());
@@ -501,6 +545,7 @@ fn insert_generated_chunks(
             lifecycle.generated += 1;
             arrived.send(ChunkArrived { pos, surface });
             lifecycle.loaded += 1;
+            lifecycle.exported.loaded.set(lifecycle.loaded as i64);
             lifecycle.maybe_unviewed(pos);
         }
         lifecycle.arrived(pos, server.current_tick());
@@ -546,7 +591,9 @@ pub(super) fn drop_unviewed_chunks(
             Some(0) => {
                 lifecycle.unviewed.forget(pos);
                 lifecycle.unload_latency.record((now - since) as u64);
+                lifecycle.exported.unload.observe((now - since) as f64);
                 lifecycle.loaded -= 1;
+                lifecycle.exported.loaded.set(lifecycle.loaded as i64);
                 layer.remove_chunk(pos);
                 nav.remove(pos);
                 edits.unloaded(pos);

@@ -19,6 +19,7 @@ pub mod hop;
 pub mod kinds;
 pub mod lod;
 mod look;
+mod metrics;
 pub mod movement;
 pub mod path;
 pub mod record;
@@ -136,7 +137,15 @@ impl Plugin for ZombiePlugin {
                     .chain()
                     .in_set(ZombieSet::Attack),
             )
+            .add_systems(
+                Update,
+                metrics::count
+                    .after(ZombieSet::Attack)
+                    .in_set(crate::TickSet::Zombies)
+                    .run_if(crate::metrics::once_a_second),
+            )
             .add_plugins(tracking::TrackingPlugin);
+        metrics::register(app);
     }
 }
 

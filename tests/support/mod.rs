@@ -145,9 +145,11 @@ impl TestServer {
         } else {
             "spawn_protection = 0\n"
         };
-        if !extra.contains("[map]") {
-            // Tests run side by side: only the map's own test serves one.
-            extra.push_str("\n[map]\nenabled = false\n");
+        // Tests run side by side: only the map's and the metrics' own tests serve them.
+        for table in ["[map]", "[metrics]"] {
+            if !extra.contains(table) {
+                extra.push_str(&format!("\n{table}\nenabled = false\n"));
+            }
         }
         let config = format!(
             "[server]\nport = 0\nonline_mode = false\nview_distance = 6\n{protection}{server_keys}\n\

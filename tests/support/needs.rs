@@ -106,3 +106,20 @@ pub(crate) fn crate_file(name: &str, file: &str) -> PathBuf {
         )
     })
 }
+
+/// A Python with the pinned `prometheus_client` (the metrics test's parser), which
+/// scripts/test.sh installs into `target/e2e-python`.
+pub(crate) fn prometheus_parser() -> PathBuf {
+    let python = repo().join("target/e2e-python/bin/python");
+    let parses = Command::new(&python)
+        .args(["-c", "import prometheus_client.openmetrics.parser"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !parses {
+        missing(
+            "prometheus_client in target/e2e-python",
+            "run scripts/test.sh (or `python3 -m venv target/e2e-python && target/e2e-python/bin/pip install -r scripts/e2e/requirements.txt`)",
+        );
+    }
+    python
+}
