@@ -2,8 +2,10 @@
 # Load benchmark: the real server under many real clients, three scenarios and their floors
 # (see scripts/load/run.js). Installs the pinned clients and plotting library, builds the
 # server and the floor in release, runs, prints the table and plots docs/load.png.
-#   scripts/load.sh [--only NAME] [--seconds N] [--profile] [--map off|idle|browser] [--no-floor] [--quiet]
+#   scripts/load.sh [--only NAME] [--seconds N] [--profile] [--map off|idle|browser] [--no-floor]
+#     [--quiet] [--query-flood N]
 # --quiet: the players make no noise (by default each makes one every 2 s where it stands).
+# --query-flood N: the query on, and N query packets a second thrown at it for the whole run.
 # --map: the live map off, served with nobody looking (the default, as shipped), or open in a
 # headless chromium for the measured window.
 # Output (JSON, per-tick CSVs, perf data with --profile) goes to target/load/.

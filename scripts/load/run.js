@@ -3,14 +3,16 @@
 // while the bots walk, run and teleport away and back (chunks unload, packs turn to ghosts and
 // return), and every 2 s each player makes a noise where it is (as loud as a dug block, heard
 // 24 blocks off: the zombies around listen, some go to look, and the heat map warms; --quiet
-// leaves it out). Each scenario is run again on the floor (examples/floor.rs: the same bots and as
+// leaves it out; --query-flood N floods the query port with N packets a second). Each scenario is run again on the floor (examples/floor.rs: the same bots and as
 // many zombies, moved every tick with no AI), so each figure is also a ratio to Valence's cost.
 //
 // node scripts/load/run.js --out DIR [--only NAME] [--seconds N] [--profile] [--quiet]
+//   [--query-flood N]
 // Writes DIR/NAME.json per run and DIR/results.json; prints a summary table. HORDE_BIN and
 // HORDE_FLOOR_BIN name the binaries when they are not under target/release.
 'use strict'
 
+const dgram = require('dgram')
 const fs = require('fs')
 const os = require('os')
 const path = require('path')
@@ -46,7 +48,7 @@ function sleep (ms) {
 }
 
 function parseArgs () {
-  const args = { out: null, only: null, seconds: 120, profile: false, map: 'idle', floor: true, noise: true }
+  const args = { out: null, only: null, seconds: 120, profile: false, map: 'idle', floor: true, noise: true, queryFlood: 0 }
   const argv = process.argv.slice(2)
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
@@ -57,15 +59,16 @@ function parseArgs () {
     else if (a === '--map') args.map = argv[++i]
     else if (a === '--no-floor') args.floor = false
     else if (a === '--quiet') args.noise = false
+    else if (a === '--query-flood') args.queryFlood = Number(argv[++i])
     else throw new Error(`unknown argument ${a}`)
   }
   if (!args.out || !['off', 'idle', 'browser'].includes(args.map)) {
-    throw new Error('usage: run.js --out DIR [--only NAME] [--seconds N] [--profile] [--map off|idle|browser] [--no-floor] [--quiet]')
+    throw new Error('usage: run.js --out DIR [--only NAME] [--seconds N] [--profile] [--map off|idle|browser] [--no-floor] [--quiet] [--query-flood PACKETS_PER_S]')
   }
   return args
 }
 
-function writeConfig (dir, scenario, spawning, map) {
+function writeConfig (dir, scenario, spawning, map, query) {
   const file = path.join(dir, 'config.toml')
   fs.writeFileSync(file, `# Load harness: the shipped defaults but for these keys.
 [server]
@@ -104,6 +107,14 @@ mob_cap_per_player = ${Math.round(scenario.zombies / scenario.bots)}
 [map]
 # --map off|idle|browser: served (on a free port) unless off.
 enabled = ${map !== 'off'}
+port = 0
+
+[metrics]
+enabled = false
+
+[query]
+# --query-flood: answered on a free port, and flooded.
+enabled = ${query}
 port = 0
 `)
   return file
@@ -178,13 +189,32 @@ function statsOf (clients) {
   return clients.map((c) => ({ ...c.stats, zombieKinds: { ...c.stats.zombieKinds }, zombieBands: { ...c.stats.zombieBands } }))
 }
 
+// --query-flood: `perSecond` query packets a second at the server's query port, a mix of
+// handshakes, stat requests with made-up tokens and junk, as a flood would send them. Returns
+// a handle whose stop() gives the packets sent.
+function startQueryFlood (port, perSecond) {
+  const socket = dgram.createSocket('udp4')
+  const packets = [
+    Buffer.from([0xfe, 0xfd, 9, 0, 0, 0, 1]),
+    Buffer.from([0xfe, 0xfd, 0, 0, 0, 0, 1, 1, 2, 3, 4]),
+    Buffer.from([0xfe, 0xfd, 0, 0, 0, 0, 1, 1, 2, 3, 4, 0, 0, 0, 0]),
+    Buffer.from('junk junk junk')
+  ]
+  let sent = 0
+  // Every 50 ms, a twentieth of the second's packets.
+  const timer = setInterval(() => {
+    for (let i = 0; i < perSecond / 20; i++) socket.send(packets[sent++ % packets.length], port, HOST)
+  }, 50)
+  return { stop () { clearInterval(timer); socket.close(); return sent } }
+}
+
 // Runs one scenario on one server (`floor` or horde) and returns its figures.
 async function runOnce (scenario, floor, args, outDir) {
   const label = `${scenario.name}${floor ? ' floor' : ''}`
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'horde-load-'))
   const world = path.join(dir, 'world')
   fs.cpSync(path.join(ROOT, 'worlds/default'), world, { recursive: true })
-  const config = writeConfig(dir, scenario, false, args.map)
+  const config = writeConfig(dir, scenario, false, args.map, args.queryFlood > 0)
   const perPlayer = Math.round(scenario.zombies / scenario.bots)
   const binary = floor ? FLOOR : HORDE
   const serverArgs = ['--config', config, '--world', world, ...(floor ? ['--per-player', String(perPlayer)] : [])]
@@ -222,7 +252,7 @@ async function runOnce (scenario, floor, args, outDir) {
   if (floor) {
     await server.command('crowd', 'crowd=')
   } else {
-    writeConfig(dir, scenario, true, args.map)
+    writeConfig(dir, scenario, true, args.map, args.queryFlood > 0)
     await server.command('reload', 'reloaded=')
   }
   const target = scenario.zombies * 0.95
@@ -237,6 +267,7 @@ async function runOnce (scenario, floor, args, outDir) {
   // The measured window, with a browser on the live map if asked.
   const browser = args.map === 'browser' ? await openMap(server.mapUrl()) : null
   const perf = args.profile && !floor ? startProfile(server.child.pid, outDir, scenario.name) : null
+  const flooder = args.queryFlood > 0 ? startQueryFlood(await server.queryPort(), args.queryFlood) : null
   await server.command('perf start', 'recording=')
   const before = statsOf(clients)
   const cpuBefore = process.cpuUsage()
@@ -289,6 +320,7 @@ async function runOnce (scenario, floor, args, outDir) {
   const after = statsOf(clients)
   const cpu = process.cpuUsage(cpuBefore)
   const perfStop = await server.last('perf stop', 'ticks=')
+  const flooded = flooder ? flooder.stop() : 0
   if (browser) await browser.close()
   if (perf) await stopProfile(perf)
   const chunks = await server.last('chunks', 'loaded=')
@@ -324,6 +356,7 @@ async function runOnce (scenario, floor, args, outDir) {
 
   const result = {
     scenario: scenario.name,
+    queryFloodPackets: flooded,
     floor,
     bots: names.length,
     zombies: scenario.zombies,

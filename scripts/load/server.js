@@ -93,6 +93,12 @@ class Server {
     return Number(m[1])
   }
 
+  async queryPort () {
+    const m = await this.until('the query port', () =>
+      this.stderr.match(/query \(GameSpy4\) on udp [\d.]+:(\d+)/))
+    return Number(m[1])
+  }
+
   mapUrl () {
     const m = this.stderr.match(/map at (http:\/\/[\d.]+:\d+)\//)
     return m && m[1]
