@@ -157,3 +157,51 @@ fn follow_players(
     shared.1.set(names.len() as i64);
     shared.0.update(|shown| shown.players = names);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn listing(players: usize, hide: bool) -> Listing {
+        let mut config = Config::default();
+        config.server.hide_online_players = hide;
+        let listing = Listing::new(&config, "world".into(), vec![1, 2, 3]);
+        listing.update(|shown| {
+            shown.players = (0..players)
+                .map(|i| (format!("p{i}"), uuid::Uuid::from_u128(i as u128)))
+                .collect();
+        });
+        listing
+    }
+
+    #[test]
+    fn the_sample_names_at_most_twelve_online_players_and_none_when_hidden() {
+        let crowd = listing(30, false);
+        let ServerListPing::Respond {
+            online_players,
+            max_players,
+            player_sample,
+            description,
+            favicon_png,
+            ..
+        } = crowd.ping()
+        else {
+            panic!("a ping is answered");
+        };
+        assert_eq!((online_players, max_players), (30, 20));
+        assert_eq!(player_sample.len(), SAMPLE_SIZE);
+        assert!(player_sample.iter().all(|p| p.name.starts_with('p')));
+        assert_eq!(description, Text::text("A horde server"));
+        assert_eq!(favicon_png, [1, 2, 3]);
+        let hidden = listing(3, true);
+        let ServerListPing::Respond {
+            online_players,
+            player_sample,
+            ..
+        } = hidden.ping()
+        else {
+            panic!("a ping is answered");
+        };
+        assert_eq!((online_players, player_sample.len()), (3, 0));
+    }
+}
