@@ -13,18 +13,20 @@
 #                         scripts/load/plot.py from target/load/results.json and the per-tick CSVs.
 #                         Several minutes (all three scenarios and their floors take about 20).
 #                         A new run draws a new picture: say in BENCHMARKS.md which run it is.
+#   docs/grafana.png      scripts/grafana-preview.sh: docs/grafana-dashboard.json's panels on the
+#                         data of a 4-minute run scraped by a real Prometheus (about 5 minutes).
 # How long in all: about ten minutes on the project's 2-core machine, most of it the load run,
 # plus the release builds when they are stale (an estimate; the whole has not been timed).
-#   scripts/docs.sh [trails] [map] [load]     (no argument: all three)
+#   scripts/docs.sh [trails] [map] [load] [grafana]     (no argument: all four)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 want=("$@")
-[ ${#want[@]} -gt 0 ] || want=(trails map load)
+[ ${#want[@]} -gt 0 ] || want=(trails map load grafana)
 for w in "${want[@]}"; do
   case "$w" in
-    trails | map | load) ;;
-    *) echo "usage: scripts/docs.sh [trails] [map] [load]" >&2; exit 2 ;;
+    trails | map | load | grafana) ;;
+    *) echo "usage: scripts/docs.sh [trails] [map] [load] [grafana]" >&2; exit 2 ;;
   esac
 done
 wants() { [[ " ${want[*]} " == *" $1 "* ]]; }
@@ -110,3 +112,8 @@ if wants load; then
 fi
 
 echo "regenerated: ${want[*]} (git status docs/ shows which pictures changed)" >&2
+
+if wants grafana; then
+  echo "docs/grafana.png: scripts/grafana-preview.sh" >&2
+  scripts/grafana-preview.sh
+fi
