@@ -420,9 +420,9 @@ async function main () {
         fs.writeFileSync(configPath, good + '\n[spawning.nonsense\n')
         const broken = await consoleLast('reload')
         fs.writeFileSync(configPath, good)
-        const tps = await consoleLast('tps')
+        const alive = await consoleLast('time query')
         record('reload with an invalid edit is refused, in one line, and the server runs on',
-          bad.reloaded === 'false' && broken.reloaded === 'false' && tps.tps !== undefined,
+          bad.reloaded === 'false' && broken.reloaded === 'false' && alive.daytime !== undefined,
           `${bad.error} | ${broken.error}`)
       },
       async function saveAll () {
@@ -456,9 +456,9 @@ async function main () {
         const live = clients.filter(Boolean)
         const answers = await Promise.all(live.flatMap((c) => Array.from({ length: 10 }, () => c.send('list').catch(() => ''))))
         await Promise.all(live.map((c) => c.end().catch(() => {})))
-        const tps = await consoleLast('tps')
+        const alive = await consoleLast('time query')
         record('an RCON flood is answered or refused, and the server runs on',
-          answers.filter((a) => a.startsWith('players=')).length > 0 && tps.tps !== undefined,
+          answers.filter((a) => a.startsWith('players=')).length > 0 && alive.daytime !== undefined,
           `${live.length} of 20 connections, ${answers.filter(Boolean).length} answers`)
       },
       async function neverReads () {
