@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: installs the pinned test clients (mineflayer, rcon-client,
 # minecraft-server-util, the playwright-core browser driver) from the npm registry exactly as locked in
-# scripts/package-lock.json, Debian's chromium for the map's browser test and the pinned
+# scripts/package-lock.json, Python's prometheus_client (pinned in scripts/e2e/requirements.txt,
+# into target/e2e-python) for the metrics test, Debian's chromium for the map's browser test and the pinned
 # infrarust proxy for the scale-out test when they are missing, then runs every Rust test,
 # unit, headless and end-to-end, in the release profile the server is built with.
 set -euo pipefail
