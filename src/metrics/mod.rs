@@ -43,6 +43,16 @@ impl Plugin for MetricsPlugin {
     fn build(&self, app: &mut App) {
         let tick_rate = app.world.resource::<Server>().tick_rate().get();
         let exported = TickMetrics::default();
+        // Every window from the start: TPS at the ideal rate, as Paper's averages begin.
+        for window in ["1m", "5m", "15m"] {
+            exported
+                .tps
+                .get_or_create(&[("window", window)])
+                .set(f64::from(tick_rate));
+        }
+        for (window, _) in tps::MSPT_WINDOWS {
+            drop(exported.mspt.get_or_create(&[("window", window)]));
+        }
         register(
             app,
             "horde_tick_duration_seconds",
@@ -76,7 +86,10 @@ impl Plugin for MetricsPlugin {
         app.insert_resource(TickTimes::new(tick_rate as usize * 60, tick_rate))
             .insert_resource(exported)
             .add_systems(First, start_tick)
-            .add_systems(Last, (end_tick, export_ticks).chain());
+            .add_systems(
+                Last,
+                (end_tick, observe_tick, export_ticks.run_if(once_a_second)).chain(),
+            );
     }
 }
 
@@ -103,15 +116,13 @@ impl Default for TickMetrics {
     }
 }
 
-fn export_ticks(times: Res<TickTimes>, exported: Res<TickMetrics>, server: Res<Server>) {
-    let Some(&(_, took)) = times.ticks.back() else {
-        return;
-    };
-    exported.duration.observe(took.as_secs_f64());
-    let tick_rate = server.tick_rate().get() as i64;
-    if server.current_tick() % tick_rate != 0 {
-        return;
+fn observe_tick(times: Res<TickTimes>, exported: Res<TickMetrics>) {
+    if let Some(&(_, took)) = times.ticks.back() {
+        exported.duration.observe(took.as_secs_f64());
     }
+}
+
+fn export_ticks(times: Res<TickTimes>, exported: Res<TickMetrics>) {
     exported
         .overruns
         .inner()
@@ -119,12 +130,13 @@ fn export_ticks(times: Res<TickTimes>, exported: Res<TickMetrics>, server: Res<S
     for (window, tps) in ["1m", "5m", "15m"].into_iter().zip(times.tps.averages()) {
         exported.tps.get_or_create(&[("window", window)]).set(tps);
     }
-    let ms = times.durations_ms();
-    for (window, seconds) in [("5s", 5), ("10s", 10), ("1m", 60)] {
-        let n = (seconds * tick_rate as usize).min(ms.len());
-        if n > 0 {
-            let mean = ms[ms.len() - n..].iter().sum::<f64>() / n as f64 / 1000.0;
-            exported.mspt.get_or_create(&[("window", window)]).set(mean);
+    let windows = tps::mspt_windows(&times.durations_ms(), times.tick_rate);
+    for ((window, _), figures) in tps::MSPT_WINDOWS.into_iter().zip(windows) {
+        if let Some((avg_ms, _, _)) = figures {
+            exported
+                .mspt
+                .get_or_create(&[("window", window)])
+                .set(avg_ms / 1000.0);
         }
     }
     if let Some(bytes) = resident_bytes() {

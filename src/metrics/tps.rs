@@ -106,21 +106,31 @@ fn java_double(v: f64) -> String {
     }
 }
 
-/// Paper's `mspt` from the last tick durations `ms` (oldest first) at `tick_rate`:
-/// avg/min/max over the last 5 s, 10 s and 60 s of ticks.
-pub fn mspt_report(ms: &[f64], tick_rate: u32) -> String {
-    let figures: Vec<String> = [5, 10, 60]
-        .iter()
-        .map(|&seconds| {
-            let n = (seconds * tick_rate as usize).min(ms.len());
-            let window = &ms[ms.len() - n..];
-            if window.is_empty() {
-                return "-/-/-".to_string();
-            }
+/// Paper's `mspt` windows: the last 5 s, 10 s and minute of ticks.
+pub const MSPT_WINDOWS: [(&str, usize); 3] = [("5s", 5), ("10s", 10), ("1m", 60)];
+
+/// Avg/min/max of the last tick durations `ms` (oldest first) over each of
+/// [`MSPT_WINDOWS`] at `tick_rate`; none for a window without ticks.
+pub fn mspt_windows(ms: &[f64], tick_rate: u32) -> [Option<(f64, f64, f64)>; 3] {
+    MSPT_WINDOWS.map(|(_, seconds)| {
+        let n = (seconds * tick_rate as usize).min(ms.len());
+        let window = &ms[ms.len() - n..];
+        (!window.is_empty()).then(|| {
             let avg = window.iter().sum::<f64>() / window.len() as f64;
             let min = window.iter().copied().fold(f64::INFINITY, f64::min);
             let max = window.iter().copied().fold(0.0, f64::max);
-            format!("{avg:.1}/{min:.1}/{max:.1}")
+            (avg, min, max)
+        })
+    })
+}
+
+/// Paper's `mspt` from the last tick durations `ms` (oldest first) at `tick_rate`.
+pub fn mspt_report(ms: &[f64], tick_rate: u32) -> String {
+    let figures: Vec<String> = mspt_windows(ms, tick_rate)
+        .iter()
+        .map(|w| match w {
+            Some((avg, min, max)) => format!("{avg:.1}/{min:.1}/{max:.1}"),
+            None => "-/-/-".to_string(),
         })
         .collect();
     format!(
