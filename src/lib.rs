@@ -64,6 +64,12 @@ pub enum TickSet {
     Hunts,
 }
 
+/// horde's work in `PostUpdate` that Valence's layers read (the chunks players need, zombies
+/// filed into their layers): before Valence writes the layers, and apart from the passes
+/// `metrics` times as Valence's own.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BeforeLayersSet;
+
 /// What to serve and how.
 pub struct Launch {
     pub config: Config,
@@ -213,6 +219,10 @@ pub fn build_base(launch: Launch) -> anyhow::Result<App> {
                 TickSet::Hunts,
             )
                 .chain(),
+        )
+        .configure_set(
+            PostUpdate,
+            BeforeLayersSet.before(valence::layer::UpdateLayersPreClientSet),
         )
         // Systems run one after another: nearly all of ours touch the zombies, so they could
         // hardly run side by side, and handing each system to a thread pool costs a wake-up

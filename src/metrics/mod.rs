@@ -4,6 +4,7 @@
 
 pub mod export;
 mod histogram;
+pub mod passes;
 pub mod tps;
 
 use std::collections::VecDeque;
@@ -90,6 +91,7 @@ impl Plugin for MetricsPlugin {
                 Last,
                 (end_tick, observe_tick, export_ticks.run_if(once_a_second)).chain(),
             );
+        passes::build(app);
     }
 }
 
@@ -174,9 +176,19 @@ pub struct TickTimes {
 #[derive(Debug)]
 pub struct Recording {
     started: Instant,
-    /// Seconds from `started` to each tick's start, and the tick's duration in milliseconds.
-    ticks: Vec<(f64, f64)>,
+    ticks: Vec<RecordedTick>,
     budget_ms: f64,
+}
+
+/// One tick of a recording.
+#[derive(Debug, Clone, Copy)]
+struct RecordedTick {
+    /// Seconds from the recording's start to the tick's.
+    second: f64,
+    /// The whole tick, in milliseconds.
+    ms: f64,
+    /// Valence's passes within it ([`passes::NAMES`]), in milliseconds.
+    passes_ms: [f64; 3],
 }
 
 impl Recording {
@@ -184,9 +196,10 @@ impl Recording {
     /// cannot grow without bound.
     pub const MAX_TICKS: usize = 72_000;
 
-    /// `ticks= seconds= mean_ms= p50_ms= p99_ms= max_ms= overruns=` in logfmt.
+    /// `ticks= seconds= mean_ms= p50_ms= p99_ms= max_ms= overruns=`, then the mean of each of
+    /// Valence's passes (`layers_mean_ms=` ..), in logfmt.
     pub fn summary(&self) -> String {
-        let mut took: Vec<f64> = self.ticks.iter().map(|(_, ms)| *ms).collect();
+        let mut took: Vec<f64> = self.ticks.iter().map(|t| t.ms).collect();
         took.sort_by(f64::total_cmp);
         let at = |p: f64| percentile(&took, p).map_or("-".into(), |ms| format!("{ms:.3}"));
         let mean = if took.is_empty() {
@@ -194,7 +207,7 @@ impl Recording {
         } else {
             format!("{:.3}", took.iter().sum::<f64>() / took.len() as f64)
         };
-        format!(
+        let mut line = format!(
             "ticks={} seconds={:.1} mean_ms={mean} p50_ms={} p99_ms={} max_ms={} overruns={}",
             took.len(),
             self.started.elapsed().as_secs_f64(),
@@ -202,14 +215,30 @@ impl Recording {
             at(0.99),
             at(1.0),
             took.iter().filter(|ms| **ms > self.budget_ms).count()
-        )
+        );
+        if !self.ticks.is_empty() {
+            for (i, name) in passes::NAMES.iter().enumerate() {
+                let sum: f64 = self.ticks.iter().map(|t| t.passes_ms[i]).sum();
+                let mean = sum / self.ticks.len() as f64;
+                line.push_str(&format!(" {name}_mean_ms={mean:.3}"));
+            }
+        }
+        line
     }
 
-    /// One `second,tick_ms` row per tick.
+    /// One `second,tick_ms,layers_ms,clients_ms,flush_ms` row per tick.
     pub fn csv(&self) -> String {
-        let mut out = String::from("second,tick_ms\n");
-        for (second, ms) in &self.ticks {
-            out.push_str(&format!("{second:.3},{ms:.3}\n"));
+        let mut out = String::from("second,tick_ms");
+        for name in passes::NAMES {
+            out.push_str(&format!(",{name}_ms"));
+        }
+        out.push('\n');
+        for tick in &self.ticks {
+            out.push_str(&format!("{:.3},{:.3}", tick.second, tick.ms));
+            for ms in tick.passes_ms {
+                out.push_str(&format!(",{ms:.3}"));
+            }
+            out.push('\n');
         }
         out
     }
@@ -252,7 +281,7 @@ impl TickTimes {
         self.recording.take()
     }
 
-    fn push(&mut self, start: Instant, took: Duration) {
+    fn push(&mut self, start: Instant, took: Duration, passes: passes::Passes) {
         if self.ticks.len() == self.window {
             self.ticks.pop_front();
         }
@@ -260,9 +289,11 @@ impl TickTimes {
         if let Some(recording) = &mut self.recording {
             if recording.ticks.len() < Recording::MAX_TICKS {
                 let second = start.saturating_duration_since(recording.started);
-                recording
-                    .ticks
-                    .push((second.as_secs_f64(), took.as_secs_f64() * 1000.0));
+                recording.ticks.push(RecordedTick {
+                    second: second.as_secs_f64(),
+                    ms: took.as_secs_f64() * 1000.0,
+                    passes_ms: passes.map(|d| d.as_secs_f64() * 1000.0),
+                });
             }
         }
     }
@@ -299,12 +330,13 @@ fn start_tick(mut times: ResMut<TickTimes>) {
     times.started = Some(Instant::now());
 }
 
-fn end_tick(mut times: ResMut<TickTimes>, server: Res<Server>) {
+fn end_tick(mut times: ResMut<TickTimes>, mut marks: ResMut<passes::Marks>, server: Res<Server>) {
+    let passes = marks.take();
     let Some(start) = times.started.take() else {
         return;
     };
     let took = start.elapsed();
-    times.push(start, took);
+    times.push(start, took, passes);
     times.sample(start, took);
     // Like vanilla's "Can't keep up!": a tick longer than its budget, at most every 15 s.
     let budget = Duration::from_secs_f64(1.0 / server.tick_rate().get() as f64);
@@ -383,7 +415,7 @@ mod tests {
         // A minute of 100 ms ticks: 10 ticks a second.
         for i in 0..1200u64 {
             let start = t0 + Duration::from_millis(100 * i);
-            times.push(start, Duration::from_millis(100));
+            times.push(start, Duration::from_millis(100), Default::default());
             times.sample(start, Duration::from_millis(100));
         }
         assert!(
@@ -412,14 +444,17 @@ mod tests {
     fn recording_keeps_every_tick_from_start_to_stop() {
         let mut times = TickTimes::new(3, 20);
         let t0 = Instant::now();
-        times.push(t0, Duration::from_millis(7));
+        times.push(t0, Duration::from_millis(7), Default::default());
         assert!(times.start_recording(20));
         assert!(!times.start_recording(20), "a second start is refused");
         let started = times.recording().unwrap().started;
         for (i, ms) in [1, 2, 3, 4, 60].into_iter().enumerate() {
+            // Valence's passes took a tenth, a fifth and a tenth of each tick.
+            let pass = |tenths: u64| Duration::from_micros(100 * ms * tenths);
             times.push(
                 started + Duration::from_millis(50 * i as u64),
                 Duration::from_millis(ms),
+                [pass(1), pass(2), pass(1)],
             );
         }
         let recording = times.stop_recording().unwrap();
@@ -427,19 +462,20 @@ mod tests {
         assert!(
             summary.starts_with("ticks=5 ")
                 && summary.contains(
-                    " mean_ms=14.000 p50_ms=3.000 p99_ms=60.000 max_ms=60.000 overruns=1"
+                    " mean_ms=14.000 p50_ms=3.000 p99_ms=60.000 max_ms=60.000 overruns=1 \
+                     layers_mean_ms=1.400 clients_mean_ms=2.800 flush_mean_ms=1.400"
                 ),
             "{summary}"
         );
         assert_eq!(
             recording.csv().lines().collect::<Vec<_>>(),
             [
-                "second,tick_ms",
-                "0.000,1.000",
-                "0.050,2.000",
-                "0.100,3.000",
-                "0.150,4.000",
-                "0.200,60.000"
+                "second,tick_ms,layers_ms,clients_ms,flush_ms",
+                "0.000,1.000,0.100,0.200,0.100",
+                "0.050,2.000,0.200,0.400,0.200",
+                "0.100,3.000,0.300,0.600,0.300",
+                "0.150,4.000,0.400,0.800,0.400",
+                "0.200,60.000,6.000,12.000,6.000"
             ]
         );
         assert!(times.recording().is_none());

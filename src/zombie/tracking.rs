@@ -8,7 +8,6 @@
 
 use rustc_hash::FxHashMap;
 use valence::entity::EntityLayerId;
-use valence::layer::UpdateLayersPreClientSet;
 use valence::prelude::*;
 
 use super::Zombie;
@@ -24,7 +23,7 @@ impl Plugin for TrackingPlugin {
             // before Valence files the zombies into them.
             (drop_empty_layers, file_zombies, apply_deferred, show_layers)
                 .chain()
-                .before(UpdateLayersPreClientSet),
+                .in_set(crate::BeforeLayersSet),
         );
     }
 }
