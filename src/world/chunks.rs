@@ -16,7 +16,6 @@ use std::time::Duration;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use valence::client::ClientMarker;
-use valence::layer::UpdateLayersPreClientSet;
 use valence::log::{info, warn};
 use valence::prelude::*;
 
@@ -75,7 +74,7 @@ impl Plugin for ChunksPlugin {
             .insert_resource(Generator::start(self.seed, gate))
             .add_systems(
                 PostUpdate,
-                note_needed_chunks.before(UpdateLayersPreClientSet),
+                note_needed_chunks.in_set(crate::BeforeLayersSet),
             )
             .add_systems(
                 Update,
@@ -605,9 +604,11 @@ pub(super) fn drop_unviewed_chunks(
     }
 }
 
-/// Recomputes [`EntityTicking`] when a player crossed into another chunk or chunks came or
-/// went. The set is replaced only when it differs: readers that rebuild on a change (the packs'
-/// sleep index) then do so when a player crosses a chunk or a chunk loads, not every tick.
+/// Recomputes [`EntityTicking`] when a player crossed into another chunk or a chunk came or
+/// went within a player's radius (with many players, chunks arrive at the view's edge nearly
+/// every tick, and none of those can change the set). The set is replaced only when it
+/// differs: readers that rebuild on a change (the packs' sleep index) then do so when a player
+/// crosses a chunk or a chunk near one loads, not every tick.
 pub fn mark_entity_ticking(
     players: Query<&Position, With<Client>>,
     layers: Query<&ChunkLayer, With<Overworld>>,
@@ -624,7 +625,17 @@ pub fn mark_entity_ticking(
     let radius = (config.lod.quarter_radius / 16.0).ceil() as i32;
     let mut centres: Vec<ChunkPos> = players.iter().map(|p| ChunkPos::from_pos(p.0)).collect();
     centres.sort_unstable();
-    let came_or_went = arrived.iter().count() + dropped.iter().count() > 0;
+    let within = |chunk: ChunkPos| {
+        centres.iter().any(|c| {
+            let (dx, dz) = (chunk.x - c.x, chunk.z - c.z);
+            dx * dx + dz * dz <= radius * radius
+        })
+    };
+    let came_or_went = arrived
+        .iter()
+        .map(|a| a.pos)
+        .chain(dropped.iter().map(|d| d.0))
+        .fold(false, |any, chunk| any || within(chunk));
     if !came_or_went && made_from.0 == centres && made_from.1 == radius {
         return;
     }
