@@ -1,6 +1,7 @@
 //! Pack benchmark, headless: the pack systems' cost per tick with 10,000 materialised zombies
 //! in packs, and with 1,000,000 ghost members on top (the 400 ticks after they appear, and 400
-//! more once they have settled into their sleep); memory per ghost member.
+//! more once they have settled into their sleep); memory per active zombie (everything the
+//! server keeps for one: its entity, chase, pack membership) and per ghost member.
 //! Run with `cargo bench --bench packs` (or `scripts/bench.sh`).
 
 use rand::RngCore;
@@ -90,6 +91,7 @@ fn main() {
         .query_filtered::<Entity, With<Overworld>>()
         .single(&app.world);
     let mut stream = horde::random::generator(1);
+    let before_zombies = live_bytes();
     let mut placed = 0;
     while placed < ZOMBIES {
         let rng = stream.next_u64();
@@ -112,6 +114,7 @@ fn main() {
     for _ in 0..400 {
         app.update();
     }
+    let bytes_per_zombie = live_bytes().saturating_sub(before_zombies) as f64 / ZOMBIES as f64;
     app.world.resource_mut::<Packs>().clear_cost();
     for _ in 0..MEASURED_TICKS {
         app.update();
@@ -120,7 +123,7 @@ fn main() {
     let in_packs: usize = packs.iter().map(|p| p.members.len()).sum();
     let (mean, p99) = packs.cost().summary();
     println!(
-        "scenario=packs zombies={ZOMBIES} in_packs={in_packs} packs={} ghost_members={} ticks={MEASURED_TICKS} pack_mean_ms={mean:.3} pack_p99_ms={p99:.3}",
+        "scenario=packs zombies={ZOMBIES} in_packs={in_packs} packs={} ghost_members={} ticks={MEASURED_TICKS} pack_mean_ms={mean:.3} pack_p99_ms={p99:.3} bytes_per_zombie={bytes_per_zombie:.0}",
         packs.len(),
         packs.ghost_members()
     );

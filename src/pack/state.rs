@@ -627,7 +627,8 @@ impl Packs {
             .sum()
     }
 
-    /// The summary line of `packs` (logfmt).
+    /// The summary line of `packs` (logfmt), with what the pack systems cost a tick over the
+    /// last minute.
     pub fn summary(&self) -> String {
         let s = &self.stats;
         let ghosts = self
@@ -635,8 +636,9 @@ impl Packs {
             .values()
             .filter(|p| p.state == PackState::Ghost)
             .count();
+        let (cost_mean, cost_p99) = self.cost.summary();
         format!(
-            "packs={} ghost_packs={ghosts} ghost_members={} formed={} merged={} dissolved={} dematerialised={} restores={} failed_restores={} give_ups={} flaps={}",
+            "packs={} ghost_packs={ghosts} ghost_members={} formed={} merged={} dissolved={} dematerialised={} restores={} failed_restores={} give_ups={} flaps={} cost_mean_ms={cost_mean:.3} cost_p99_ms={cost_p99:.3}",
             self.packs.len(),
             self.ghost_members(),
             s.formed,
