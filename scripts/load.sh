@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Load benchmark: the real server under many real clients, three scenarios and their floors
-# (see scripts/load/run.js). Installs the pinned clients and plotting library, builds the
-# server and the floor in release, runs, prints the table and plots docs/load.png.
+# Load benchmark: the real server under many real clients, five scenarios and their floors
+# (see scripts/load/run.js; about 50 minutes, --only NAME for one). Installs the pinned clients
+# and plotting library, builds the server and the floor in release, runs, prints the table and
+# plots docs/load.png.
 #   scripts/load.sh [--only NAME] [--seconds N] [--profile] [--map off|idle|browser] [--no-floor]
 #     [--quiet] [--query-flood N]
 # --quiet: the players make no noise (by default each makes one every 2 s where it stands).

@@ -1,6 +1,7 @@
-//! The load harness (scripts/load) on a tiny crowd: one lean protocol client and two mineflayer
-//! bots, 60 zombies, a few seconds on horde and on the floor. The benchmark's figures are not
-//! checked here (they are timings); what is checked is that each part still measures something.
+//! The load harness (scripts/load) on a tiny crowd: one lean protocol client (playing: it
+//! stands on the ground and fights) and two mineflayer bots, 60 zombies, a few seconds on horde
+//! and on the floor. The benchmark's figures are not checked here (they are timings); what is
+//! checked is that each part still measures something.
 
 mod support;
 
@@ -68,6 +69,27 @@ fn the_load_harness_measures_horde_and_the_floor() {
             phases.iter().all(|p| p["ticks"].as_u64().unwrap() > 0),
             "{name}: a phase without ticks: {phases:?}"
         );
+        let machine = &run["machine"];
+        assert!(
+            machine["cores"].as_u64().unwrap() > 0
+                && machine["commit"].as_str().is_some_and(|c| c.len() == 40),
+            "{name}: the machine and the commit are recorded: {machine}"
+        );
+        // Valence's passes are timed apart in every tick (src/metrics/passes.rs).
+        let passes = &run["passes"];
+        assert!(
+            ["layers", "clients", "flush"]
+                .iter()
+                .all(|p| passes[p].as_f64().is_some_and(|ms| ms > 0.0)),
+            "{name}: {passes}"
+        );
+        assert!(
+            run["memory"]["crowdMiB"].as_f64().unwrap() > 0.0,
+            "{name}: {}",
+            run["memory"]
+        );
+        // The smoke's one lean client is the crowd's first player: a fighter.
+        assert_eq!(run["roles"]["fighter"], 1, "{name}: {}", run["roles"]);
         let client = &run["client"];
         assert!(client["kBps"].as_f64().unwrap() > 0.0, "{name}: {client}");
         assert!(

@@ -1,12 +1,16 @@
 // A lean Minecraft 1.20.1 client for load tests: it logs in offline, answers keep-alives and
-// teleports, respawns, sends its moves, and counts what it receives. It never inflates a
-// compressed packet (chunks, the join packet): it only reads the small ones, which carry every
-// entity update, so one Node process holds dozens of them. Packet ids are protocol 763's.
+// teleports, respawns, sends its moves, hits, digs and places as a player's client does, and
+// counts what it receives. Of the compressed packets it inflates only the chunks near where
+// it walks, once for every client in the process (see terrain.js), to know where the ground
+// is; it reads the small packets, which carry every entity update, so one Node process holds
+// a hundred of them. Packet ids are protocol 763's.
 'use strict'
 
 const crypto = require('crypto')
 const net = require('net')
+const zlib = require('zlib')
 const { EventEmitter } = require('events')
+const { Terrain } = require('./terrain')
 
 const PROTOCOL = 763
 const ZOMBIE_TYPE = 118
@@ -15,6 +19,7 @@ const ZOMBIE_TYPE = 118
 const S2C = {
   spawnEntity: 0x01,
   animation: 0x04,
+  blockChange: 0x0a,
   damageEvent: 0x18,
   kick: 0x1a,
   entityStatus: 0x1c,
@@ -33,8 +38,23 @@ const S2C = {
   health: 0x57,
   teleport: 0x68,
   attributes: 0x6a,
-  effect: 0x6c
+  effect: 0x6c,
+  chunk: 0x24
 }
+// Serverbound play packets sent here.
+const C2S = {
+  confirmTeleport: 0x00,
+  clientCommand: 0x07,
+  settings: 0x08,
+  interact: 0x10,
+  keepAlive: 0x12,
+  position: 0x14,
+  playerAction: 0x1d,
+  swing: 0x2f,
+  useItemOn: 0x31
+}
+// Chunks within this many chunks of where a client is or is sent are read for their ground.
+const GROUND_RADIUS = 5
 // Zombie traffic is broken down by what it says.
 const KIND = {
   [S2C.spawnEntity]: 'spawn',
@@ -95,6 +115,24 @@ function f64 (v) {
   return b
 }
 
+function f32 (v) {
+  const b = Buffer.alloc(4)
+  b.writeFloatBE(v)
+  return b
+}
+
+// A block position as the protocol packs it: x and z in 26 bits, y in 12.
+function position ([x, y, z]) {
+  const b = Buffer.alloc(8)
+  b.writeBigUInt64BE(((BigInt(x) & 0x3ffffffn) << 38n) | ((BigInt(z) & 0x3ffffffn) << 12n) | (BigInt(y) & 0xfffn))
+  return b
+}
+
+function readPosition (buf, at) {
+  const v = buf.readBigInt64BE(at)
+  return [Number(v >> 38n), Number(BigInt.asIntN(12, v)), Number(BigInt.asIntN(26, v >> 12n))]
+}
+
 // Velocity's modern forwarding answer (version 1): the player's address, UUID, name and no
 // properties, signed with HMAC-SHA256 under the shared secret, as a proxy sends it.
 function forwardingAnswer ({ secret, uuid, address }, username) {
@@ -106,18 +144,21 @@ function forwardingAnswer ({ secret, uuid, address }, username) {
 
 class LeanClient extends EventEmitter {
   // `forwarding` ({ secret, uuid, address }) makes the client play a Velocity proxy's part.
-  constructor ({ host, port, username, viewDistance = 10, forwarding = null }) {
+  // `terrain` (a Terrain shared by the process's clients) has the client read the ground.
+  constructor ({ host, port, username, viewDistance = 10, forwarding = null, terrain = null }) {
     super()
     this.username = username
+    this.terrain = terrain
+    this.sequence = 0
     this.forwarding = forwarding
     this.viewDistance = viewDistance
     this.state = 'login'
     this.compression = -1
     this.pending = Buffer.alloc(0)
     this.pos = null
-    // Each zombie in view, by entity id, with where it stands ([x, z]).
+    // Each zombie in view, by entity id, with where it stands ([x, y, z]).
     this.zombies = new Map()
-    this.stats = { bytes: 0, zombieBytes: 0, packets: 0, compressed: 0, deaths: 0, teleports: 0, zombieKinds: {}, zombieBands: {} }
+    this.stats = { bytes: 0, zombieBytes: 0, packets: 0, compressed: 0, deaths: 0, teleports: 0, blockChanges: 0, zombieKinds: {}, zombieBands: {} }
     this.socket = net.connect({ host, port }, () => {
       this.send(0x00, Buffer.concat([varint(PROTOCOL), string(host), Buffer.from([port >> 8, port & 0xff]), varint(2)]))
       this.send(0x00, Buffer.concat([string(username), Buffer.from([0])]))
@@ -157,6 +198,7 @@ class LeanClient extends EventEmitter {
       const [dataLength, next] = readVarint(payload, 0)
       if (dataLength !== 0) {
         this.stats.compressed += wireBytes
+        if (this.terrain && this.state === 'play') this.compressedFrame(payload.subarray(next))
         return
       }
       offset = next
@@ -165,6 +207,23 @@ class LeanClient extends EventEmitter {
     this.stats.packets++
     if (this.state === 'login') this.login(id, payload.subarray(body))
     else this.play(id, payload.subarray(body), wireBytes)
+  }
+
+  // A chunk near where the client walks, not read yet: its ground for every client.
+  compressedFrame (compressed) {
+    const chunk = Terrain.peekChunk(compressed)
+    if (!chunk || this.terrain.has(...chunk) || !this.near(chunk)) return
+    const payload = zlib.inflateSync(compressed)
+    this.terrain.read(payload.subarray(readVarint(payload, 0)[1]))
+  }
+
+  // Near the client (any chunk, before it knows where it is: the spawn's come first) or any
+  // of the places the harness sends players (`terrain.anchors`).
+  near ([cx, cz]) {
+    if (!this.pos) return true
+    return [this.pos, ...this.terrain.anchors].some((p) =>
+      Math.abs((Math.floor(p[0]) >> 4) - cx) <= GROUND_RADIUS &&
+      Math.abs((Math.floor(p[2]) >> 4) - cz) <= GROUND_RADIUS)
   }
 
   login (id, body) {
@@ -191,13 +250,16 @@ class LeanClient extends EventEmitter {
 
   play (id, body, wireBytes) {
     if (id === S2C.keepAlive) {
-      this.send(0x12, body.subarray(0, 8))
+      this.send(C2S.keepAlive, body.subarray(0, 8))
+    } else if (id === S2C.blockChange) {
+      this.stats.blockChanges++
+      if (this.terrain) this.terrain.changed(...readPosition(body, 0), readVarint(body, 8)[0])
     } else if (id === S2C.position) {
       this.teleported(body)
     } else if (id === S2C.health) {
       if (body.readFloatBE(0) <= 0) {
         this.stats.deaths++
-        this.send(0x07, varint(0))
+        this.send(C2S.clientCommand, varint(0))
         this.emit('death')
       }
     } else if (id === S2C.respawn) {
@@ -209,7 +271,7 @@ class LeanClient extends EventEmitter {
       const [entity, next] = readVarint(body, 0)
       const [type, at] = readVarint(body, next + 16)
       if (type === ZOMBIE_TYPE) {
-        this.zombies.set(entity, [body.readDoubleBE(at), body.readDoubleBE(at + 16)])
+        this.zombies.set(entity, [body.readDoubleBE(at), body.readDoubleBE(at + 8), body.readDoubleBE(at + 16)])
         this.zombieTraffic(id, wireBytes, entity)
       }
     } else if (id === S2C.destroy) {
@@ -230,11 +292,9 @@ class LeanClient extends EventEmitter {
       if (!where) return
       this.zombieTraffic(id, wireBytes, entity)
       if (id === S2C.moveRel || id === S2C.moveLook) {
-        where[0] += body.readInt16BE(at) / 4096
-        where[1] += body.readInt16BE(at + 4) / 4096
+        for (let axis = 0; axis < 3; axis++) where[axis] += body.readInt16BE(at + 2 * axis) / 4096
       } else if (id === S2C.teleport) {
-        where[0] = body.readDoubleBE(at)
-        where[1] = body.readDoubleBE(at + 16)
+        for (let axis = 0; axis < 3; axis++) where[axis] = body.readDoubleBE(at + 8 * axis)
       }
     }
   }
@@ -246,7 +306,7 @@ class LeanClient extends EventEmitter {
     this.stats.zombieKinds[kind] = (this.stats.zombieKinds[kind] || 0) + wireBytes
     const where = this.zombies.get(entity)
     if (where && this.pos) {
-      const band = distanceBand(Math.hypot(where[0] - this.pos[0], where[1] - this.pos[2]))
+      const band = distanceBand(Math.hypot(where[0] - this.pos[0], where[2] - this.pos[2]))
       this.stats.zombieBands[band] = (this.stats.zombieBands[band] || 0) + wireBytes
     }
   }
@@ -255,7 +315,7 @@ class LeanClient extends EventEmitter {
   zombiesByBand () {
     const counts = {}
     if (!this.pos) return counts
-    for (const [x, z] of this.zombies.values()) {
+    for (const [x, , z] of this.zombies.values()) {
       const band = distanceBand(Math.hypot(x - this.pos[0], z - this.pos[2]))
       counts[band] = (counts[band] || 0) + 1
     }
@@ -266,12 +326,12 @@ class LeanClient extends EventEmitter {
     const flags = body.readInt8(32)
     const axis = (i, bit) => body.readDoubleBE(i * 8) + ((flags & bit) && this.pos ? this.pos[i] : 0)
     this.pos = [axis(0, 0x01), axis(1, 0x02), axis(2, 0x04)]
-    this.send(0x00, varint(readVarint(body, 33)[0]))
+    this.send(C2S.confirmTeleport, varint(readVarint(body, 33)[0]))
     this.stats.teleports++
     if (this.stats.teleports === 1) {
       // Settings after the first position, as the vanilla client: locale, view distance, chat,
       // colours, skin parts, main hand, text filtering, server listing.
-      this.send(0x08, Buffer.concat([string('en_us'), Buffer.from([this.viewDistance]), varint(0),
+      this.send(C2S.settings, Buffer.concat([string('en_us'), Buffer.from([this.viewDistance]), varint(0),
         Buffer.from([1, 0x7f]), varint(1), Buffer.from([0, 1])]))
       this.emit('spawn')
     }
@@ -281,7 +341,37 @@ class LeanClient extends EventEmitter {
   // Moves to `pos` on the ground, as a client does every tick.
   moveTo (pos) {
     this.pos = pos
-    this.send(0x14, Buffer.concat([f64(pos[0]), f64(pos[1]), f64(pos[2]), Buffer.from([1])]))
+    this.send(C2S.position, Buffer.concat([f64(pos[0]), f64(pos[1]), f64(pos[2]), Buffer.from([1])]))
+  }
+
+  // The nearest zombie in view within `reach` blocks of the client's feet: [id, distance].
+  nearestZombie (reach) {
+    let best = null
+    if (!this.pos) return best
+    for (const [id, [x, y, z]] of this.zombies) {
+      const d = Math.hypot(x - this.pos[0], y - this.pos[1], z - this.pos[2])
+      if (d <= reach && (!best || d < best[1])) best = [id, d]
+    }
+    return best
+  }
+
+  // A blow at entity `id` with the main hand, and the arm's swing, as a click sends them.
+  attack (id) {
+    this.send(C2S.interact, Buffer.concat([varint(id), varint(1), Buffer.from([0])]))
+    this.send(C2S.swing, varint(0))
+  }
+
+  // The held item used on the top face of block `at`: places a block on it.
+  placeOnTop (at) {
+    this.send(C2S.useItemOn, Buffer.concat([varint(0), position(at), varint(1), f32(0.5), f32(1), f32(0.5),
+      Buffer.from([0]), varint(++this.sequence)]))
+    this.send(C2S.swing, varint(0))
+  }
+
+  // Starts (status 0) or finishes (2) digging block `at` from its top face.
+  dig (status, at) {
+    this.send(C2S.playerAction, Buffer.concat([varint(status), position(at), Buffer.from([1]), varint(++this.sequence)]))
+    this.send(C2S.swing, varint(0))
   }
 
   end () {
@@ -290,9 +380,9 @@ class LeanClient extends EventEmitter {
 }
 
 // Resolves with a client of the server on loopback `port` once it has spawned.
-function connectLeanOnce (port, username) {
+function connectLeanOnce (port, username, terrain) {
   return new Promise((resolve, reject) => {
-    const client = new LeanClient({ host: '127.0.0.1', port, username })
+    const client = new LeanClient({ host: '127.0.0.1', port, username, terrain })
     const timer = setTimeout(() => reject(new Error(`${username} did not spawn`)), 120000)
     client.once('spawn', () => { clearTimeout(timer); resolve(client) })
     client.once('error', (err) => { clearTimeout(timer); reject(err) })
@@ -300,10 +390,10 @@ function connectLeanOnce (port, username) {
 }
 
 // The server logs its address before its network thread listens: retry a refused connection.
-async function connectLean (port, username) {
+async function connectLean (port, username, terrain = null) {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await connectLeanOnce(port, username)
+      return await connectLeanOnce(port, username, terrain)
     } catch (err) {
       if (err.code !== 'ECONNREFUSED' || attempt >= 50) throw err
       await new Promise((resolve) => setTimeout(resolve, 200))

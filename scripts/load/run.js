@@ -1,35 +1,76 @@
 // The load harness: starts the real server, connects many lean protocol clients and a few full
 // mineflayer bots over TCP, lets zombies spawn to the scenario's count, then records every tick
-// while the bots walk, run and teleport away and back (chunks unload, packs turn to ghosts and
-// return), and every 2 s each player makes a noise where it is (as loud as a dug block, heard
-// 24 blocks off: the zombies around listen, some go to look, and the heat map warms; --quiet
-// leaves it out; --query-flood N floods the query port with N packets a second). Each scenario is run again on the floor (examples/floor.rs: the same bots and as
-// many zombies, moved every tick with no AI), so each figure is also a ratio to Valence's cost.
+// while the players walk and run on the ground and teleport away and back (chunks unload,
+// packs turn to ghosts and return), and every 2 s each player makes a noise where it is (as
+// loud as a dug block, heard 24 blocks off: the zombies around listen, some go to look, and
+// the heat map warms; --quiet leaves it out; --query-flood N floods the query port with N
+// packets a second). In the scenarios where the crowd plays, players also stand and fight
+// with swords, dig and place, hide in shelters the zombies besiege (rebuilt every 30 s), and
+// die and respawn. Each scenario is run again on the floor (examples/floor.rs: the same
+// clients doing the same, as many zombies moved every tick with no AI), so each figure is
+// also a ratio to Valence's cost. A run whose players or crowd never formed is refused.
 //
 // node scripts/load/run.js --out DIR [--only NAME] [--seconds N] [--profile] [--quiet]
 //   [--query-flood N]
-// Writes DIR/NAME.json per run and DIR/results.json; prints a summary table. HORDE_BIN and
-// HORDE_FLOOR_BIN name the binaries when they are not under target/release.
+// Writes DIR/NAME.json per run and DIR/results.json (with the machine's cores and the commit);
+// prints a summary table. HORDE_BIN and HORDE_FLOOR_BIN name the binaries when they are not
+// under target/release.
 'use strict'
 
 const dgram = require('dgram')
 const fs = require('fs')
 const os = require('os')
 const path = require('path')
-const { spawn } = require('child_process')
+const { spawn, execFileSync } = require('child_process')
 const { connectLean, BANDS } = require('./lean-client')
+const { Terrain } = require('./terrain')
 const { Server, logfmt, track, ROOT } = require('./server')
 const HOST = '127.0.0.1'
+// Where the figures were measured: the machine's cores and the commit built (dirty if the
+// working tree differed from it).
+const MACHINE = (() => {
+  const git = (...a) => {
+    try {
+      return execFileSync('git', ['-C', ROOT, ...a], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
+    } catch {
+      return null
+    }
+  }
+  const status = git('status', '--porcelain', '--untracked-files=no')
+  return { cores: os.cpus().length, cpu: os.cpus()[0]?.model ?? null, commit: git('rev-parse', 'HEAD'), dirty: status === null ? null : status !== '' }
+})()
 const BAND_NAMES = [...BANDS.map((b) => `<${b}`), `>=${BANDS[BANDS.length - 1]}`]
 const SCENARIOS = [
   { name: '10-bots-1k', bots: 10, zombies: 1000, travellers: 0.2 },
   { name: '50-bots-5k', bots: 50, zombies: 5000, travellers: 0.2 },
   { name: '20-bots-10k', bots: 20, zombies: 10000, travellers: 0.5 },
+  // #39: a server's full crowd, playing (see ROLES).
+  { name: '100-players-10k', bots: 100, zombies: 10000, travellers: 0.2, plays: true },
+  // #39: most of 50,000 zombies far from the 20 players, in packs that march and ghost: the
+  // crowd is raised in `rounds` places in turn, the players moving on and leaving each
+  // round's zombies behind. The floor cannot hold ghosts: horde alone.
+  { name: '20-players-50k', bots: 20, zombies: 50000, travellers: 0.5, rounds: 5, noFloor: true },
   // The test suite's check that the harness works; run only when named.
   // Homes close together: every client is within tracking range of every crowd, whichever
   // home the spawner found dry ground at.
-  { name: 'smoke', bots: 3, zombies: 60, travellers: 0.4, spacing: 48, onlyByName: true }
+  { name: 'smoke', bots: 3, zombies: 60, travellers: 0.4, spacing: 48, onlyByName: true, plays: true }
 ]
+// What each lean client does where the crowd plays, by its index modulo 20: a fifth stand
+// and fight, three in twenty dig and place, one hides in a shelter, the rest walk and run.
+const ROLES = ['fighter', 'walker', 'digger', 'walker', 'fighter', 'walker', 'digger', 'walker',
+  'fighter', 'walker', 'digger', 'walker', 'fighter', 'walker', 'sheltered', 'walker', 'walker',
+  'walker', 'walker', 'walker']
+// An iron sword's cooldown (attack speed 1.6 a second: minecraft.wiki, Iron Sword) and a
+// zombie's reach from the player's feet.
+const SWORD_TICKS = 13
+const REACH = 3
+// A digger's round, in ticks: place dirt, then dig it (0.75 s by hand, minecraft.wiki, Dirt),
+// then wait.
+const DIG_TICKS = 20
+const DIG_ROUND = 40
+const SHELTER_REBUILD_S = 30
+// Blocks apart the rounds of a raised crowd are.
+const ROUND_SPACING = 1024
 // The binaries, built by `cargo build --release --bin horde --example floor` (or given).
 const HORDE = process.env.HORDE_BIN || path.join(ROOT, 'target/release/horde')
 const FLOOR = process.env.HORDE_FLOOR_BIN || path.join(ROOT, 'target/release/examples/floor')
@@ -68,7 +109,8 @@ function parseArgs () {
   return args
 }
 
-function writeConfig (dir, scenario, spawning, map, query) {
+// `perPlayer`: the cap on zombies (and ghosts) a player.
+function writeConfig (dir, scenario, spawning, map, query, perPlayer) {
   const file = path.join(dir, 'config.toml')
   fs.writeFileSync(file, `# Load harness: the shipped defaults but for these keys.
 [server]
@@ -84,13 +126,14 @@ start_time = 13500
 [chunks]
 report_interval_ticks = 72000
 
-# The bots do not fight back or flee: blows that do no harm keep them from dying every few
-# seconds (a respawn resends everything in view), while the zombies chase and swing as ever.
+# Where the crowd does not play, the bots neither fight back nor flee: blows that do no harm
+# keep them from dying every few seconds (a respawn resends everything in view). Where it
+# plays, blows do a third of vanilla's 3: those who stand in a crowd die now and then.
 [[zombies.types]]
 name = "zombie"
 health = 20.0
 speed = 2.3
-damage = 0.0
+damage = ${scenario.plays ? '1.0' : '0.0'}
 reach = 2.0
 rarity = 100
 
@@ -102,7 +145,7 @@ presets = []
 enabled = ${spawning}
 interval_ticks = 1
 group_size = 64
-mob_cap_per_player = ${Math.round(scenario.zombies / scenario.bots)}
+mob_cap_per_player = ${perPlayer}
 
 [map]
 # --map off|idle|browser: served (on a free port) unless off.
@@ -130,8 +173,9 @@ function homes (count, spawn, spacing = HOME_SPACING) {
   })
 }
 
-// A seeded walk: stretches of walking and sprinting in a new direction, pauses, and a turn back
-// towards home when 48 blocks out.
+// A seeded walk on the ground: stretches of walking and sprinting in a new direction, pauses,
+// and a turn back towards home when 48 blocks out. A step up of more than a block (a wall, a
+// tree) or into water turns the walker, as it would a player; down it steps or drops.
 class Walker {
   constructor (index) {
     this.seed = index * 2654435761 % 4294967296 || 1
@@ -147,7 +191,7 @@ class Walker {
     return this.seed / 4294967296
   }
 
-  step (pos, home) {
+  step (pos, home, terrain) {
     if (this.leg-- <= 0) {
       const r = this.random()
       this.speed = r < 0.2 ? 0 : r < 0.7 ? WALK : SPRINT
@@ -157,8 +201,23 @@ class Walker {
         ? Math.atan2(home[2] - pos[2], home[0] - pos[0])
         : this.random() * 2 * Math.PI
     }
-    return [pos[0] + Math.cos(this.heading) * this.speed, pos[1], pos[2] + Math.sin(this.heading) * this.speed]
+    const next = [pos[0] + Math.cos(this.heading) * this.speed, pos[1], pos[2] + Math.sin(this.heading) * this.speed]
+    const here = terrain.ground(pos[0], pos[2])
+    const there = terrain.ground(next[0], next[2])
+    if (!there) return here ? [pos[0], here.y, pos[2]] : pos
+    if (here && (there.y - here.y > 1 || (there.liquid && !here.liquid))) {
+      this.leg = 0
+      return [pos[0], here.y, pos[2]]
+    }
+    next[1] = there.y
+    return next
   }
+}
+
+// A place on the ground at (x, z), the block's centre; `y` as given while its chunk is unread.
+function grounded (terrain, [x, y, z]) {
+  const g = terrain.ground(x, z)
+  return [Math.floor(x) + 0.5, g ? g.y : y, Math.floor(z) + 0.5]
 }
 
 // The full mineflayer bots run in their own process so their parsing does not stall the lean
@@ -185,6 +244,22 @@ function startWatchers (port, names) {
   return watchers
 }
 
+// Waits for `test` to hold, asked every 200 ms, for at most `ms`; throws naming `what` if not.
+async function until (what, test, ms = 120000) {
+  const deadline = Date.now() + ms
+  while (!test()) {
+    if (Date.now() > deadline) throw new Error(`refused: ${what} never came`)
+    await sleep(200)
+  }
+}
+
+// Zombies on horde: the materialised and the ghost pack members.
+async function crowdSize (server) {
+  const zombies = await server.last('zombies', 'total=')
+  const packs = await server.last('packs', 'packs=')
+  return zombies.total + packs.ghost_members
+}
+
 function statsOf (clients) {
   return clients.map((c) => ({ ...c.stats, zombieKinds: { ...c.stats.zombieKinds }, zombieBands: { ...c.stats.zombieBands } }))
 }
@@ -208,72 +283,175 @@ function startQueryFlood (port, perSecond) {
   return { stop () { clearInterval(timer); socket.close(); return sent } }
 }
 
-// Runs one scenario on one server (`floor` or horde) and returns its figures.
-async function runOnce (scenario, floor, args, outDir) {
+// Runs one scenario on one server (`floor` or horde) and returns its figures. A run whose
+// players or crowd never formed, or that lost a player, is refused (it throws). `deaths` (the
+// horde run's, [second, client] from the recording's start) are dealt again on the floor by
+// `kill`, so that the floor's players die and respawn as often and when horde's did.
+async function runOnce (scenario, floor, args, outDir, deaths = []) {
   const label = `${scenario.name}${floor ? ' floor' : ''}`
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'horde-load-'))
   const world = path.join(dir, 'world')
   fs.cpSync(path.join(ROOT, 'worlds/default'), world, { recursive: true })
-  const config = writeConfig(dir, scenario, false, args.map, args.queryFlood > 0)
+  const rounds = scenario.rounds || 1
   const perPlayer = Math.round(scenario.zombies / scenario.bots)
+  const capAt = (round) => Math.round(perPlayer * (round + 1) / rounds)
+  const query = args.queryFlood > 0
+  const config = writeConfig(dir, scenario, false, args.map, query, capAt(0))
   const binary = floor ? FLOOR : HORDE
   const serverArgs = ['--config', config, '--world', world, ...(floor ? ['--per-player', String(perPlayer)] : [])]
   log(`${label}: starting ${binary}`)
   const server = new Server(binary, serverArgs, label)
   const port = await server.port()
+  const rssAtStart = server.rss()
 
-  // Lean clients, then the watchers; everyone is sent home.
+  // Lean clients, then the watchers.
+  const terrain = new Terrain()
   const leanCount = scenario.bots - WATCHERS
   const clients = []
+  const lost = []
   for (let i = 0; i < leanCount; i++) {
-    clients.push(await connectLean(port, `lean${i}`))
+    const client = await connectLean(port, `lean${i}`, terrain)
+    client.once('end', () => lost.push(client.username))
+    clients.push(client)
     await sleep(50)
   }
   const watcherNames = Array.from({ length: WATCHERS }, (_, i) => `full${i}`)
   const watchers = startWatchers(port, watcherNames)
   await watchers.ready
-  const spawnPos = clients[0].pos
   const names = [...clients.map((c) => c.username), ...watcherNames]
-  const home = homes(names.length, spawnPos, scenario.spacing)
+  const roles = clients.map((_, i) => (scenario.plays ? ROLES[i % ROLES.length] : 'walker'))
   const fmt = (p) => p.map((v) => v.toFixed(2)).join(' ')
-  for (let i = 0; i < names.length; i++) await server.command(`tp ${names[i]} ${fmt(home[i])}`, 'teleported=')
+  const tp = (name, at) => server.command(`tp ${name} ${fmt(at)}`, 'teleported=')
+  const baseHomes = homes(names.length, clients[0].pos, scenario.spacing)
+  const home = baseHomes.map((h) => h.slice())
+  // Where each lean client walks about: its home, or where it was sent.
+  const homeOf = clients.map((_, i) => home[i])
+
+  // Everyone home (`shift` blocks east of the first homes), on the ground once its chunk came.
+  const sendHome = async (shift) => {
+    for (const [i, h] of baseHomes.entries()) home[i] = [h[0] + shift, h[1], h[2]]
+    terrain.anchors = home.slice()
+    for (const [i, name] of names.entries()) await tp(name, home[i])
+    await until(`${label}: the ground under every home`, () => home.every((h) => terrain.ground(h[0], h[2])))
+    for (const [i, name] of names.entries()) {
+      home[i] = grounded(terrain, home[i])
+      if (i < clients.length) homeOf[i] = home[i]
+      await tp(name, home[i])
+    }
+  }
+  await sendHome(0)
+
+  // Each player's part: a sword for those who fight, dirt for those who dig, a shelter around
+  // those who hide. Given again after a death (the inventory drops where they died).
+  const equip = async (i) => {
+    if (roles[i] === 'fighter') await server.command(`give ${names[i]} iron_sword 1`, 'given=')
+    if (roles[i] === 'digger') await server.command(`give ${names[i]} dirt 64`, 'given=')
+  }
+  // A cobblestone box round the player's feet and head, its inside cleared.
+  const shelter = async (i) => {
+    const [x, y, z] = home[i].map(Math.floor)
+    for (const [from, to, block] of [[[x - 1, y - 1, z - 1], [x + 1, y + 2, z + 1], 'cobblestone'], [[x, y, z], [x, y + 1, z], 'air']]) {
+      server.child.stdin.write(`fill ${from.join(' ')} ${to.join(' ')} ${block}\n`)
+    }
+  }
+  for (const i of clients.keys()) {
+    await equip(i)
+    if (roles[i] === 'sheltered') await shelter(i)
+  }
+  let t0 = null
+  const deathLog = []
   for (const [i, c] of clients.entries()) {
-    c.on('death', () => setTimeout(() => server.command(`tp ${c.username} ${fmt(home[i])}`, 'teleported=').catch(() => {}), 1000))
+    c.on('death', () => {
+      if (t0 !== null) deathLog.push([(Date.now() - t0) / 1000, i])
+      setTimeout(() => tp(c.username, homeOf[i]).then(() => equip(i)).catch(() => {}), 1000)
+    })
   }
 
-  // Every tick each lean client takes a step of its walk.
+  // Every tick each lean client does its part: walkers (and anyone sent away) walk, fighters
+  // stand and swing at the nearest zombie within reach, diggers place dirt beside them and
+  // dig it out, the sheltered stay put.
   const walkers = clients.map((_, i) => new Walker(i + 1))
-  const homeOf = clients.map((_, i) => home[i].slice())
+  const acts = { blows: 0, placed: 0, dug: 0 }
+  const away = new Set()
+  let tick = 0
   const mover = setInterval(() => {
-    for (const [i, c] of clients.entries()) if (c.pos) c.moveTo(walkers[i].step(c.pos, homeOf[i]))
+    tick++
+    for (const [i, c] of clients.entries()) {
+      if (!c.pos) continue
+      const role = away.has(i) ? 'walker' : roles[i]
+      if (role === 'walker') {
+        c.moveTo(walkers[i].step(c.pos, homeOf[i], terrain))
+        continue
+      }
+      c.moveTo(c.pos)
+      if (role === 'fighter' && (tick + i) % SWORD_TICKS === 0) {
+        const target = c.nearestZombie(REACH)
+        if (target) {
+          c.attack(target[0])
+          acts.blows++
+        }
+      } else if (role === 'digger') {
+        const step = (tick + 7 * i) % DIG_ROUND
+        if (step === 0) {
+          const [x, , z] = c.pos.map(Math.floor)
+          const g = terrain.ground(x + 1.5, z + 0.5)
+          c.digAt = g && !g.liquid ? [x + 1, g.y, z] : null
+          if (c.digAt) {
+            c.placeOnTop([x + 1, g.y - 1, z])
+            acts.placed++
+          }
+        } else if (c.digAt && step === 2) {
+          c.dig(0, c.digAt)
+        } else if (c.digAt && step === 2 + DIG_TICKS) {
+          c.dig(2, c.digAt)
+          acts.dug++
+        }
+      }
+    }
   }, 50)
 
-  // Now the crowd: horde spawns it naturally once spawning is on, the floor on `crowd`.
+  // Now the crowd: horde spawns it naturally once spawning is on, the floor on `crowd`. A
+  // crowd raised in rounds moves everyone on between them.
+  const populateStart = Date.now()
+  const rssBeforeCrowd = server.rss()
   if (floor) {
     await server.command('crowd', 'crowd=')
   } else {
-    writeConfig(dir, scenario, true, args.map, args.queryFlood > 0)
-    await server.command('reload', 'reloaded=')
+    for (let round = 0; round < rounds; round++) {
+      if (round > 0) await sendHome(round * ROUND_SPACING)
+      writeConfig(dir, scenario, true, args.map, query, capAt(round))
+      await server.command('reload', 'reloaded=')
+      const target = Math.round(capAt(round) * names.length * 0.95)
+      const deadline = Date.now() + 180000
+      for (;;) {
+        const total = await crowdSize(server)
+        if (total >= target) {
+          if (rounds > 1) log(`${label}: round ${round + 1} of ${rounds}: ${total} zombies`)
+          break
+        }
+        if (Date.now() > deadline) throw new Error(`${label}: refused, the crowd never formed: ${total} of ${target} zombies after 180 s`)
+        await sleep(1000)
+      }
+    }
   }
-  const target = scenario.zombies * 0.95
-  const populateStart = Date.now()
-  for (;;) {
-    const z = floor ? null : await server.last('zombies', 'total=')
-    if (floor || z.total >= target || Date.now() - populateStart > 120000) break
-    await sleep(1000)
-  }
-  log(`${label}: ${names.length} players online, crowd ready after ${((Date.now() - populateStart) / 1000).toFixed(0)} s; recording ${args.seconds} s`)
+  if (lost.length) throw new Error(`${label}: refused, players lost before the recording: ${lost.join(', ')}`)
+  const rssWithCrowd = server.rss()
+  const crowdAtStart = floor ? scenario.zombies : await crowdSize(server)
+  log(`${label}: ${names.length} players online, crowd of ${crowdAtStart} ready after ${((Date.now() - populateStart) / 1000).toFixed(0)} s; recording ${args.seconds} s`)
+  let lastShelter = Date.now()
 
   // The measured window, with a browser on the live map if asked.
   const browser = args.map === 'browser' ? await openMap(server.mapUrl()) : null
   const perf = args.profile && !floor ? startProfile(server.child.pid, outDir, scenario.name) : null
-  const flooder = args.queryFlood > 0 ? startQueryFlood(await server.queryPort(), args.queryFlood) : null
+  const flooder = query ? startQueryFlood(await server.queryPort(), args.queryFlood) : null
   await server.command('perf start', 'recording=')
   const before = statsOf(clients)
+  const actsBefore = { ...acts }
   const cpuBefore = process.cpuUsage()
-  const t0 = Date.now()
+  t0 = Date.now()
+  const kills = deaths.map(([second, i]) => setTimeout(() => server.command(`kill ${names[i]}`, 'damaged=').catch(() => {}), second * 1000))
   const timeline = []
-  const travellers = Math.round(names.length * scenario.travellers)
+  const travellers = [...clients.keys()].filter((i) => roles[i] !== 'sheltered').slice(0, Math.round(names.length * scenario.travellers))
   const leaveAt = Math.min(10, args.seconds / 4)
   const returnAt = Math.max(leaveAt + 1, args.seconds - 30)
   let left = false
@@ -284,20 +462,27 @@ async function runOnce (scenario, floor, args, outDir) {
     const t = (Date.now() - t0) / 1000
     if (!left && t >= leaveAt) {
       left = true
-      log(`${label}: ${travellers} players teleport away`)
-      for (let i = 0; i < travellers; i++) {
+      log(`${label}: ${travellers.length} players teleport away`)
+      for (const i of travellers) {
         const far = [home[i][0] + 4000 + 500 * i, home[i][1], home[i][2] + 4000]
+        terrain.anchors.push(far)
         homeOf[i] = far
-        await server.command(`tp ${names[i]} ${fmt(far)}`, 'teleported=')
+        away.add(i)
+        await tp(names[i], far)
       }
     }
     if (!returned && t >= returnAt) {
       returned = true
       log(`${label}: the travellers come back`)
-      for (let i = 0; i < travellers; i++) {
-        homeOf[i] = home[i].slice()
-        await server.command(`tp ${names[i]} ${fmt(home[i])}`, 'teleported=')
+      for (const i of travellers) {
+        homeOf[i] = home[i]
+        away.delete(i)
+        await tp(names[i], home[i])
       }
+    }
+    if (Date.now() - lastShelter > SHELTER_REBUILD_S * 1000) {
+      lastShelter = Date.now()
+      for (const i of clients.keys()) if (roles[i] === 'sheltered') await shelter(i)
     }
     if (args.noise) {
       // Fired together, answers unread: the console takes every waiting line in one tick. The
@@ -317,6 +502,7 @@ async function runOnce (scenario, floor, args, outDir) {
     await sleep(2000)
   }
   const seconds = (Date.now() - t0) / 1000
+  for (const kill of kills) clearTimeout(kill)
   const after = statsOf(clients)
   const cpu = process.cpuUsage(cpuBefore)
   const perfStop = await server.last('perf stop', 'ticks=')
@@ -326,12 +512,13 @@ async function runOnce (scenario, floor, args, outDir) {
   const chunks = await server.last('chunks', 'loaded=')
   const rssMiB = server.rss()
   clearInterval(mover)
+  if (lost.length) throw new Error(`${label}: refused, players lost during the recording: ${lost.join(', ')}`)
 
   const perClient = clients.map((c, i) => {
     const inView = viewSamples[i].reduce((a, b) => a + b, 0) / Math.max(1, viewSamples[i].length)
     const bytes = (after[i].bytes - before[i].bytes) / seconds / 1000
     const zombie = (after[i].zombieBytes - before[i].zombieBytes) / seconds / 1000
-    return { kBps: bytes, zombieKBps: zombie, zombiesInView: inView, deaths: after[i].deaths - before[i].deaths }
+    return { kBps: bytes, zombieKBps: zombie, zombiesInView: inView, deaths: after[i].deaths - before[i].deaths, blockChanges: after[i].blockChanges - before[i].blockChanges }
   })
   const mean = (xs) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length)
   const KINDS = ['spawn', 'destroy', 'move', 'moveAndTurn', 'teleport', 'turn', 'head', 'metadata', 'other']
@@ -346,6 +533,7 @@ async function runOnce (scenario, floor, args, outDir) {
     mostZombies: Math.max(...reports.map((r) => r.zombies))
   }))
   watchers.child.kill()
+  if (watcherReports.length < WATCHERS) throw new Error(`${label}: refused, ${WATCHERS - watcherReports.length} mineflayer bots never reported`)
   for (const c of clients) c.end()
   await server.stop(floor)
   const csv = perfStop.file && fs.readFileSync(perfStop.file, 'utf8')
@@ -354,14 +542,31 @@ async function runOnce (scenario, floor, args, outDir) {
     ? byPhase(csv, [['all home', 0], ['travellers away', leaveAt], ['after the return', returnAt]])
     : []
 
+  const count = (role) => roles.filter((r) => r === role).length
   const result = {
     scenario: scenario.name,
+    machine: MACHINE,
     queryFloodPackets: flooded,
     floor,
     bots: names.length,
     zombies: scenario.zombies,
+    crowd: crowdAtStart,
+    roles: { walker: count('walker') + WATCHERS, fighter: count('fighter'), digger: count('digger'), sheltered: count('sheltered'), travellers: travellers.length },
+    // What the players did in the recorded window.
+    acts: { blows: acts.blows - actsBefore.blows, placed: acts.placed - actsBefore.placed, dug: acts.dug - actsBefore.dug },
     seconds,
+    deathLog,
     tick: { mean: perfStop.mean_ms, p50: perfStop.p50_ms, p99: perfStop.p99_ms, max: perfStop.max_ms, ticks: perfStop.ticks, overruns: perfStop.overruns },
+    // Valence's passes within the tick (src/metrics/passes.rs), mean ms.
+    passes: { layers: perfStop.layers_mean_ms, clients: perfStop.clients_mean_ms, flush: perfStop.flush_mean_ms },
+    // Resident memory: at start, with the players home, with the crowd, at the end; and the
+    // crowd's share per zombie (its bodies, packs and tracking; chunks were loaded before).
+    memory: {
+      startMiB: rssAtStart,
+      playersHomeMiB: rssBeforeCrowd,
+      crowdMiB: rssWithCrowd,
+      bytesPerZombie: rssWithCrowd && rssBeforeCrowd && crowdAtStart ? (rssWithCrowd - rssBeforeCrowd) * 1048576 / crowdAtStart : null
+    },
     phases,
     client: {
       kBps: mean(perClient.map((c) => c.kBps)),
@@ -371,6 +576,8 @@ async function runOnce (scenario, floor, args, outDir) {
       zombiesInView: mean(perClient.map((c) => c.zombiesInView)),
       bytesPerZombieInView: inViewTotal > 0 ? zombieTotal * 1000 / inViewTotal : null,
       deaths: perClient.reduce((a, c) => a + c.deaths, 0),
+      // Blocks the server changed in the clients' view (digging, placing, sieges), summed.
+      blockChanges: perClient.reduce((a, c) => a + c.blockChanges, 0),
       // Mean zombie kB/s per client by what the packets say.
       zombieKinds: Object.fromEntries(KINDS.map((k) => [k, mean(clients.map((_, i) => kindKBps(i, k)))])),
       // The client with the most zombie traffic: what it saw and what its bytes were.
@@ -445,13 +652,18 @@ async function stopProfile (perf) {
 }
 
 function table (results) {
-  const rows = ['| scenario | server | tick mean / p50 / p99 / max ms | overruns | kB/s per client (zombies) | zombies in view | B/s per zombie in view | chunk load p50/p99 ticks | flaps |',
-    '|---|---|---|---|---|---|---|---|---|']
+  const m = results[0]?.machine || {}
+  const rows = [`${m.cores} cores (${m.cpu}), commit ${m.commit}${m.dirty ? ' with changes' : ''}`, '',
+    '| scenario | server | tick mean / p50 / p99 / max ms | overruns | Valence layers / clients / flush ms | kB/s per client (zombies; densest) | zombies in view | B/s per zombie in view | chunk load p50/p99 ticks | flaps | deaths | blows / placed / dug | crowd, B a zombie |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|']
+  const f2 = (v) => (typeof v === 'number' ? v.toFixed(2) : '-')
   for (const r of results) {
     const last = r.timeline[r.timeline.length - 1] || {}
     rows.push(`| ${r.scenario} | ${r.floor ? 'floor' : 'horde'} | ${r.tick.mean} / ${r.tick.p50} / ${r.tick.p99} / ${r.tick.max} | ${r.tick.overruns} | ` +
-      `${r.client.kBps.toFixed(1)} (${r.client.zombieKBps.toFixed(1)}) | ${r.client.zombiesInView.toFixed(0)} | ` +
-      `${r.client.bytesPerZombieInView === null ? '-' : r.client.bytesPerZombieInView.toFixed(0)} | ${r.chunks.load_p50}/${r.chunks.load_p99} | ${last.flaps ?? '-'} |`)
+      `${f2(r.passes.layers)} / ${f2(r.passes.clients)} / ${f2(r.passes.flush)} | ` +
+      `${r.client.kBps.toFixed(1)} (${r.client.zombieKBps.toFixed(1)}; ${r.client.maxZombieKBps.toFixed(1)}) | ${r.client.zombiesInView.toFixed(0)} | ` +
+      `${r.client.bytesPerZombieInView === null ? '-' : r.client.bytesPerZombieInView.toFixed(0)} | ${r.chunks.load_p50}/${r.chunks.load_p99} | ${last.flaps ?? '-'} | ` +
+      `${r.client.deaths} | ${r.acts.blows} / ${r.acts.placed} / ${r.acts.dug} | ${r.crowd}, ${r.memory.bytesPerZombie === null ? '-' : r.memory.bytesPerZombie.toFixed(0)} |`)
   }
   const ratios = ['', '| scenario | tick mean ÷ floor | tick p99 ÷ floor | zombie B/s per zombie in view ÷ floor |', '|---|---|---|---|']
   for (const r of results.filter((r) => !r.floor)) {
@@ -480,7 +692,9 @@ async function main () {
   const chosen = SCENARIOS.filter((s) => args.only ? s.name === args.only : !s.onlyByName)
   if (chosen.length === 0) throw new Error(`no scenario ${args.only}; ${SCENARIOS.map((s) => s.name).join(', ')}`)
   for (const scenario of chosen) {
-    for (const floor of args.floor ? [false, true] : [false]) results.push(await runOnce(scenario, floor, args, args.out))
+    const horde = await runOnce(scenario, false, args, args.out)
+    results.push(horde)
+    if (args.floor && !scenario.noFloor) results.push(await runOnce(scenario, true, args, args.out, horde.deathLog))
   }
   fs.writeFileSync(path.join(args.out, 'results.json'), JSON.stringify(results, null, 1))
   console.log(table(results))
