@@ -244,11 +244,11 @@ function startWatchers (port, names) {
   return watchers
 }
 
-// Waits for `test` to hold, asked every 200 ms, for at most `ms`; throws naming `what` if not.
+// Waits for `test` to hold, asked every 200 ms, for at most `ms`; throws naming `what()` if not.
 async function until (what, test, ms = 120000) {
   const deadline = Date.now() + ms
   while (!test()) {
-    if (Date.now() > deadline) throw new Error(`refused: ${what} never came`)
+    if (Date.now() > deadline) throw new Error(`refused: ${what()} never came`)
     await sleep(200)
   }
 }
@@ -322,7 +322,13 @@ async function runOnce (scenario, floor, args, outDir, deaths = []) {
   const roles = clients.map((_, i) => (scenario.plays ? ROLES[i % ROLES.length] : 'walker'))
   const fmt = (p) => p.map((v) => v.toFixed(2)).join(' ')
   const tp = (name, at) => server.command(`tp ${name} ${fmt(at)}`, 'teleported=')
-  const baseHomes = homes(names.length, clients[0].pos, scenario.spacing)
+  // The mineflayer bots live a few blocks from the first lean clients, whose views bring the
+  // chunks their ground is read from.
+  const leanHomes = homes(clients.length, clients[0].pos, scenario.spacing)
+  const baseHomes = [...leanHomes, ...watcherNames.map((_, w) => {
+    const [x, y, z] = leanHomes[w % leanHomes.length]
+    return [x + 6, y, z + 6]
+  })]
   const home = baseHomes.map((h) => h.slice())
   // Where each lean client walks about: its home, or where it was sent.
   const homeOf = clients.map((_, i) => home[i])
@@ -332,7 +338,8 @@ async function runOnce (scenario, floor, args, outDir, deaths = []) {
     for (const [i, h] of baseHomes.entries()) home[i] = [h[0] + shift, h[1], h[2]]
     terrain.anchors = home.slice()
     for (const [i, name] of names.entries()) await tp(name, home[i])
-    await until(`${label}: the ground under every home`, () => home.every((h) => terrain.ground(h[0], h[2])))
+    const unread = () => names.filter((_, i) => !terrain.ground(home[i][0], home[i][2]))
+    await until(() => `${label}: the ground under the homes of ${unread().join(', ')}`, () => unread().length === 0)
     for (const [i, name] of names.entries()) {
       home[i] = grounded(terrain, home[i])
       if (i < clients.length) homeOf[i] = home[i]
