@@ -20,6 +20,7 @@ const S2C = {
   spawnEntity: 0x01,
   animation: 0x04,
   blockChange: 0x0a,
+  unloadChunk: 0x1e,
   damageEvent: 0x18,
   kick: 0x1a,
   entityStatus: 0x1c,
@@ -251,6 +252,12 @@ class LeanClient extends EventEmitter {
   play (id, body, wireBytes) {
     if (id === S2C.keepAlive) {
       this.send(C2S.keepAlive, body.subarray(0, 8))
+    } else if (id === S2C.unloadChunk) {
+      // A client forgets the entities of a chunk it unloads.
+      const [cx, cz] = [body.readInt32BE(0), body.readInt32BE(4)]
+      for (const [entity, [x, , z]] of this.zombies) {
+        if (Math.floor(x / 16) === cx && Math.floor(z / 16) === cz) this.zombies.delete(entity)
+      }
     } else if (id === S2C.blockChange) {
       this.stats.blockChanges++
       if (this.terrain) this.terrain.changed(...readPosition(body, 0), readVarint(body, 8)[0])

@@ -441,6 +441,18 @@ async function runOnce (scenario, floor, args, outDir, deaths = []) {
       }
     }
   }
+  if (rounds > 1) {
+    // The earlier rounds' zombies, out of everyone's sight, become ghost packs.
+    const ghosts = Math.round(scenario.zombies * (rounds - 1) / rounds * 0.9)
+    const deadline = Date.now() + 240000
+    for (;;) {
+      const packs = await server.last('packs', 'packs=')
+      if (packs.ghost_members >= ghosts) break
+      if (Date.now() > deadline) throw new Error(`${label}: refused, the packs left behind never became ghosts: ${packs.ghost_members} of ${ghosts}`)
+      await sleep(2000)
+    }
+    log(`${label}: the earlier rounds' packs are ghosts`)
+  }
   if (lost.length) throw new Error(`${label}: refused, players lost before the recording: ${lost.join(', ')}`)
   const rssWithCrowd = server.rss()
   const crowdAtStart = floor ? scenario.zombies : await crowdSize(server)
