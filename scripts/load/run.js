@@ -39,6 +39,8 @@ const MACHINE = (() => {
   const status = git('status', '--porcelain', '--untracked-files=no')
   return { cores: os.cpus().length, cpu: os.cpus()[0]?.model ?? null, commit: git('rev-parse', 'HEAD'), dirty: status === null ? null : status !== '' }
 })()
+// The tick's phases a recording times apart (src/metrics/phases.rs).
+const PHASES = ['world', 'players', 'zombies', 'layers', 'clients', 'flush']
 const BAND_NAMES = [...BANDS.map((b) => `<${b}`), `>=${BANDS[BANDS.length - 1]}`]
 const SCENARIOS = [
   { name: '10-bots-1k', bots: 10, zombies: 1000, travellers: 0.2 },
@@ -576,8 +578,8 @@ async function runOnce (scenario, floor, args, outDir, deaths = []) {
     seconds,
     deathLog,
     tick: { mean: perfStop.mean_ms, p50: perfStop.p50_ms, p99: perfStop.p99_ms, max: perfStop.max_ms, ticks: perfStop.ticks, overruns: perfStop.overruns },
-    // Valence's passes within the tick (src/metrics/passes.rs), mean ms.
-    passes: { layers: perfStop.layers_mean_ms, clients: perfStop.clients_mean_ms, flush: perfStop.flush_mean_ms },
+    // The tick's phases (src/metrics/phases.rs), mean ms: horde's, then Valence's passes.
+    phases: Object.fromEntries(PHASES.map((p) => [p, perfStop[`${p}_mean_ms`]])),
     // Resident memory: at start, with the players home, with the crowd, at the end; and the
     // crowd's share per zombie (its bodies, packs and tracking; chunks were loaded before).
     memory: {
@@ -673,13 +675,13 @@ async function stopProfile (perf) {
 function table (results) {
   const m = results[0]?.machine || {}
   const rows = [`${m.cores} cores (${m.cpu}), commit ${m.commit}${m.dirty ? ' with changes' : ''}`, '',
-    '| scenario | server | tick mean / p50 / p99 / max ms | overruns | Valence layers / clients / flush ms | kB/s per client (zombies; densest) | zombies in view | B/s per zombie in view | chunk load p50/p99 ticks | flaps | deaths | blows / placed / dug | crowd, B a zombie |',
+    '| scenario | server | tick mean / p50 / p99 / max ms | overruns | world / players / zombies; Valence layers / clients / flush ms | kB/s per client (zombies; densest) | zombies in view | B/s per zombie in view | chunk load p50/p99 ticks | flaps | deaths | blows / placed / dug | crowd, B a zombie |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|']
   const f2 = (v) => (typeof v === 'number' ? v.toFixed(2) : '-')
   for (const r of results) {
     const last = r.timeline[r.timeline.length - 1] || {}
     rows.push(`| ${r.scenario} | ${r.floor ? 'floor' : 'horde'} | ${r.tick.mean} / ${r.tick.p50} / ${r.tick.p99} / ${r.tick.max} | ${r.tick.overruns} | ` +
-      `${f2(r.passes.layers)} / ${f2(r.passes.clients)} / ${f2(r.passes.flush)} | ` +
+      `${PHASES.slice(0, 3).map((p) => f2(r.phases[p])).join(' / ')}; ${PHASES.slice(3).map((p) => f2(r.phases[p])).join(' / ')} | ` +
       `${r.client.kBps.toFixed(1)} (${r.client.zombieKBps.toFixed(1)}; ${r.client.maxZombieKBps.toFixed(1)}) | ${r.client.zombiesInView.toFixed(0)} | ` +
       `${r.client.bytesPerZombieInView === null ? '-' : r.client.bytesPerZombieInView.toFixed(0)} | ${r.chunks.load_p50}/${r.chunks.load_p99} | ${last.flaps ?? '-'} | ` +
       `${r.client.deaths} | ${r.acts.blows} / ${r.acts.placed} / ${r.acts.dug} | ${r.crowd}, ${r.memory.bytesPerZombie === null ? '-' : r.memory.bytesPerZombie.toFixed(0)} |`)

@@ -4,7 +4,7 @@
 
 pub mod export;
 mod histogram;
-pub mod passes;
+pub mod phases;
 pub mod tps;
 
 use std::collections::VecDeque;
@@ -91,7 +91,7 @@ impl Plugin for MetricsPlugin {
                 Last,
                 (end_tick, observe_tick, export_ticks.run_if(once_a_second)).chain(),
             );
-        passes::build(app);
+        phases::build(app);
     }
 }
 
@@ -187,8 +187,8 @@ struct RecordedTick {
     second: f64,
     /// The whole tick, in milliseconds.
     ms: f64,
-    /// Valence's passes within it ([`passes::NAMES`]), in milliseconds.
-    passes_ms: [f64; 3],
+    /// Its phases ([`phases::NAMES`]), in milliseconds.
+    phases_ms: [f64; 6],
 }
 
 impl Recording {
@@ -196,8 +196,8 @@ impl Recording {
     /// cannot grow without bound.
     pub const MAX_TICKS: usize = 72_000;
 
-    /// `ticks= seconds= mean_ms= p50_ms= p99_ms= max_ms= overruns=`, then the mean of each of
-    /// Valence's passes (`layers_mean_ms=` ..), in logfmt.
+    /// `ticks= seconds= mean_ms= p50_ms= p99_ms= max_ms= overruns=`, then each phase's mean
+    /// (`world_mean_ms=` .. `flush_mean_ms=`), in logfmt.
     pub fn summary(&self) -> String {
         let mut took: Vec<f64> = self.ticks.iter().map(|t| t.ms).collect();
         took.sort_by(f64::total_cmp);
@@ -217,8 +217,8 @@ impl Recording {
             took.iter().filter(|ms| **ms > self.budget_ms).count()
         );
         if !self.ticks.is_empty() {
-            for (i, name) in passes::NAMES.iter().enumerate() {
-                let sum: f64 = self.ticks.iter().map(|t| t.passes_ms[i]).sum();
+            for (i, name) in phases::NAMES.iter().enumerate() {
+                let sum: f64 = self.ticks.iter().map(|t| t.phases_ms[i]).sum();
                 let mean = sum / self.ticks.len() as f64;
                 line.push_str(&format!(" {name}_mean_ms={mean:.3}"));
             }
@@ -226,16 +226,16 @@ impl Recording {
         line
     }
 
-    /// One `second,tick_ms,layers_ms,clients_ms,flush_ms` row per tick.
+    /// One `second,tick_ms,world_ms,..,flush_ms` row per tick.
     pub fn csv(&self) -> String {
         let mut out = String::from("second,tick_ms");
-        for name in passes::NAMES {
+        for name in phases::NAMES {
             out.push_str(&format!(",{name}_ms"));
         }
         out.push('\n');
         for tick in &self.ticks {
             out.push_str(&format!("{:.3},{:.3}", tick.second, tick.ms));
-            for ms in tick.passes_ms {
+            for ms in tick.phases_ms {
                 out.push_str(&format!(",{ms:.3}"));
             }
             out.push('\n');
@@ -281,7 +281,7 @@ impl TickTimes {
         self.recording.take()
     }
 
-    fn push(&mut self, start: Instant, took: Duration, passes: passes::Passes) {
+    fn push(&mut self, start: Instant, took: Duration, phases: phases::Phases) {
         if self.ticks.len() == self.window {
             self.ticks.pop_front();
         }
@@ -292,7 +292,7 @@ impl TickTimes {
                 recording.ticks.push(RecordedTick {
                     second: second.as_secs_f64(),
                     ms: took.as_secs_f64() * 1000.0,
-                    passes_ms: passes.map(|d| d.as_secs_f64() * 1000.0),
+                    phases_ms: phases.map(|d| d.as_secs_f64() * 1000.0),
                 });
             }
         }
@@ -330,13 +330,13 @@ fn start_tick(mut times: ResMut<TickTimes>) {
     times.started = Some(Instant::now());
 }
 
-fn end_tick(mut times: ResMut<TickTimes>, mut marks: ResMut<passes::Marks>, server: Res<Server>) {
-    let passes = marks.take();
+fn end_tick(mut times: ResMut<TickTimes>, mut marks: ResMut<phases::Marks>, server: Res<Server>) {
+    let phases = marks.take();
     let Some(start) = times.started.take() else {
         return;
     };
     let took = start.elapsed();
-    times.push(start, took, passes);
+    times.push(start, took, phases);
     times.sample(start, took);
     // Like vanilla's "Can't keep up!": a tick longer than its budget, at most every 15 s.
     let budget = Duration::from_secs_f64(1.0 / server.tick_rate().get() as f64);
@@ -449,12 +449,12 @@ mod tests {
         assert!(!times.start_recording(20), "a second start is refused");
         let started = times.recording().unwrap().started;
         for (i, ms) in [1, 2, 3, 4, 60].into_iter().enumerate() {
-            // Valence's passes took a tenth, a fifth and a tenth of each tick.
-            let pass = |tenths: u64| Duration::from_micros(100 * ms * tenths);
+            // The phases took a tenth, a fifth, ... of each tick.
+            let part = |tenths: u64| Duration::from_micros(100 * ms * tenths);
             times.push(
                 started + Duration::from_millis(50 * i as u64),
                 Duration::from_millis(ms),
-                [pass(1), pass(2), pass(1)],
+                [part(1), part(2), part(3), part(1), part(2), part(1)],
             );
         }
         let recording = times.stop_recording().unwrap();
@@ -463,6 +463,7 @@ mod tests {
             summary.starts_with("ticks=5 ")
                 && summary.contains(
                     " mean_ms=14.000 p50_ms=3.000 p99_ms=60.000 max_ms=60.000 overruns=1 \
+                     world_mean_ms=1.400 players_mean_ms=2.800 zombies_mean_ms=4.200 \
                      layers_mean_ms=1.400 clients_mean_ms=2.800 flush_mean_ms=1.400"
                 ),
             "{summary}"
@@ -470,12 +471,12 @@ mod tests {
         assert_eq!(
             recording.csv().lines().collect::<Vec<_>>(),
             [
-                "second,tick_ms,layers_ms,clients_ms,flush_ms",
-                "0.000,1.000,0.100,0.200,0.100",
-                "0.050,2.000,0.200,0.400,0.200",
-                "0.100,3.000,0.300,0.600,0.300",
-                "0.150,4.000,0.400,0.800,0.400",
-                "0.200,60.000,6.000,12.000,6.000"
+                "second,tick_ms,world_ms,players_ms,zombies_ms,layers_ms,clients_ms,flush_ms",
+                "0.000,1.000,0.100,0.200,0.300,0.100,0.200,0.100",
+                "0.050,2.000,0.200,0.400,0.600,0.200,0.400,0.200",
+                "0.100,3.000,0.300,0.600,0.900,0.300,0.600,0.300",
+                "0.150,4.000,0.400,0.800,1.200,0.400,0.800,0.400",
+                "0.200,60.000,6.000,12.000,18.000,6.000,12.000,6.000"
             ]
         );
         assert!(times.recording().is_none());
