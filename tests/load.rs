@@ -77,15 +77,15 @@ fn the_load_harness_measures_horde_and_the_floor() {
         );
         // The tick's phases are timed apart (src/metrics/phases.rs); the floor has no zombie
         // systems, and both write layers.
-        let phases = &run["phases"];
-        let ms = |p: &str| phases[p].as_f64();
+        let tick_phases = &run["tickPhases"];
+        let ms = |p: &str| tick_phases[p].as_f64();
         assert!(
             ["world", "players", "zombies", "clients", "flush"]
                 .iter()
                 .all(|p| ms(p).is_some_and(|ms| ms >= 0.0))
                 && ms("layers").is_some_and(|ms| ms > 0.0)
                 && (name == "floor" || ms("zombies").is_some_and(|ms| ms > 0.0)),
-            "{name}: {phases}"
+            "{name}: {tick_phases}"
         );
         assert!(
             run["memory"]["crowdMiB"].as_f64().unwrap() > 0.0,

@@ -579,7 +579,7 @@ async function runOnce (scenario, floor, args, outDir, deaths = []) {
     deathLog,
     tick: { mean: perfStop.mean_ms, p50: perfStop.p50_ms, p99: perfStop.p99_ms, max: perfStop.max_ms, ticks: perfStop.ticks, overruns: perfStop.overruns },
     // The tick's phases (src/metrics/phases.rs), mean ms: horde's, then Valence's passes.
-    phases: Object.fromEntries(PHASES.map((p) => [p, perfStop[`${p}_mean_ms`]])),
+    tickPhases: Object.fromEntries(PHASES.map((p) => [p, perfStop[`${p}_mean_ms`]])),
     // Resident memory: at start, with the players home, with the crowd, at the end; and the
     // crowd's share per zombie (its bodies, packs and tracking; chunks were loaded before).
     memory: {
@@ -681,7 +681,7 @@ function table (results) {
   for (const r of results) {
     const last = r.timeline[r.timeline.length - 1] || {}
     rows.push(`| ${r.scenario} | ${r.floor ? 'floor' : 'horde'} | ${r.tick.mean} / ${r.tick.p50} / ${r.tick.p99} / ${r.tick.max} | ${r.tick.overruns} | ` +
-      `${PHASES.slice(0, 3).map((p) => f2(r.phases[p])).join(' / ')}; ${PHASES.slice(3).map((p) => f2(r.phases[p])).join(' / ')} | ` +
+      `${PHASES.slice(0, 3).map((p) => f2(r.tickPhases[p])).join(' / ')}; ${PHASES.slice(3).map((p) => f2(r.tickPhases[p])).join(' / ')} | ` +
       `${r.client.kBps.toFixed(1)} (${r.client.zombieKBps.toFixed(1)}; ${r.client.maxZombieKBps.toFixed(1)}) | ${r.client.zombiesInView.toFixed(0)} | ` +
       `${r.client.bytesPerZombieInView === null ? '-' : r.client.bytesPerZombieInView.toFixed(0)} | ${r.chunks.load_p50}/${r.chunks.load_p99} | ${last.flaps ?? '-'} | ` +
       `${r.client.deaths} | ${r.acts.blows} / ${r.acts.placed} / ${r.acts.dug} | ${r.crowd}, ${r.memory.bytesPerZombie === null ? '-' : r.memory.bytesPerZombie.toFixed(0)} |`)
