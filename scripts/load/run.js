@@ -446,7 +446,7 @@ async function runOnce (scenario, floor, args, outDir, deaths = []) {
   if (rounds > 1) {
     // The earlier rounds' zombies, out of everyone's sight, become ghost packs.
     const ghosts = Math.round(scenario.zombies * (rounds - 1) / rounds * 0.9)
-    const deadline = Date.now() + 240000
+    const deadline = Date.now() + 480000
     for (;;) {
       const packs = await server.last('packs', 'packs=')
       if (packs.ghost_members >= ghosts) break
