@@ -112,6 +112,8 @@ pub struct EntityTicking {
     /// The same chunks as bits over their bounding box, when that box is small enough: every
     /// zombie is looked up every tick, and a bit costs a fraction of a hash lookup.
     bits: Option<ChunkBits>,
+    /// A chunk was set outside the bits' box (or there is none): they are built again.
+    stale_bits: bool,
 }
 
 /// Chunks as bits over a box of `width` by `height` chunks from `min`.
@@ -169,6 +171,34 @@ impl EntityTicking {
         Self {
             bits: ChunkBits::of(&chunks),
             chunks,
+            stale_bits: false,
+        }
+    }
+
+    /// Adds or removes one chunk. The bits follow when the chunk is inside their box; else
+    /// they are stale until [`Self::rebuild_bits_if_stale`].
+    fn set(&mut self, chunk: ChunkPos, ticking: bool) {
+        if ticking {
+            self.chunks.insert(chunk);
+        } else {
+            self.chunks.remove(&chunk);
+        }
+        match self
+            .bits
+            .as_mut()
+            .and_then(|b| b.index(chunk).map(|i| (b, i)))
+        {
+            Some((bits, i)) if ticking => bits.words[i / 64] |= 1 << (i % 64),
+            Some((bits, i)) => bits.words[i / 64] &= !(1 << (i % 64)),
+            // Outside the box, or no box (players far apart): the box may have grown or
+            // shrunk.
+            None => self.stale_bits = true,
+        }
+    }
+
+    fn rebuild_bits_if_stale(&mut self) {
+        if std::mem::take(&mut self.stale_bits) {
+            self.bits = ChunkBits::of(&self.chunks);
         }
     }
 
@@ -604,59 +634,124 @@ pub(super) fn drop_unviewed_chunks(
     }
 }
 
-/// Recomputes [`EntityTicking`] when a player crossed into another chunk or a chunk came or
-/// went within a player's radius (with many players, chunks arrive at the view's edge nearly
-/// every tick, and none of those can change the set). The set is replaced only when it
-/// differs: readers that rebuild on a change (the packs' sleep index) then do so when a player
-/// crosses a chunk or a chunk near one loads, not every tick.
+/// How many players' discs of entity-ticking chunks cover each chunk, kept up as players cross
+/// chunks: with a hundred players someone crosses one nearly every tick, and rebuilding the
+/// set of some 20,000 chunks each time cost a millisecond a tick.
+#[derive(Debug, Default)]
+pub struct Coverage {
+    radius: i32,
+    centres: FxHashMap<Entity, ChunkPos>,
+    count: FxHashMap<ChunkPos, u32>,
+}
+
+impl Coverage {
+    fn new(radius: i32) -> Self {
+        Self {
+            radius,
+            ..Self::default()
+        }
+    }
+
+    fn covers(&self, chunk: ChunkPos) -> bool {
+        self.count.contains_key(&chunk)
+    }
+
+    /// The chunks of the disc around `centre`.
+    fn disc(&self, centre: ChunkPos) -> impl Iterator<Item = ChunkPos> {
+        let r = self.radius;
+        (-r..=r)
+            .flat_map(move |dz| (-r..=r).map(move |dx| (dx, dz)))
+            .filter(move |(dx, dz)| dx * dx + dz * dz <= r * r)
+            .map(move |(dx, dz)| ChunkPos::new(centre.x + dx, centre.z + dz))
+    }
+
+    /// Puts `player`'s disc at `centre` (`None`: the player left); pushes onto `touched` the
+    /// chunks that began or ceased to be covered.
+    fn place(&mut self, player: Entity, centre: Option<ChunkPos>, touched: &mut Vec<ChunkPos>) {
+        let old = match centre {
+            Some(c) => self.centres.insert(player, c),
+            None => self.centres.remove(&player),
+        };
+        if old == centre {
+            return;
+        }
+        if let Some(old) = old {
+            for chunk in self.disc(old) {
+                let count = self
+                    .count
+                    .get_mut(&chunk)
+                    .expect("a placed disc is counted");
+                *count -= 1;
+                if *count == 0 {
+                    self.count.remove(&chunk);
+                    touched.push(chunk);
+                }
+            }
+        }
+        if let Some(centre) = centre {
+            for chunk in self.disc(centre) {
+                let count = self.count.entry(chunk).or_insert(0);
+                *count += 1;
+                if *count == 1 {
+                    touched.push(chunk);
+                }
+            }
+        }
+    }
+}
+
+/// Keeps [`EntityTicking`] the loaded chunks within a player's radius: changed by the chunks a
+/// player's crossing or a chunk's coming or going touched, and only when one of those changes
+/// it, so readers that rebuild on a change (the packs' sleep index) do so then.
 pub fn mark_entity_ticking(
-    players: Query<&Position, With<Client>>,
+    players: Query<(Entity, &Position), With<Client>>,
     layers: Query<&ChunkLayer, With<Overworld>>,
     mut ticking: ResMut<EntityTicking>,
     mut arrived: EventReader<ChunkArrived>,
     mut dropped: EventReader<ChunkDropped>,
-    mut scratch: Local<FxHashSet<ChunkPos>>,
-    mut made_from: Local<(Vec<ChunkPos>, i32)>,
+    mut coverage: Local<Coverage>,
+    mut touched: Local<Vec<ChunkPos>>,
     config: Res<Config>,
 ) {
     let Ok(layer) = layers.get_single() else {
         return;
     };
     let radius = (config.lod.quarter_radius / 16.0).ceil() as i32;
-    let mut centres: Vec<ChunkPos> = players.iter().map(|p| ChunkPos::from_pos(p.0)).collect();
-    centres.sort_unstable();
-    let within = |chunk: ChunkPos| {
-        centres.iter().any(|c| {
-            let (dx, dz) = (chunk.x - c.x, chunk.z - c.z);
-            dx * dx + dz * dz <= radius * radius
-        })
-    };
-    let came_or_went = arrived
-        .iter()
-        .map(|a| a.pos)
-        .chain(dropped.iter().map(|d| d.0))
-        .fold(false, |any, chunk| any || within(chunk));
-    if !came_or_went && made_from.0 == centres && made_from.1 == radius {
-        return;
+    if coverage.radius != radius {
+        // A reload changed the radius: every disc again, every chunk looked at.
+        touched.extend(coverage.count.keys().copied());
+        *coverage = Coverage::new(radius);
     }
-    *made_from = (centres, radius);
-    scratch.clear();
-    for &centre in &made_from.0 {
-        for dz in -radius..=radius {
-            for dx in -radius..=radius {
-                let chunk = ChunkPos::new(centre.x + dx, centre.z + dz);
-                if dx * dx + dz * dz <= radius * radius && layer.chunk(chunk).is_some() {
-                    scratch.insert(chunk);
-                }
-            }
+    let gone: Vec<Entity> = coverage
+        .centres
+        .keys()
+        .filter(|player| !players.contains(**player))
+        .copied()
+        .collect();
+    for player in gone {
+        coverage.place(player, None, &mut touched);
+    }
+    for (player, pos) in &players {
+        coverage.place(player, Some(ChunkPos::from_pos(pos.0)), &mut touched);
+    }
+    touched.extend(
+        arrived
+            .iter()
+            .map(|a| a.pos)
+            .chain(dropped.iter().map(|d| d.0)),
+    );
+    let mut changed = false;
+    for chunk in touched.drain(..) {
+        let wanted = coverage.covers(chunk) && layer.chunk(chunk).is_some();
+        if wanted != ticking.chunks.contains(&chunk) {
+            // Only now is the resource marked changed.
+            ticking.bypass_change_detection().set(chunk, wanted);
+            changed = true;
         }
     }
-    if ticking.chunks != *scratch {
-        let old = std::mem::replace(
-            &mut *ticking,
-            EntityTicking::new(std::mem::take(&mut scratch)),
-        );
-        *scratch = old.chunks;
+    if changed {
+        ticking.set_changed();
+        ticking.bypass_change_detection().rebuild_bits_if_stale();
     }
 }
 
@@ -697,6 +792,57 @@ mod tests {
         assert!(far.contains_block(DVec3::new(1_600_000.5, 64.0, 1_600_010.0)));
         assert!(!far.contains_block(DVec3::new(16.0, 64.0, 0.0)));
         assert!(!EntityTicking::default().contains_block(DVec3::ZERO));
+    }
+
+    #[test]
+    fn coverage_kept_up_as_players_move_is_the_union_of_their_discs() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_pcg::Pcg32::seed_from_u64(7);
+        let players: Vec<Entity> = (0..6).map(Entity::from_raw).collect();
+        let mut coverage = Coverage::new(3);
+        let mut ticking = EntityTicking::default();
+        // Every chunk with x below 5 is loaded.
+        let loaded = |c: ChunkPos| c.x < 5;
+        let mut at: Vec<Option<ChunkPos>> = vec![None; players.len()];
+        for step in 0..400 {
+            let i = rng.gen_range(0..players.len());
+            // Mostly a step to a neighbour, now and then a leap or leaving.
+            at[i] = match (rng.gen_range(0..10), at[i]) {
+                (0, _) => None,
+                (1, _) | (_, None) => Some(ChunkPos::new(
+                    rng.gen_range(-40..40),
+                    rng.gen_range(-40..40),
+                )),
+                (_, Some(c)) => Some(ChunkPos::new(
+                    c.x + rng.gen_range(-1..=1),
+                    c.z + rng.gen_range(-1..=1),
+                )),
+            };
+            let mut touched = Vec::new();
+            coverage.place(players[i], at[i], &mut touched);
+            for chunk in touched {
+                ticking.set(chunk, coverage.covers(chunk) && loaded(chunk));
+            }
+            ticking.rebuild_bits_if_stale();
+            let mut union = FxHashSet::default();
+            for centre in at.iter().flatten() {
+                union.extend(coverage.disc(*centre));
+            }
+            let covered: FxHashSet<ChunkPos> = coverage.count.keys().copied().collect();
+            assert_eq!(covered, union, "step {step}");
+            let want: FxHashSet<ChunkPos> = union.into_iter().filter(|c| loaded(*c)).collect();
+            assert_eq!(ticking.chunks, want, "step {step}");
+            for x in -45..45 {
+                for z in -45..45 {
+                    let pos = DVec3::new(x as f64 * 16.0 + 8.0, 64.0, z as f64 * 16.0 + 8.0);
+                    assert_eq!(
+                        ticking.contains_block(pos),
+                        want.contains(&ChunkPos::new(x, z)),
+                        "step {step} chunk {x} {z}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
