@@ -221,10 +221,9 @@ class LeanClient extends EventEmitter {
   // Near the client (any chunk, before it knows where it is: the spawn's come first) or any
   // of the places the harness sends players (`terrain.anchors`).
   near ([cx, cz]) {
-    if (!this.pos) return true
-    return [this.pos, ...this.terrain.anchors].some((p) =>
-      Math.abs((Math.floor(p[0]) >> 4) - cx) <= GROUND_RADIUS &&
-      Math.abs((Math.floor(p[2]) >> 4) - cz) <= GROUND_RADIUS)
+    const close = (p) => Math.abs((Math.floor(p[0]) >> 4) - cx) <= GROUND_RADIUS &&
+      Math.abs((Math.floor(p[2]) >> 4) - cz) <= GROUND_RADIUS
+    return !this.pos || close(this.pos) || this.terrain.anchors.some(close)
   }
 
   login (id, body) {

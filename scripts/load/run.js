@@ -246,12 +246,14 @@ function startWatchers (port, names) {
   return watchers
 }
 
-// Waits for `test` to hold, asked every 200 ms, for at most `ms`; throws naming `what()` if not.
-async function until (what, test, ms = 120000) {
+// Waits for `test` (which may ask the server) to hold, asked every `every` ms for at most
+// `ms`; if it never does, the run is refused, naming `what()`: what was awaited and how far
+// it got.
+async function until (what, test, ms = 120000, every = 200) {
   const deadline = Date.now() + ms
-  while (!test()) {
+  while (!(await test())) {
     if (Date.now() > deadline) throw new Error(`refused: ${what()} never came`)
-    await sleep(200)
+    await sleep(every)
   }
 }
 
@@ -431,28 +433,18 @@ async function runOnce (scenario, floor, args, outDir, deaths = []) {
       writeConfig(dir, scenario, true, args.map, query, capAt(round))
       await server.command('reload', 'reloaded=')
       const target = Math.round(capAt(round) * names.length * 0.95)
-      const deadline = Date.now() + 180000
-      for (;;) {
-        const total = await crowdSize(server)
-        if (total >= target) {
-          if (rounds > 1) log(`${label}: round ${round + 1} of ${rounds}: ${total} zombies`)
-          break
-        }
-        if (Date.now() > deadline) throw new Error(`${label}: refused, the crowd never formed: ${total} of ${target} zombies after 180 s`)
-        await sleep(1000)
-      }
+      let total = 0
+      await until(() => `${label}: the crowd (${total} of ${target} zombies after 180 s)`,
+        async () => (total = await crowdSize(server)) >= target, 180000, 1000)
+      if (rounds > 1) log(`${label}: round ${round + 1} of ${rounds}: ${total} zombies`)
     }
   }
   if (rounds > 1) {
     // The earlier rounds' zombies, out of everyone's sight, become ghost packs.
     const ghosts = Math.round(scenario.zombies * (rounds - 1) / rounds * 0.9)
-    const deadline = Date.now() + 480000
-    for (;;) {
-      const packs = await server.last('packs', 'packs=')
-      if (packs.ghost_members >= ghosts) break
-      if (Date.now() > deadline) throw new Error(`${label}: refused, the packs left behind never became ghosts: ${packs.ghost_members} of ${ghosts}`)
-      await sleep(2000)
-    }
+    let members = 0
+    await until(() => `${label}: the packs left behind as ghosts (${members} of ${ghosts} members after 480 s)`,
+      async () => (members = (await server.last('packs', 'packs=')).ghost_members) >= ghosts, 480000, 2000)
     log(`${label}: the earlier rounds' packs are ghosts`)
   }
   if (lost.length) throw new Error(`${label}: refused, players lost before the recording: ${lost.join(', ')}`)
