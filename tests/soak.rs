@@ -72,6 +72,7 @@ fn a_short_soak_loses_nothing_and_closes_every_garbage_connection() {
         "save-all while players move",
         "an RCON flood",
         "a full disk",
+        "once space is back",
         "after SIGKILL mid-autosave the population",
         "every saved pack id is back",
         "no player's saved data is lost",

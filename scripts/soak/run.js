@@ -3,12 +3,19 @@
 // while faults are injected in turn: reloads good and bad, save-all, garbage to the Minecraft
 // and RCON ports, an RCON flood, a client that never reads, a full disk during a save, a slow
 // disk during an autosave, and SIGKILL in the middle of an autosave followed by a restart on
-// the same folder. Prints a table of what must hold and writes it to OUT/soak.json; exits 1 if
+// the same folder. Every --sample-every seconds it samples what a leak would grow: the
+// server's resident memory, open file descriptors (connections among them) and threads, its
+// loaded chunks, entities by kind, and the size of the web map's snapshot. Prints a table of
+// what must hold and writes it to OUT/soak.json, the samples to OUT/samples.csv; exits 1 if
 // anything failed.
 //
 // node scripts/soak/run.js --out DIR [--minutes N] [--clients N] [--bots N] [--close-within S]
-//                              [--tick-goal-ms MS] [--fault-every S]
+//                              [--tick-goal-ms MS] [--fault-every S] [--no-kill]
+//                              [--sample-every S] [--growth-goal PCT]
 // --tick-goal-ms 0 reports tick times without judging them (the test suite, on a busy machine).
+// --no-kill leaves out the SIGKILL, so the whole run is one life whose memory can be followed.
+// --growth-goal judges each sampled series' growth after warm-up (the first third), in percent
+// of its mean over that stretch; 0 (the default) reports it only.
 // The full disk needs root (a size-limited tmpfs holds the world); the slow disk needs a C
 // compiler (an LD_PRELOAD shim delays fsync). Without them those faults are reported skipped.
 'use strict'
@@ -44,7 +51,7 @@ function bounded (promise, ms, what) {
 }
 
 function parseArgs () {
-  const args = { out: null, minutes: 30, clients: 48, bots: 2, closeWithin: 10, tickGoalMs: 35, faultEvery: 15 }
+  const args = { out: null, minutes: 30, clients: 48, bots: 2, closeWithin: 10, tickGoalMs: 35, faultEvery: 15, kill: true, sampleEvery: 60, growthGoal: 0 }
   const argv = process.argv.slice(2)
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
@@ -55,9 +62,12 @@ function parseArgs () {
     else if (a === '--close-within') args.closeWithin = Number(argv[++i])
     else if (a === '--tick-goal-ms') args.tickGoalMs = Number(argv[++i])
     else if (a === '--fault-every') args.faultEvery = Number(argv[++i])
+    else if (a === '--no-kill') args.kill = false
+    else if (a === '--sample-every') args.sampleEvery = Number(argv[++i])
+    else if (a === '--growth-goal') args.growthGoal = Number(argv[++i])
     else throw new Error(`unknown argument ${a}`)
   }
-  if (!args.out) throw new Error('usage: run.js --out DIR [--minutes N] [--clients N] [--bots N] [--close-within S] [--tick-goal-ms MS] [--fault-every S]')
+  if (!args.out) throw new Error('usage: run.js --out DIR [--minutes N] [--clients N] [--bots N] [--close-within S] [--tick-goal-ms MS] [--fault-every S] [--no-kill] [--sample-every S] [--growth-goal PCT]')
   return args
 }
 
@@ -100,7 +110,7 @@ function freePort () {
   })
 }
 
-function configText (args, rconPort, spawnInterval) {
+function configText (args, rconPort, mapPort, spawnInterval) {
   return `# Soak: the defaults but for these keys.
 [server]
 address = "127.0.0.1"
@@ -124,6 +134,10 @@ port = ${rconPort}
 password = "${RCON_PASSWORD}"
 
 [map]
+enabled = true
+port = ${mapPort}
+
+[metrics]
 enabled = false
 `
 }
@@ -133,7 +147,7 @@ async function startLife (home, configPath, world, lives) {
   const env = { ...process.env, SLOW_FSYNC_FLAG: home.flag, SLOW_FSYNC_THREAD: 'autosave' }
   if (home.shim) env.LD_PRELOAD = home.shim
   const server = new Server(HORDE, ['--config', configPath, '--world', world], `life ${lives.length + 1}`, { env })
-  const life = { server, started: Date.now(), rss: [], faults: [], perfFile: null }
+  const life = { server, started: Date.now(), samples: [], faults: [], perfFile: null }
   lives.push(life)
   life.port = await server.port()
   await server.until('the world loaded', () => /spawn point/.test(server.stderr))
@@ -180,6 +194,18 @@ function packIds (world) {
   // Longs come back as [high, low].
   const id = (v) => (Array.isArray(v) ? String((BigInt(v[0]) << 32n) | BigInt(v[1] >>> 0)) : String(v))
   return (save.Packs || []).map((p) => id(p.Id))
+}
+
+// Every file of the world save horde writes (region/, entities/, data/, playerdata/), by path
+// inside the world, with its bytes.
+function filesOf (world) {
+  const files = new Map()
+  for (const dir of ['region', 'entities', 'data', 'playerdata']) {
+    let names = []
+    try { names = fs.readdirSync(path.join(world, dir)) } catch {}
+    for (const name of names) files.set(`${dir}/${name}`, fs.readFileSync(path.join(world, dir, name)))
+  }
+  return files
 }
 
 function playerFiles (world) {
@@ -363,17 +389,54 @@ function percentile (sorted, p) {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : null
 }
 
-// RSS growth in MB per hour: a least-squares line through a life's samples after its first
-// third (warm-up: chunks, zombies and clients arriving).
-function rssSlope (samples) {
-  const s = samples.slice(Math.floor(samples.length / 3))
+// What a leak would grow, read from the kernel and asked of the server and its map.
+const SAMPLED = ['rssMb', 'fds', 'sockets', 'threads', 'chunks', 'entities', 'players', 'zombies', 'items', 'orbs', 'entityLayers', 'mapStateBytes']
+
+async function sample (life, mapPort) {
+  const pid = life.server.child.pid
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8')
+  const links = fs.readdirSync(`/proc/${pid}/fd`).map((fd) => { try { return fs.readlinkSync(`/proc/${pid}/fd/${fd}`) } catch { return '' } })
+  const ask = async (line, expect) => logfmt((await life.server.command(line, expect)).slice(-1)[0])
+  const chunks = await ask('chunks', 'loaded=')
+  const entities = await ask('entities', 'entities=')
+  // The map's snapshot as a page reads it, and its event stream opened and dropped, as a page
+  // that is closed.
+  const state = await bounded(fetch(`http://127.0.0.1:${mapPort}/api/state`).then((r) => r.text()), 30000, 'the map\'s state')
+  const events = new AbortController()
+  await bounded(fetch(`http://127.0.0.1:${mapPort}/events`, { signal: events.signal })
+    .then((r) => r.body.getReader().read()), 30000, 'the map\'s events').finally(() => events.abort())
+  life.samples.push({
+    at: Date.now(),
+    rssMb: Number(status.match(/VmRSS:\s+(\d+)/)[1]) / 1024,
+    threads: Number(status.match(/Threads:\s+(\d+)/)[1]),
+    fds: links.length,
+    sockets: links.filter((l) => l.startsWith('socket:')).length,
+    chunks: Number(chunks.loaded),
+    entities: Number(entities.entities),
+    players: Number(entities.players),
+    zombies: Number(entities.zombies),
+    items: Number(entities.items),
+    orbs: Number(entities.orbs),
+    entityLayers: Number(entities.entity_layers),
+    mapStateBytes: state.length
+  })
+}
+
+// A series' growth after warm-up (its first third: chunks, zombies and clients arriving): the
+// least-squares slope per hour, and what that slope adds over the stretch in percent of the
+// series' mean there.
+function growth (samples, key) {
+  const s = samples.slice(Math.floor(samples.length / 3)).map((p) => [p.at, p[key]])
   if (s.length < 3) return null
   const n = s.length
   const mx = s.reduce((a, p) => a + p[0], 0) / n
   const my = s.reduce((a, p) => a + p[1], 0) / n
   const num = s.reduce((a, p) => a + (p[0] - mx) * (p[1] - my), 0)
   const den = s.reduce((a, p) => a + (p[0] - mx) ** 2, 0)
-  return den ? (num / den) * 3600000 : null
+  if (!den) return null
+  const perHour = (num / den) * 3600000
+  const hours = (s[n - 1][0] - s[0][0]) / 3600000
+  return { perHour, mean: my, percent: my ? (perHour * hours / my) * 100 : 0 }
 }
 
 async function main () {
@@ -395,10 +458,12 @@ async function main () {
   const closeTimes = {}
   const noteClose = (what, seconds) => { closeTimes[what] = Math.max(closeTimes[what] || 0, seconds) }
   let life
+  let fullDisks = 0
   try {
     fs.cpSync(path.join(ROOT, 'worlds/default'), world, { recursive: true })
     const rconPort = await freePort()
-    fs.writeFileSync(configPath, configText(args, rconPort, 20))
+    const mapPort = await freePort()
+    fs.writeFileSync(configPath, configText(args, rconPort, mapPort, 20))
     life = await startLife(home, configPath, world, lives)
     crowd.port = life.port
     let console = (line) => life.server.command(line, '')
@@ -409,7 +474,7 @@ async function main () {
     const deadline = Date.now() + args.minutes * 60000
     const faults = [
       async function reloadValid () {
-        fs.writeFileSync(configPath, configText(args, rconPort, 10 + Math.floor(Math.random() * 20)))
+        fs.writeFileSync(configPath, configText(args, rconPort, mapPort, 10 + Math.floor(Math.random() * 20)))
         const answer = await consoleLast('reload')
         record('reload with a valid edit is applied', answer.reloaded === 'true', JSON.stringify(answer))
       },
@@ -488,18 +553,28 @@ async function main () {
         try {
           execFileSync('dd', ['if=/dev/zero', `of=${filler}`, 'bs=1M', 'count=128'], { stdio: 'ignore' })
         } catch {}
-        // Read once the disk is full: no autosave can replace it from here on.
-        const before = fs.readFileSync(path.join(world, 'data/horde_packs.dat'))
+        // Read once the disk is full: no autosave can replace them from here on. A changed
+        // chunk makes the save write a region file too.
+        const before = filesOf(world)
+        await console(`fill ~2 ~ ~2 ~3 ~1 ~3 ${fullDisks++ % 2 ? 'glass' : 'oak_planks'}`)
         const answer = await life.server.command('save-all', '')
         const line = answer.slice(-1)[0]
-        const after = fs.readFileSync(path.join(world, 'data/horde_packs.dat'))
-        let readable = true
-        try { readSave(path.join(world, 'data/horde_packs.dat')) } catch { readable = false }
+        const after = filesOf(world)
+        const changed = [...before.keys()].filter((f) => !after.has(f) || !before.get(f).equals(after.get(f)))
+        const left = [...after.keys()].filter((f) => !before.has(f))
+        let unreadable = 0
+        for (const f of after.keys()) if (f.endsWith('.dat')) { try { readSave(path.join(world, f)) } catch { unreadable++ } }
         fs.rmSync(filler, { force: true })
         const again = await consoleLast('save-all')
-        record('a full disk fails the save with a clear line and keeps the previous files',
-          /saved=false/.test(line) && /space/i.test(line) && before.equals(after) && readable && again.saved === 'true',
-          line.slice(0, 160))
+        const written = filesOf(world)
+        const regionsNow = [...written.keys()].filter((f) => f.startsWith('region/') && !(before.has(f) && before.get(f).equals(written.get(f))))
+        record('a full disk fails the save with a clear line and leaves every file as it was',
+          /saved=false/.test(line) && /space/i.test(line) && /region\//.test(line) && /players' files not written/.test(line) &&
+            changed.length === 0 && left.length === 0 && unreadable === 0,
+          `${line.slice(0, 240)}; ${changed.length} files changed, ${left.length} left behind, ${unreadable} unreadable`)
+        record('once space is back the next save writes what the full disk refused',
+          again.saved === 'true' && regionsNow.length > 0 && playerFiles(world).length > 0,
+          `${JSON.stringify(again)}; region files rewritten: ${regionsNow.join(' ')}`)
       },
       async function slowDisk () {
         if (!home.shim) return record('an autosave completes on a slow disk', true, 'skipped: no C compiler for the fsync shim')
@@ -513,6 +588,7 @@ async function main () {
         record('an autosave completes on a slow disk', stalled, stalled ? '200 ms per fsync' : 'no fsync was slowed')
       },
       async function killMidAutosave () {
+        if (!args.kill) return
         if (!home.shim) return record('SIGKILL in the middle of an autosave', true, 'skipped: no C compiler to hold an autosave open')
         // Armed just after an autosave ends, so the next one is the one caught.
         await finishLife(life)
@@ -554,6 +630,7 @@ async function main () {
     let next = 0
     let last = 0
     let lastFault = Date.now()
+    let lastSample = 0
     for (;;) {
       const now = Date.now()
       if (now >= deadline && next === 0 && round > 0) break
@@ -578,8 +655,11 @@ async function main () {
         } else {
           await crowd.build(console)
         }
-        life.rss.push([Date.now(), life.server.rss()])
         await crowd.fill()
+      }
+      if (Date.now() - lastSample >= args.sampleEvery * 1000) {
+        lastSample = Date.now()
+        await sample(life, mapPort).catch((err) => record('a sample of the server', false, err.message))
       }
       if (Date.now() - lastFault > args.faultEvery * 1000) {
         const body = faults[next]
@@ -616,9 +696,20 @@ async function main () {
     const max = slow[slow.length - 1]
     record('the tick during the slow autosave', args.tickGoalMs === 0 || max < 250, `max ${max.toFixed(1)} ms over ${slow.length} ticks`)
   }
-  const longest = lives.reduce((a, l) => (l.rss.length > a.rss.length ? l : a), lives[0])
-  const slope = rssSlope(longest.rss)
-  const rss = longest.rss.map((s) => s[1]).filter(Boolean)
+  const longest = lives.reduce((a, l) => (l.samples.length > a.samples.length ? l : a), lives[0])
+  const growths = Object.fromEntries(SAMPLED.map((key) => [key, growth(longest.samples, key)]))
+  if (args.growthGoal > 0) {
+    for (const key of ['rssMb', 'fds', 'threads', 'chunks', 'entities', 'entityLayers', 'mapStateBytes']) {
+      const g = growths[key]
+      record(`no growth after warm-up (${key})`, g !== null && g.percent < args.growthGoal,
+        g === null ? 'too few samples' : `${g.perHour.toFixed(2)} an hour, ${g.percent.toFixed(1)} % of the mean ${g.mean.toFixed(1)} (goal < ${args.growthGoal} %)`)
+    }
+  }
+  const slope = growths.rssMb ? growths.rssMb.perHour : null
+  const rss = longest.samples.map((s) => s.rssMb)
+  const start = lives[0].started
+  fs.writeFileSync(path.join(args.out, 'samples.csv'), [`life,minute,${SAMPLED.join(',')}`,
+    ...lives.flatMap((l, i) => l.samples.map((p) => `${i + 1},${((p.at - start) / 60000).toFixed(2)},${SAMPLED.map((k) => p[k]).join(',')}`))].join('\n') + '\n')
   const summary = {
     minutes: args.minutes,
     clients: args.clients,
@@ -628,6 +719,7 @@ async function main () {
     joinErrors: crowd.errors,
     rssMb: rss.length ? { first: rss[0], last: rss[rss.length - 1], max: Math.max(...rss) } : null,
     rssGrowthMbPerHour: slope,
+    growthAfterWarmUp: growths,
     checks
   }
   fs.writeFileSync(path.join(args.out, 'soak.json'), JSON.stringify(summary, null, 1))

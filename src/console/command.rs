@@ -13,6 +13,7 @@ pub enum Command {
     Tps,
     Mspt,
     Chunks,
+    Entities,
     TimeQuery,
     /// Vanilla-scale ticks.
     TimeSet(i64),
@@ -136,6 +137,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "tick times (avg/min/max) over the last 5 s, 10 s and minute",
     ),
     ("chunks", "loaded chunks and load/unload latency in ticks"),
+    ("entities", "entities in the world by kind"),
     ("perf start", "record every tick's time"),
     (
         "perf stop",
@@ -261,6 +263,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         ("tps", []) => Command::Tps,
         ("mspt", []) => Command::Mspt,
         ("chunks", []) => Command::Chunks,
+        ("entities", []) => Command::Entities,
         ("perf", ["start"]) => Command::PerfStart,
         ("perf", ["stop"]) => Command::PerfStop,
         ("whitelist", ["on"]) => Command::WhitelistSwitch(true),
@@ -567,6 +570,7 @@ mod tests {
             "tps",
             "mspt",
             "chunks",
+            "entities",
             "perf",
             "time",
             "tp",

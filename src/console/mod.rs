@@ -142,6 +142,7 @@ pub fn execute(world: &mut World, command: Command) -> String {
         Command::Tps => world.resource::<TickTimes>().tps_report(),
         Command::Mspt => world.resource::<TickTimes>().mspt_report(),
         Command::Chunks => world.resource::<ChunkLifecycle>().report(),
+        Command::Entities => entities_report(world),
         Command::PerfStart => metrics::perf_start(world),
         Command::PerfStop => {
             let debug = world.resource::<crate::world::WorldDir>().0.join("debug");
@@ -252,6 +253,23 @@ fn from_spawn(world: &World, at: [command::Coord; 3]) -> DVec3 {
         at[0].resolve(origin.x),
         at[1].resolve(origin.y),
         at[2].resolve(origin.z),
+    )
+}
+
+/// `entities`: every entity in the world, and those of each kind horde makes many of: what a
+/// long run watches for a leak (one left behind by a death, a ghosting or a reconnection).
+fn entities_report(world: &mut World) -> String {
+    fn count<F: bevy_ecs::query::ReadOnlyWorldQuery>(world: &mut World) -> usize {
+        world.query_filtered::<(), F>().iter(world).count()
+    }
+    format!(
+        "entities={} players={} zombies={} items={} orbs={} entity_layers={}",
+        world.entities().len(),
+        count::<With<Client>>(world),
+        count::<With<zombie::Zombie>>(world),
+        count::<With<crate::items::GroundItem>>(world),
+        count::<With<crate::experience::Orb>>(world),
+        count::<With<EntityLayer>>(world),
     )
 }
 

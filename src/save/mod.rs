@@ -540,31 +540,65 @@ impl Snapshot {
         written
     }
 
-    /// Writes every part, even after one fails (a full disk must not cost the others).
+    /// Writes every part, even after one fails (a full disk must not cost the others). The
+    /// error names the first failure in full and every other part that failed.
     fn write_parts(&self) -> anyhow::Result<Saved> {
-        let terrain = self.terrain.write();
-        let mut first_error = terrain
-            .error
-            .map(|e| anyhow::anyhow!("{} changed chunks not written: {e}", terrain.failed.len()));
-        let mut keep = |result: anyhow::Result<()>| {
+        let mut failed: Vec<(String, anyhow::Error)> = Vec::new();
+        let mut keep = |part: String, result: anyhow::Result<()>| {
             if let Err(e) = result {
-                first_error.get_or_insert(e);
+                failed.push((part, e));
             }
         };
-        keep(world_file(&self.dir).write(&self.world));
-        keep(packs_file(&self.dir).write(&self.zombies.to_nbt()));
-        keep(items_file(&self.dir).write(&self.items_nbt()));
+        let terrain = self.terrain.write();
+        if let Some(e) = &terrain.error {
+            let e = anyhow::anyhow!(
+                "{} changed chunks kept for the next save: {e}",
+                terrain.failed.len()
+            );
+            keep("region/".into(), Err(e));
+        }
+        keep(
+            "data/horde_world.dat".into(),
+            world_file(&self.dir).write(&self.world),
+        );
+        keep(
+            "data/horde_packs.dat".into(),
+            packs_file(&self.dir).write(&self.zombies.to_nbt()),
+        );
+        keep(
+            "data/horde_items.dat".into(),
+            items_file(&self.dir).write(&self.items_nbt()),
+        );
         let entity_chunks = entities::by_chunk(&self.standing, &self.ground, &self.held_before);
         let written = self.entities.write(&entity_chunks, entities::is_ours);
         let entity_chunks = written.as_ref().map_or(0, |w| w.chunks);
         keep(
+            "entities/".into(),
             written
                 .map(|_| ())
                 .map_err(|e| e.context("writing entities/")),
         );
+        let mut players_failed = 0;
         for (id, player) in &self.players {
-            keep(player_file(&self.dir, *id).write(&player.to_nbt()));
+            let result = player_file(&self.dir, *id).write(&player.to_nbt());
+            players_failed += usize::from(result.is_err());
+            if players_failed <= 1 {
+                keep("playerdata/".into(), result);
+            }
         }
+        let first_error = (!failed.is_empty()).then(|| {
+            let mut parts = failed.into_iter();
+            let (_, first) = parts.next().expect("not empty");
+            let mut line = format!("{first:#}");
+            let others: Vec<String> = parts.map(|(part, _)| part).collect();
+            if !others.is_empty() {
+                line += &format!("; also failed: {}", others.join(", "));
+            }
+            if players_failed > 0 {
+                line += &format!("; {players_failed} players' files not written");
+            }
+            anyhow::anyhow!(line)
+        });
         match first_error {
             Some(e) => Err(e),
             None => Ok(Saved {
