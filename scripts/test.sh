@@ -3,8 +3,9 @@
 # minecraft-server-util, the playwright-core browser driver) from the npm registry exactly as locked in
 # scripts/package-lock.json, Python's prometheus_client (pinned in scripts/e2e/requirements.txt,
 # into target/e2e-python) for the metrics test, Debian's chromium for the map's browser test and the pinned
-# infrarust proxy for the scale-out test when they are missing, then runs every Rust test,
-# unit, headless and end-to-end, in the release profile the server is built with.
+# infrarust proxy for the scale-out test when they are missing, builds the fuzz targets, then
+# runs every Rust test, unit, headless, fuzz and end-to-end, in the release profile the server
+# is built with.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,4 +28,7 @@ if ! command -v chromium >/dev/null; then
 fi
 HORDE_INFRARUST=$(scripts/install-infrarust.sh)
 export HORDE_INFRARUST
+# The fuzz targets, instrumented for libFuzzer (a build of their own); tests/fuzz.rs runs each.
+HORDE_FUZZ_BIN=$(scripts/fuzz.sh --build)
+export HORDE_FUZZ_BIN
 cargo test --release "$@"

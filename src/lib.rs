@@ -11,6 +11,7 @@ pub mod console;
 pub mod daylight;
 pub mod experience;
 pub mod files;
+pub mod fuzz;
 pub mod headless;
 pub mod hunt;
 pub mod items;

@@ -13,7 +13,7 @@ use std::time::Duration;
 use anyhow::{bail, Context};
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 use valence::log::{info, warn};
 use valence::protocol::packets::handshaking::handshake_c2s::HandshakeNextState;
@@ -177,8 +177,8 @@ enum Verdict {
 
 /// Walks a login to Velocity's forwarding answer, forwarding each frame, and judges the answer.
 async fn login(
-    client: &mut TcpStream,
-    server: &mut TcpStream,
+    client: &mut (impl AsyncRead + AsyncWrite + Unpin),
+    server: &mut (impl AsyncRead + AsyncWrite + Unpin),
     from_client: &mut Vec<u8>,
     from_server: &mut Vec<u8>,
     peer: SocketAddr,
@@ -266,7 +266,7 @@ fn judge(data: Option<&[u8]>, secret: &[u8]) -> Judgement {
 }
 
 /// Sends a login disconnect; the connection closes when the caller drops it.
-async fn refuse(client: &mut TcpStream, reason: &'static str) {
+async fn refuse(client: &mut (impl AsyncWrite + Unpin), reason: &'static str) {
     let mut encoder = PacketEncoder::new();
     let packet = LoginDisconnectS2c {
         reason: Cow::Owned(reason.into_text()),
@@ -306,7 +306,10 @@ fn is_legacy_ping(buffer: &[u8]) -> bool {
 
 /// Reads until `buffer` starts with a whole frame and takes it off the front. Frames before
 /// compression is set are a VarInt length, then a VarInt id and the body.
-async fn next_frame(stream: &mut TcpStream, buffer: &mut Vec<u8>) -> anyhow::Result<Frame> {
+async fn next_frame(
+    stream: &mut (impl AsyncRead + Unpin),
+    buffer: &mut Vec<u8>,
+) -> anyhow::Result<Frame> {
     loop {
         if let Some(frame) = split_frame(buffer)? {
             return Ok(frame);
@@ -337,6 +340,46 @@ fn split_frame(buffer: &mut Vec<u8>) -> anyhow::Result<Option<Frame>> {
     let id = VarInt::decode(&mut body).context("bad packet id")?.0;
     let body_at = raw.len() - body.len();
     Ok(Some(Frame { raw, id, body_at }))
+}
+
+/// The door's side of one login, for the fuzz target: `from_client` is everything a client
+/// sends, then it closes; the game answers the login with Velocity's forwarding query.
+pub fn fuzz_login(from_client: &[u8]) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("a runtime without I/O drivers starts");
+    runtime.block_on(async {
+        // Room for whatever the door writes back, so no write waits on a reader.
+        let room = 1 << 20;
+        let (mut client, mut client_end) = tokio::io::duplex(room);
+        let (mut server, mut game) = tokio::io::duplex(room);
+        let mut query = PacketEncoder::new();
+        let asked = query.append_packet(&LoginQueryRequestS2c {
+            message_id: VarInt(0),
+            channel: valence::ident!("velocity:player_info").into(),
+            data: valence::protocol::RawBytes(&[4]),
+        });
+        // Each side sends all it has and stops sending (reads then end), but stays to listen.
+        if asked.is_err()
+            || client_end.write_all(from_client).await.is_err()
+            || client_end.shutdown().await.is_err()
+            || game.write_all(&query.take()).await.is_err()
+            || game.shutdown().await.is_err()
+        {
+            return;
+        }
+        let peer = SocketAddr::from(([127, 0, 0, 1], 1));
+        let (mut from_client, mut from_server) = (Vec::new(), Vec::new());
+        let _ = login(
+            &mut client,
+            &mut server,
+            &mut from_client,
+            &mut from_server,
+            peer,
+            "secret",
+        )
+        .await;
+    });
 }
 
 #[cfg(test)]

@@ -682,7 +682,7 @@ fn snapshot(world: &mut World) -> Snapshot {
 }
 
 /// `playerdata/<uuid>.dat`: one player's position, health, game mode and inventory.
-fn player_file(world_dir: &Path, id: UniqueId) -> SaveFile {
+pub(crate) fn player_file(world_dir: &Path, id: UniqueId) -> SaveFile {
     let name = format!("{}.dat", id.0.hyphenated());
     SaveFile::new(world_dir.join("playerdata").join(name), PLAYER_FORMAT)
 }

@@ -75,6 +75,19 @@ pub(crate) fn infrarust() -> PathBuf {
     }
 }
 
+/// The fuzz targets built with coverage instrumentation; scripts/test.sh builds them and puts
+/// their folder in `HORDE_FUZZ_BIN`.
+pub(crate) fn fuzz_targets() -> PathBuf {
+    let path = std::env::var_os("HORDE_FUZZ_BIN").map(PathBuf::from);
+    match path {
+        Some(path) if path.join("config").exists() => path,
+        _ => missing(
+            "the fuzz targets (HORDE_FUZZ_BIN)",
+            "run scripts/test.sh, or `HORDE_FUZZ_BIN=$(scripts/fuzz.sh --build)`",
+        ),
+    }
+}
+
 /// A file of crate `name` as cargo keeps the crate's source (under `CARGO_HOME`): some crates
 /// ship real worlds among their test data.
 pub(crate) fn crate_file(name: &str, file: &str) -> PathBuf {

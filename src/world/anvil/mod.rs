@@ -177,7 +177,7 @@ impl Loader {
     }
 }
 
-fn load(regions: &Regions, biomes: &BiomeNames, pos: ChunkPos) -> Loaded {
+pub(crate) fn load(regions: &Regions, biomes: &BiomeNames, pos: ChunkPos) -> Loaded {
     // Decoding happens outside the lock so a save waits only for file reads.
     let read = regions.lock().read(pos);
     let error = match read.map(|nbt| nbt.map(|nbt| chunk::decode(&nbt, biomes))) {

@@ -5,6 +5,7 @@
 use std::collections::{HashMap, HashSet};
 use std::fs::{self, File};
 use std::io::{Cursor, Seek};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -33,10 +34,18 @@ pub struct Written {
     pub bytes: u64,
 }
 
+/// A region file open for reading, with a second handle on it to check a chunk's layout before
+/// fastanvil reads the chunk, and its length when opened.
+struct OpenRegion {
+    region: Region<File>,
+    file: File,
+    len: u64,
+}
+
 pub(super) struct RegionFolder {
     root: PathBuf,
     /// Open files, or `None` for a region that has no file.
-    open: HashMap<RegionPos, Option<Region<File>>>,
+    open: HashMap<RegionPos, Option<OpenRegion>>,
     /// Regions already copied aside this run.
     kept_aside: HashSet<RegionPos>,
 }
@@ -73,16 +82,31 @@ impl RegionFolder {
             let file = match File::open(self.path(region)) {
                 // Vanilla counts a file too short for its header as an empty region.
                 Ok(file) if file.metadata()?.len() < HEADER_BYTES as u64 => None,
-                Ok(file) => Some(Region::from_stream(file).context("region header")?),
+                Ok(file) => Some(OpenRegion {
+                    len: file.metadata()?.len(),
+                    file: file.try_clone()?,
+                    region: Region::from_stream(file).context("region header")?,
+                }),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
                 Err(e) => return Err(e.into()),
             };
             self.open.insert(region, file);
         }
-        let Some(Some(file)) = self.open.get_mut(&region) else {
+        let Some(Some(open)) = self.open.get_mut(&region) else {
             return Ok(None);
         };
-        read_chunk(file, &self.root, pos)
+        let (_, (x, z)) = region_of(pos);
+        let sound = slot_is_sound(open.len, z * 32 + x, |at, buf| {
+            open.file.read_exact_at(buf, at)
+        })?;
+        if !sound {
+            anyhow::bail!(
+                "chunk x={} z={}: its location or length in the region file is damaged",
+                pos.x,
+                pos.z
+            );
+        }
+        read_chunk(&mut open.region, &self.root, pos)
     }
 
     /// Copies a region file whose data cannot be read to `r.X.Z.mca.corrupt` (`.corrupt2`...)
@@ -120,9 +144,9 @@ impl RegionFolder {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
             Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
         };
-        let mut file = if old.is_empty() {
+        let mut file = if old.is_empty() || holds_no_chunk(&old) {
             Region::create(Cursor::new(Vec::new()))?
-        } else if header_is_sound(&old) {
+        } else if layout_is_sound(&old) {
             Region::from_stream(Cursor::new(old))?
         } else {
             // Locations fastanvil would write through: keep the file for the operator and
@@ -165,11 +189,8 @@ impl RegionFolder {
 
     /// A new region holding every chunk of a damaged one that still reads.
     fn salvage(&self, region: RegionPos, old: Vec<u8>) -> anyhow::Result<Region<Cursor<Vec<u8>>>> {
-        let sectors = old.len().div_ceil(SECTOR_BYTES);
         let sound: Vec<bool> = (0..1024)
-            .map(|i| {
-                old.len() >= HEADER_BYTES && location_is_sound(&old[i * 4..i * 4 + 4], sectors)
-            })
+            .map(|i| old.len() >= HEADER_BYTES && slot_is_sound_in(&old, i))
             .collect();
         let mut new = Region::create(Cursor::new(Vec::new()))?;
         let Ok(mut damaged) = Region::from_stream(Cursor::new(old)) else {
@@ -192,18 +213,67 @@ const SECTOR_BYTES: usize = 4096;
 /// Locations and timestamps: two sectors.
 const HEADER_BYTES: usize = 2 * SECTOR_BYTES;
 
-/// A header location (3 bytes of sector offset, 1 of sector count): empty, or past the header
-/// and inside the file's `sectors`, as vanilla checks before trusting it.
-fn location_is_sound(entry: &[u8], sectors: usize) -> bool {
-    let offset = u32::from_be_bytes([0, entry[0], entry[1], entry[2]]) as usize;
-    let count = entry[3] as usize;
-    (offset == 0 && count == 0) || (offset >= 2 && count >= 1 && offset + count <= sectors)
+/// Whether fastanvil may be given the chunk in `slot` (`z * 32 + x`) of a region file of `len`
+/// bytes, read through `read_at`: its location (3 bytes of sector offset, 1 of sector count)
+/// empty, or past the header and inside the file as vanilla checks, and the chunk's own length
+/// prefix inside those sectors and the file. fastanvil trusts both: a location into the header
+/// is written over it, a zero length underflows.
+fn slot_is_sound(
+    len: u64,
+    slot: usize,
+    mut read_at: impl FnMut(u64, &mut [u8]) -> std::io::Result<()>,
+) -> std::io::Result<bool> {
+    let sector = SECTOR_BYTES as u64;
+    let mut entry = [0; 4];
+    read_at(slot as u64 * 4, &mut entry)?;
+    let offset = u64::from(u32::from_be_bytes([0, entry[0], entry[1], entry[2]]));
+    let count = u64::from(entry[3]);
+    if offset == 0 && count == 0 {
+        return Ok(true);
+    }
+    if offset < 2 || count == 0 || offset + count > len.div_ceil(sector) || offset * sector + 4 > len
+    {
+        return Ok(false);
+    }
+    let mut prefix = [0; 4];
+    read_at(offset * sector, &mut prefix)?;
+    let length = u64::from(u32::from_be_bytes(prefix));
+    Ok(length >= 1 && length + 4 <= count * sector && offset * sector + 4 + length <= len)
 }
 
-fn header_is_sound(bytes: &[u8]) -> bool {
-    let sectors = bytes.len().div_ceil(SECTOR_BYTES);
-    bytes.len() >= HEADER_BYTES
-        && (0..1024).all(|i| location_is_sound(&bytes[i * 4..i * 4 + 4], sectors))
+/// [`slot_is_sound`] for a region file in memory.
+fn slot_is_sound_in(bytes: &[u8], slot: usize) -> bool {
+    let read_at = |at: u64, buf: &mut [u8]| {
+        let at = at as usize;
+        let from = bytes.get(at..at + buf.len());
+        buf.copy_from_slice(from.ok_or(std::io::ErrorKind::UnexpectedEof)?);
+        Ok(())
+    };
+    slot_is_sound(bytes.len() as u64, slot, read_at).unwrap_or(false)
+}
+
+/// Sectors `offset..offset + count` of each chunk present.
+fn chunk_sectors(bytes: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    bytes[..HEADER_BYTES / 2].chunks_exact(4).filter_map(|e| {
+        let offset = u32::from_be_bytes([0, e[0], e[1], e[2]]) as usize;
+        (offset != 0 || e[3] != 0).then_some((offset, e[3] as usize))
+    })
+}
+
+/// A whole header that points at no chunk: fastanvil would write the first chunk over it.
+fn holds_no_chunk(bytes: &[u8]) -> bool {
+    bytes.len() >= HEADER_BYTES && chunk_sectors(bytes).next().is_none()
+}
+
+/// Whether fastanvil may rewrite the region in place: every chunk sound, and no two sharing a
+/// sector (a chunk rewritten in place would overwrite the other).
+fn layout_is_sound(bytes: &[u8]) -> bool {
+    if bytes.len() < HEADER_BYTES || !(0..1024).all(|i| slot_is_sound_in(bytes, i)) {
+        return false;
+    }
+    let mut spans: Vec<(usize, usize)> = chunk_sectors(bytes).collect();
+    spans.sort_unstable();
+    spans.windows(2).all(|w| w[0].0 + w[0].1 <= w[1].0)
 }
 
 /// A chunk's NBT from a region, including one vanilla keeps in its own `c.X.Z.mcc` file
@@ -350,6 +420,41 @@ mod tests {
         fs::remove_dir_all(dir).unwrap();
     }
 
+    /// Found by the region fuzz target: fastanvil wrote the first chunk into a header that
+    /// pointed at no chunk (over the header itself), and panicked on a chunk length of zero.
+    #[test]
+    fn an_empty_header_a_zero_length_and_overlapping_chunks_are_not_trusted() {
+        let dir = temp_dir("layout");
+        let path = dir.join("r.0.0.mca");
+        fs::write(&path, vec![0; HEADER_BYTES]).unwrap();
+        let mut folder = RegionFolder::new(&dir);
+        let (a, b) = (ChunkPos::new(0, 0), ChunkPos::new(1, 0));
+        folder.write((0, 0), &[a], |_, _| Some(chunk(7))).unwrap();
+        let bytes = fs::read(&path).unwrap();
+        assert!(layout_is_sound(&bytes), "the chunk lies past the header");
+        assert_eq!(tag(&folder.read(a).unwrap().unwrap()), Some(7));
+
+        // Chunk 0 0's length prefix says zero: reading it is an error, and a write salvages.
+        let mut zero = bytes.clone();
+        let at = 2 * SECTOR_BYTES;
+        zero[at..at + 4].copy_from_slice(&[0; 4]);
+        fs::write(&path, &zero).unwrap();
+        assert!(RegionFolder::new(&dir).read(a).is_err());
+        RegionFolder::new(&dir)
+            .write((0, 0), &[b], |_, _| Some(chunk(8)))
+            .unwrap();
+        assert_eq!(tag(&RegionFolder::new(&dir).read(b).unwrap().unwrap()), Some(8));
+
+        // Two locations sharing a sector: not rewritten in place.
+        let mut folder = RegionFolder::new(&dir);
+        folder.write((0, 0), &[a, b], |pos, _| Some(chunk(pos.x))).unwrap();
+        let mut shared = fs::read(&path).unwrap();
+        let first = shared[0..4].to_vec();
+        shared[4..8].copy_from_slice(&first);
+        assert!(!layout_is_sound(&shared));
+        fs::remove_dir_all(dir).unwrap();
+    }
+
     #[test]
     fn the_same_damage_is_kept_aside_once() {
         let dir = temp_dir("aside-once");
@@ -368,6 +473,114 @@ mod tests {
         fs::write(dir.join("r.0.0.mca"), b"other damage").unwrap();
         let copy = RegionFolder::new(&dir).keep_aside((0, 0)).unwrap();
         assert_eq!(copy, Some(dir.join("r.0.0.mca.corrupt2")));
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// A chunk of `generation`, 4 KiB of numbers that do not compress, so a region of them
+    /// takes a while to write.
+    fn generation_chunk(generation: i64) -> Compound {
+        let mut state = generation as u64 ^ 0x9E37_79B9_7F4A_7C15;
+        let noise = (0..512)
+            .map(|_| {
+                state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                state as i64
+            })
+            .collect();
+        let mut c = Compound::new();
+        c.insert("Generation", generation);
+        c.insert("Noise", valence::nbt::Value::LongArray(noise));
+        c
+    }
+
+    fn every_slot() -> Vec<ChunkPos> {
+        (0..1024).map(|i| ChunkPos::new(i % 32, i / 32)).collect()
+    }
+
+    /// The writer that `a_kill_mid_write_leaves_the_old_region_or_the_new` runs in a child
+    /// process and kills: rewrites every chunk of `r.0.0.mca` with generation after
+    /// generation, saying on stdout when each begins.
+    #[test]
+    #[ignore = "a child process of a_kill_mid_write_leaves_the_old_region_or_the_new"]
+    fn rewrite_until_killed() {
+        let dir = PathBuf::from(std::env::var_os("HORDE_REGION_WRITER").expect("run by the kill test"));
+        let from: i64 = std::env::var("HORDE_REGION_FROM").unwrap().parse().unwrap();
+        let mut folder = RegionFolder::new(&dir);
+        for generation in from.. {
+            println!("writing {generation}");
+            folder
+                .write((0, 0), &every_slot(), |_, _| Some(generation_chunk(generation)))
+                .unwrap();
+        }
+    }
+
+    /// The generation every chunk of the region holds, or `None` for no file; panics on a
+    /// region that is not whole or mixes generations.
+    fn generation_on_disk(dir: &Path) -> Option<i64> {
+        if !dir.join("r.0.0.mca").exists() {
+            return None;
+        }
+        let mut folder = RegionFolder::new(dir);
+        let generations: HashSet<i64> = every_slot()
+            .into_iter()
+            .map(|pos| {
+                let chunk = folder.read(pos).unwrap().expect("every chunk is there");
+                let generation = match chunk.get("Generation") {
+                    Some(valence::nbt::Value::Long(g)) => *g,
+                    other => panic!("no generation: {other:?}"),
+                };
+                assert_eq!(chunk, generation_chunk(generation), "a chunk as it was written");
+                generation
+            })
+            .collect();
+        assert_eq!(generations.len(), 1, "one generation, not a mix: {generations:?}");
+        generations.into_iter().next()
+    }
+
+    #[test]
+    fn a_kill_mid_write_leaves_the_old_region_or_the_new() {
+        use std::io::BufRead;
+        let dir = temp_dir("kill");
+        let tmp = dir.join("r.0.0.mca.tmp");
+        let (mut next, mut mid_write) = (1, 0);
+        for _ in 0..8 {
+            // A temp file the last kill left: the next write starts it over. Gone here, so
+            // that the kill below waits for this life's own.
+            let _ = fs::remove_file(&tmp);
+            let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+                .args(["--ignored", "--exact", "world::anvil::region::tests::rewrite_until_killed", "--nocapture"])
+                .env("HORDE_REGION_WRITER", &dir)
+                .env("HORDE_REGION_FROM", next.to_string())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+            // Once one generation of this life is down, kill the writer the moment its next
+            // temp file is seen: in the middle of writing it, or just past its rename.
+            let mut started = 0;
+            while started < 2 {
+                let line = lines.next().expect("the writer runs").unwrap();
+                started += i32::from(line.starts_with("writing"));
+            }
+            while !tmp.exists() {
+                std::hint::spin_loop();
+            }
+            child.kill().unwrap();
+            child.wait().unwrap();
+            let announced: i64 = lines
+                .map_while(Result::ok)
+                .filter_map(|l| l.strip_prefix("writing ")?.parse().ok())
+                .last()
+                .unwrap_or(next + 1);
+            mid_write += usize::from(tmp.exists());
+            let on_disk = generation_on_disk(&dir).expect("a generation was written");
+            assert!(
+                on_disk == announced || on_disk == announced - 1,
+                "the region holds generation {on_disk}: neither the one being written ({announced}) nor the one before"
+            );
+            next = announced + 1;
+        }
+        println!("{mid_write} of 8 kills left a temp file beside a whole region");
         fs::remove_dir_all(dir).unwrap();
     }
 
