@@ -13,7 +13,8 @@ use support::{needs, patience, repo, TempDir};
 /// writes two files per input).
 fn runs(target: &str) -> u32 {
     match target {
-        "region_file" | "world_data" | "player_data" | "access_lists" => 3_000,
+        "region_file" => 2_000,
+        "world_data" | "player_data" | "access_lists" => 5_000,
         _ => 30_000,
     }
 }
