@@ -76,9 +76,10 @@ pub fn region_file(data: &[u8]) {
         (ChunkPos::new(0, 0), vec![zombie]),
         (ChunkPos::new(2, 0), Vec::new()),
     ]);
-    let _ = EntityRegions::new(&dir).write(&entities, |e| {
-        matches!(e.get("id"), Some(Value::String(id)) if id == "minecraft:zombie")
-    });
+    let _ = EntityRegions::new(&dir).write(
+        &entities,
+        |e| matches!(e.get("id"), Some(Value::String(id)) if id == "minecraft:zombie"),
+    );
 }
 
 /// The world save's `data/horde_world.dat`, `horde_packs.dat` and `horde_items.dat` (each given
@@ -108,7 +109,15 @@ pub fn player_data(data: &[u8]) {
     let dir = scratch();
     let id = UniqueId::default();
     let file = crate::save::player_file(&dir, id);
-    write(&dir, &file.path().strip_prefix(&dir).expect("inside").to_string_lossy(), data);
+    write(
+        &dir,
+        &file
+            .path()
+            .strip_prefix(&dir)
+            .expect("inside")
+            .to_string_lossy(),
+        data,
+    );
     let _ = file.load_as(crate::save::players::SavedPlayer::from_nbt);
 }
 

@@ -37,7 +37,14 @@ fn fuzz(target: &str) {
     assert!(
         output.status.success(),
         "{target} failed; the input is in fuzz/corpus/{target} once copied there:\n{}",
-        log.lines().rev().take(40).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n")
+        log.lines()
+            .rev()
+            .take(40)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect::<Vec<_>>()
+            .join("\n")
     );
     assert!(
         log.contains(&format!("Done {} runs", runs(target))),

@@ -231,7 +231,10 @@ fn slot_is_sound(
     if offset == 0 && count == 0 {
         return Ok(true);
     }
-    if offset < 2 || count == 0 || offset + count > len.div_ceil(sector) || offset * sector + 4 > len
+    if offset < 2
+        || count == 0
+        || offset + count > len.div_ceil(sector)
+        || offset * sector + 4 > len
     {
         return Ok(false);
     }
@@ -443,11 +446,16 @@ mod tests {
         RegionFolder::new(&dir)
             .write((0, 0), &[b], |_, _| Some(chunk(8)))
             .unwrap();
-        assert_eq!(tag(&RegionFolder::new(&dir).read(b).unwrap().unwrap()), Some(8));
+        assert_eq!(
+            tag(&RegionFolder::new(&dir).read(b).unwrap().unwrap()),
+            Some(8)
+        );
 
         // Two locations sharing a sector: not rewritten in place.
         let mut folder = RegionFolder::new(&dir);
-        folder.write((0, 0), &[a, b], |pos, _| Some(chunk(pos.x))).unwrap();
+        folder
+            .write((0, 0), &[a, b], |pos, _| Some(chunk(pos.x)))
+            .unwrap();
         let mut shared = fs::read(&path).unwrap();
         let first = shared[0..4].to_vec();
         shared[4..8].copy_from_slice(&first);
@@ -482,7 +490,9 @@ mod tests {
         let mut state = generation as u64 ^ 0x9E37_79B9_7F4A_7C15;
         let noise = (0..512)
             .map(|_| {
-                state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1);
                 state as i64
             })
             .collect();
@@ -502,13 +512,16 @@ mod tests {
     #[test]
     #[ignore = "a child process of a_kill_mid_write_leaves_the_old_region_or_the_new"]
     fn rewrite_until_killed() {
-        let dir = PathBuf::from(std::env::var_os("HORDE_REGION_WRITER").expect("run by the kill test"));
+        let dir =
+            PathBuf::from(std::env::var_os("HORDE_REGION_WRITER").expect("run by the kill test"));
         let from: i64 = std::env::var("HORDE_REGION_FROM").unwrap().parse().unwrap();
         let mut folder = RegionFolder::new(&dir);
         for generation in from.. {
             println!("writing {generation}");
             folder
-                .write((0, 0), &every_slot(), |_, _| Some(generation_chunk(generation)))
+                .write((0, 0), &every_slot(), |_, _| {
+                    Some(generation_chunk(generation))
+                })
                 .unwrap();
         }
     }
@@ -528,11 +541,19 @@ mod tests {
                     Some(valence::nbt::Value::Long(g)) => *g,
                     other => panic!("no generation: {other:?}"),
                 };
-                assert_eq!(chunk, generation_chunk(generation), "a chunk as it was written");
+                assert_eq!(
+                    chunk,
+                    generation_chunk(generation),
+                    "a chunk as it was written"
+                );
                 generation
             })
             .collect();
-        assert_eq!(generations.len(), 1, "one generation, not a mix: {generations:?}");
+        assert_eq!(
+            generations.len(),
+            1,
+            "one generation, not a mix: {generations:?}"
+        );
         generations.into_iter().next()
     }
 
@@ -547,7 +568,12 @@ mod tests {
             // that the kill below waits for this life's own.
             let _ = fs::remove_file(&tmp);
             let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-                .args(["--ignored", "--exact", "world::anvil::region::tests::rewrite_until_killed", "--nocapture"])
+                .args([
+                    "--ignored",
+                    "--exact",
+                    "world::anvil::region::tests::rewrite_until_killed",
+                    "--nocapture",
+                ])
                 .env("HORDE_REGION_WRITER", &dir)
                 .env("HORDE_REGION_FROM", next.to_string())
                 .stdout(std::process::Stdio::piped())
