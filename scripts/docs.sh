@@ -15,9 +15,12 @@
 #                         A new run draws a new picture: say in BENCHMARKS.md which run it is.
 #   docs/grafana.png      scripts/grafana-preview.sh: docs/grafana-dashboard.json's panels on the
 #                         data of a 4-minute run scraped by a real Prometheus (about 5 minutes).
+#   docs/soak.svg         the soak without kills (scripts/soak/run.js --no-kill, as BENCHMARKS.md
+#                         gives it), 120 minutes, plotted by scripts/soak/plot.js; only when asked
+#                         for by name (`scripts/docs.sh soak`), as root for its full-disk fault.
 # How long in all: about ten minutes on the project's 2-core machine, most of it the load run,
 # plus the release builds when they are stale (an estimate; the whole has not been timed).
-#   scripts/docs.sh [trails] [map] [load] [grafana]     (no argument: all four)
+#   scripts/docs.sh [trails] [map] [load] [grafana] [soak]    (no argument: the first four)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,11 +28,21 @@ want=("$@")
 [ ${#want[@]} -gt 0 ] || want=(trails map load grafana)
 for w in "${want[@]}"; do
   case "$w" in
-    trails | map | load | grafana) ;;
-    *) echo "usage: scripts/docs.sh [trails] [map] [load] [grafana]" >&2; exit 2 ;;
+    trails | map | load | grafana | soak) ;;
+    *) echo "usage: scripts/docs.sh [trails] [map] [load] [grafana] [soak]" >&2; exit 2 ;;
   esac
 done
 wants() { [[ " ${want[*]} " == *" $1 "* ]]; }
+
+if wants soak; then
+  echo "docs/soak.svg: two hours of scripts/soak/run.js --no-kill" >&2
+  (cd scripts && [ -d node_modules/mineflayer ] || npm ci --no-audit --no-fund --loglevel=error)
+  cargo build --release --quiet --bin horde
+  node scripts/soak/run.js --out target/soak-long --minutes 120 --clients 48 --bots 2 --no-kill \
+    --tick-goal-ms 0 --growth-goal 10
+  node scripts/soak/plot.js target/soak-long/samples.csv docs/soak.svg \
+    "horde soak: 48 lean clients and 2 bots, faults every 15 s, no kill"
+fi
 
 if wants trails; then
   echo "docs/pack-trails.svg: scripts/pack-trails.sh" >&2

@@ -145,10 +145,16 @@ pub fn config(data: &[u8]) {
     }
 }
 
-/// What an RCON client sends: frames read until the stream ends or one is refused.
+/// What an RCON client sends: frames read until the stream ends or one is refused, each body
+/// answered back (split into frames on character bounds, as a long answer is).
 pub fn rcon(data: &[u8]) {
+    use crate::console::rcon::{responses, Frame};
     let mut stream = Cursor::new(data);
-    while let Ok(Some(_)) = crate::console::rcon::Frame::read(&mut stream) {}
+    while let Ok(Some(frame)) = Frame::read(&mut stream) {
+        for answer in responses(frame.id, &frame.body.repeat(4)) {
+            let _ = answer.encode();
+        }
+    }
 }
 
 /// One UDP packet to the query port.

@@ -1,7 +1,7 @@
 //! A short run of every fuzz target (src/fuzz.rs, fuzz/): libFuzzer mutates each door's seeds
-//! (fuzz/corpus/TARGET, which also holds every input that once failed) for a fixed number of
-//! inputs from a fixed seed, and fails on a panic, a hang, or one allocation past 256 MB.
-//! `scripts/fuzz.sh` runs them for longer.
+//! (fuzz/corpus/TARGET, which also holds every input that once failed; the shipped
+//! config.toml for the config) for a fixed number of inputs from a fixed seed, and fails on a
+//! panic, a hang, or one allocation past 256 MB. `scripts/fuzz.sh` runs them for longer.
 
 mod support;
 
@@ -23,6 +23,10 @@ fn fuzz(target: &str) {
     let bin = needs::fuzz_targets().join(target);
     let found = TempDir::new(&format!("fuzz-{target}"));
     let tmp = TempDir::new(&format!("fuzz-{target}-tmp"));
+    if target == "config" {
+        // The shipped config.toml is the config target's best seed, as it is now.
+        std::fs::copy(repo().join("config.toml"), found.path().join("shipped")).unwrap();
+    }
     let output = Command::new(&bin)
         .arg(format!("-runs={}", runs(target)))
         .args(["-seed=1", "-rss_limit_mb=2048", "-malloc_limit_mb=256"])

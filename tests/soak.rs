@@ -74,6 +74,7 @@ fn a_short_soak_loses_nothing_and_closes_every_garbage_connection() {
         "a full disk",
         "once space is back",
         "after SIGKILL mid-autosave the population",
+        "after SIGKILL mid-autosave every region file reads whole",
         "every saved pack id is back",
         "no player's saved data is lost",
         "no panic",

@@ -143,11 +143,11 @@ enabled = false
 }
 
 // One life of the server, from start to stop or SIGKILL, with its tick recording.
-async function startLife (home, configPath, world, lives) {
+async function startLife (home, configPath, world, lives, out) {
   const env = { ...process.env, SLOW_FSYNC_FLAG: home.flag, SLOW_FSYNC_THREAD: 'autosave' }
   if (home.shim) env.LD_PRELOAD = home.shim
   const server = new Server(HORDE, ['--config', configPath, '--world', world], `life ${lives.length + 1}`, { env })
-  const life = { server, started: Date.now(), samples: [], faults: [], perfFile: null }
+  const life = { server, started: Date.now(), samples: [], faults: [], perfFile: null, number: lives.length + 1, out, first: lives.length ? lives[0].started : Date.now() }
   lives.push(life)
   life.port = await server.port()
   await server.until('the world loaded', () => /spawn point/.test(server.stderr))
@@ -194,6 +194,29 @@ function packIds (world) {
   // Longs come back as [high, low].
   const id = (v) => (Array.isArray(v) ? String((BigInt(v[0]) << 32n) | BigInt(v[1] >>> 0)) : String(v))
   return (save.Packs || []).map((p) => id(p.Id))
+}
+
+// Every chunk of every region file in the world, as a third-party reader loads it.
+async function regionsRead (world) {
+  const dir = path.join(world, 'region')
+  const anvil = new (require('prismarine-provider-anvil').Anvil('1.20.1'))(dir)
+  const read = { files: 0, chunks: 0, bad: [] }
+  for (const file of fs.readdirSync(dir)) {
+    const m = /^r\.(-?\d+)\.(-?\d+)\.mca$/.exec(file)
+    if (!m) continue
+    read.files++
+    for (let i = 0; i < 1024; i++) {
+      const [x, z] = [Number(m[1]) * 32 + (i % 32), Number(m[2]) * 32 + Math.floor(i / 32)]
+      try {
+        if (!(await anvil.loadRaw(x, z))) continue
+        read.chunks++
+        await anvil.load(x, z)
+      } catch (err) {
+        read.bad.push(`${x},${z}: ${err.message}`)
+      }
+    }
+  }
+  return read
 }
 
 // Every file of the world save horde writes (region/, entities/, data/, playerdata/), by path
@@ -405,7 +428,7 @@ async function sample (life, mapPort) {
   const events = new AbortController()
   await bounded(fetch(`http://127.0.0.1:${mapPort}/events`, { signal: events.signal })
     .then((r) => r.body.getReader().read()), 30000, 'the map\'s events').finally(() => events.abort())
-  life.samples.push({
+  const row = {
     at: Date.now(),
     rssMb: Number(status.match(/VmRSS:\s+(\d+)/)[1]) / 1024,
     threads: Number(status.match(/Threads:\s+(\d+)/)[1]),
@@ -419,7 +442,12 @@ async function sample (life, mapPort) {
     orbs: Number(entities.orbs),
     entityLayers: Number(entities.entity_layers),
     mapStateBytes: state.length
-  })
+  }
+  life.samples.push(row)
+  // Kept as they come, so a run cut short still has its samples.
+  const file = path.join(life.out, 'samples.csv')
+  if (!fs.existsSync(file)) fs.writeFileSync(file, `life,minute,${SAMPLED.join(',')}\n`)
+  fs.appendFileSync(file, `${life.number},${((row.at - life.first) / 60000).toFixed(2)},${SAMPLED.map((k) => row[k]).join(',')}\n`)
 }
 
 // A series' growth after warm-up (its first third: chunks, zombies and clients arriving): the
@@ -442,6 +470,7 @@ function growth (samples, key) {
 async function main () {
   const args = parseArgs()
   fs.mkdirSync(args.out, { recursive: true })
+  fs.rmSync(path.join(args.out, 'samples.csv'), { force: true })
   const home = makeHome()
   const lives = []
   const crowd = new Crowd(args)
@@ -464,7 +493,7 @@ async function main () {
     const rconPort = await freePort()
     const mapPort = await freePort()
     fs.writeFileSync(configPath, configText(args, rconPort, mapPort, 20))
-    life = await startLife(home, configPath, world, lives)
+    life = await startLife(home, configPath, world, lives, args.out)
     crowd.port = life.port
     let console = (line) => life.server.command(line, '')
     const consoleLast = async (line) => logfmt((await life.server.command(line, '')).slice(-1)[0])
@@ -571,7 +600,7 @@ async function main () {
         record('a full disk fails the save with a clear line and leaves every file as it was',
           /saved=false/.test(line) && /space/i.test(line) && /region\//.test(line) && /players' files not written/.test(line) &&
             changed.length === 0 && left.length === 0 && unreadable === 0,
-          `${line.slice(0, 240)}; ${changed.length} files changed, ${left.length} left behind, ${unreadable} unreadable`)
+          `${line.slice(0, 400)}; ${changed.length} files changed, ${left.length} left behind, ${unreadable} unreadable`)
         record('once space is back the next save writes what the full disk refused',
           again.saved === 'true' && regionsNow.length > 0 && playerFiles(world).length > 0,
           `${JSON.stringify(again)}; region files rewritten: ${regionsNow.join(' ')}`)
@@ -590,10 +619,12 @@ async function main () {
       async function killMidAutosave () {
         if (!args.kill) return
         if (!home.shim) return record('SIGKILL in the middle of an autosave', true, 'skipped: no C compiler to hold an autosave open')
-        // Armed just after an autosave ends, so the next one is the one caught.
+        // Armed just after an autosave ends, so the next one is the one caught; a changed chunk
+        // makes its first write (and first held fsync) a region file's.
         await finishLife(life)
         const saves = autosaves(life)
         await life.server.until('an autosave', () => autosaves(life) > saves)
+        await console(`fill ~2 ~ ~2 ~3 ~1 ~3 ${fullDisks++ % 2 ? 'glass' : 'oak_planks'}`)
         fs.rmSync(`${home.flag}.entered`, { force: true })
         fs.writeFileSync(home.flag, '3000')
         await life.server.until('an autosave under way', () => fs.existsSync(`${home.flag}.entered`))
@@ -603,8 +634,9 @@ async function main () {
         life.server.child.kill('SIGKILL')
         await life.server.exited
         fs.rmSync(home.flag, { force: true })
+        const midWrite = fs.readdirSync(path.join(world, 'region')).filter((f) => f.endsWith('.tmp'))
         crowd.closeAll()
-        life = await startLife(home, configPath, world, lives)
+        life = await startLife(home, configPath, world, lives, args.out)
         crowd.port = life.port
         const loaded = life.server.stderr.match(/loaded (\d+) packs \((\d+) members\) and (\d+) loose zombies/)
         const got = loaded && { packs: Number(loaded[1]), members: Number(loaded[2]), loose: Number(loaded[3]) }
@@ -617,6 +649,10 @@ async function main () {
         const missing = ids.filter((id) => !live.has(id))
         record('every saved pack id is back', missing.length <= (counters.merged || 0) + (counters.dissolved || 0),
           `${ids.length} saved, missing ${missing.length} (merged ${counters.merged}, dissolved ${counters.dissolved} since)`)
+        const regions = await regionsRead(world)
+        record('after SIGKILL mid-autosave every region file reads whole (prismarine-provider-anvil)',
+          regions.files > 0 && regions.bad.length === 0,
+          `${regions.chunks} chunks in ${regions.files} files, unreadable: ${regions.bad.join(' ') || 'none'}; killed while writing ${midWrite.join(' ') || 'no region file'}`)
         const after = playerFiles(world)
         const lost = players.filter((f) => !after.includes(f))
         let unreadable = 0
@@ -707,9 +743,6 @@ async function main () {
   }
   const slope = growths.rssMb ? growths.rssMb.perHour : null
   const rss = longest.samples.map((s) => s.rssMb)
-  const start = lives[0].started
-  fs.writeFileSync(path.join(args.out, 'samples.csv'), [`life,minute,${SAMPLED.join(',')}`,
-    ...lives.flatMap((l, i) => l.samples.map((p) => `${i + 1},${((p.at - start) / 60000).toFixed(2)},${SAMPLED.map((k) => p[k]).join(',')}`))].join('\n') + '\n')
   const summary = {
     minutes: args.minutes,
     clients: args.clients,

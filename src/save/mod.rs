@@ -543,8 +543,8 @@ impl Snapshot {
     /// Writes every part, even after one fails (a full disk must not cost the others). The
     /// error names the first failure in full and every other part that failed.
     fn write_parts(&self) -> anyhow::Result<Saved> {
-        let mut failed: Vec<(String, anyhow::Error)> = Vec::new();
-        let mut keep = |part: String, result: anyhow::Result<()>| {
+        let mut failed: Vec<(&str, anyhow::Error)> = Vec::new();
+        let mut keep = |part: &'static str, result: anyhow::Result<()>| {
             if let Err(e) = result {
                 failed.push((part, e));
             }
@@ -555,25 +555,25 @@ impl Snapshot {
                 "{} changed chunks kept for the next save: {e}",
                 terrain.failed.len()
             );
-            keep("region/".into(), Err(e));
+            keep("region/", Err(e));
         }
         keep(
-            "data/horde_world.dat".into(),
+            "data/horde_world.dat",
             world_file(&self.dir).write(&self.world),
         );
         keep(
-            "data/horde_packs.dat".into(),
+            "data/horde_packs.dat",
             packs_file(&self.dir).write(&self.zombies.to_nbt()),
         );
         keep(
-            "data/horde_items.dat".into(),
+            "data/horde_items.dat",
             items_file(&self.dir).write(&self.items_nbt()),
         );
         let entity_chunks = entities::by_chunk(&self.standing, &self.ground, &self.held_before);
         let written = self.entities.write(&entity_chunks, entities::is_ours);
         let entity_chunks = written.as_ref().map_or(0, |w| w.chunks);
         keep(
-            "entities/".into(),
+            "entities/",
             written
                 .map(|_| ())
                 .map_err(|e| e.context("writing entities/")),
@@ -583,14 +583,14 @@ impl Snapshot {
             let result = player_file(&self.dir, *id).write(&player.to_nbt());
             players_failed += usize::from(result.is_err());
             if players_failed <= 1 {
-                keep("playerdata/".into(), result);
+                keep("playerdata/", result);
             }
         }
         let first_error = (!failed.is_empty()).then(|| {
             let mut parts = failed.into_iter();
             let (_, first) = parts.next().expect("not empty");
             let mut line = format!("{first:#}");
-            let others: Vec<String> = parts.map(|(part, _)| part).collect();
+            let others: Vec<&str> = parts.map(|(part, _)| part).collect();
             if !others.is_empty() {
                 line += &format!("; also failed: {}", others.join(", "));
             }
