@@ -578,12 +578,15 @@ async function main () {
       },
       async function fullDisk () {
         if (!home.mounted) return record('full disk during a save', true, 'skipped: mounting a size-limited tmpfs needs root')
+        // No autosave from here on (the one under way written first): one that failed on the
+        // full disk would free the space its temp files took, or change files after they are
+        // read.
+        const off = await consoleLast('save-off')
         const filler = path.join(home.disk, 'filler')
         try {
           execFileSync('dd', ['if=/dev/zero', `of=${filler}`, 'bs=1M', 'count=128'], { stdio: 'ignore' })
         } catch {}
-        // Read once the disk is full: no autosave can replace them from here on. A changed
-        // chunk makes the save write a region file too.
+        // Read once the disk is full. A changed chunk makes the save write a region file too.
         const before = filesOf(world)
         await console(`fill ~2 ~ ~2 ~3 ~1 ~3 ${fullDisks++ % 2 ? 'glass' : 'oak_planks'}`)
         const answer = await life.server.command('save-all', '')
@@ -595,6 +598,7 @@ async function main () {
         for (const f of after.keys()) if (f.endsWith('.dat')) { try { readSave(path.join(world, f)) } catch { unreadable++ } }
         fs.rmSync(filler, { force: true })
         const again = await consoleLast('save-all')
+        const on = await consoleLast('save-on')
         const written = filesOf(world)
         const regionsNow = [...written.keys()].filter((f) => f.startsWith('region/') && !(before.has(f) && before.get(f).equals(written.get(f))))
         record('a full disk fails the save with a clear line and leaves every file as it was',
@@ -602,8 +606,9 @@ async function main () {
             changed.length === 0 && left.length === 0 && unreadable === 0,
           `${line.slice(0, 400)}; ${changed.length} files changed, ${left.length} left behind, ${unreadable} unreadable`)
         record('once space is back the next save writes what the full disk refused',
-          again.saved === 'true' && regionsNow.length > 0 && playerFiles(world).length > 0,
-          `${JSON.stringify(again)}; region files rewritten: ${regionsNow.join(' ')}`)
+          again.saved === 'true' && regionsNow.length > 0 && playerFiles(world).length > 0 &&
+            off.autosave === 'off' && on.autosave === 'on',
+          `${JSON.stringify(again)}; region files rewritten: ${regionsNow.join(' ')}; autosave ${off.autosave} then ${on.autosave}`)
       },
       async function slowDisk () {
         if (!home.shim) return record('an autosave completes on a slow disk', true, 'skipped: no C compiler for the fsync shim')

@@ -138,6 +138,8 @@ pub fn execute(world: &mut World, command: Command) -> String {
                 }
             }
         }
+        Command::SaveOn => crate::save::switch_autosave(world, true),
+        Command::SaveOff => crate::save::switch_autosave(world, false),
         Command::List => player::commands::list(world),
         Command::Tps => world.resource::<TickTimes>().tps_report(),
         Command::Mspt => world.resource::<TickTimes>().mspt_report(),

@@ -94,7 +94,7 @@ impl Plugin for SavePlugin {
             "Bytes of region files rewritten with changed chunks",
             exported.region_bytes.clone(),
         );
-        app.insert_resource(SaveWorker::default())
+        app.insert_resource(Autosave::default())
             .insert_resource(exported)
             .init_resource::<EntityChunks>()
             .add_systems(
@@ -130,9 +130,13 @@ impl Default for SaveMetrics {
     }
 }
 
-/// The background write of the last autosave, so that two never overlap.
+/// The autosave: the background write of the last one, so that two never overlap, and
+/// whether the operator turned autosaves off (`save-off`, as vanilla, to copy the world).
 #[derive(Resource, Default)]
-struct SaveWorker(Option<JoinHandle<()>>);
+struct Autosave {
+    worker: Option<JoinHandle<()>>,
+    off: bool,
+}
 
 /// The chunks of `entities/` that hold horde's zombies as of the last save: the next save
 /// empties them of ours, wherever the zombies went since.
@@ -837,12 +841,11 @@ fn autosave(world: &mut World) {
     if tick == 0 || tick % every != 0 {
         return;
     }
-    if world
-        .resource::<SaveWorker>()
-        .0
-        .as_ref()
-        .is_some_and(|h| !h.is_finished())
-    {
+    let autosave = world.resource::<Autosave>();
+    if autosave.off {
+        return;
+    }
+    if autosave.worker.as_ref().is_some_and(|h| !h.is_finished()) {
         warn!("the previous autosave is still being written; skipping this one");
         return;
     }
@@ -854,7 +857,7 @@ fn autosave(world: &mut World) {
             Err(e) => error!("autosave failed: {e:#}"),
         });
     match worker {
-        Ok(handle) => world.resource_mut::<SaveWorker>().0 = Some(handle),
+        Ok(handle) => world.resource_mut::<Autosave>().worker = Some(handle),
         Err(e) => error!("autosave failed: cannot start its thread: {e}"),
     }
 }
@@ -862,11 +865,32 @@ fn autosave(world: &mut World) {
 /// Saves now (`save-all`, `stop`), after any autosave still being written; returns what was
 /// saved.
 pub fn save_now(world: &mut World) -> anyhow::Result<Saved> {
-    let Some(mut worker) = world.get_resource_mut::<SaveWorker>() else {
+    let Some(mut autosave) = world.get_resource_mut::<Autosave>() else {
         anyhow::bail!("this server keeps no save");
     };
-    if let Some(handle) = worker.0.take() {
+    if let Some(handle) = autosave.worker.take() {
         let _ = handle.join();
     }
     save_all(world)
+}
+
+/// `save-on` and `save-off`: whether autosaves run. Turning them off waits for one still being
+/// written, so that from its answer on only `save-all`, `stop` and leaving players write the
+/// world folder.
+pub fn switch_autosave(world: &mut World, on: bool) -> String {
+    let Some(mut autosave) = world.get_resource_mut::<Autosave>() else {
+        return "error=\"this server keeps no save\"".into();
+    };
+    let changed = autosave.off == on;
+    autosave.off = !on;
+    if let Some(handle) = autosave.worker.take().filter(|_| !on) {
+        let _ = handle.join();
+    }
+    if changed {
+        info!("autosave turned {}", if on { "on" } else { "off" });
+    }
+    format!(
+        "autosave={} changed={changed}",
+        if on { "on" } else { "off" }
+    )
 }
