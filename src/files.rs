@@ -9,6 +9,19 @@ use std::sync::Mutex;
 
 use anyhow::Context;
 
+/// Removes the temp files a crash left in `dir` (a write killed before its rename): they hold
+/// disk space until the same file is written again. Returns how many went.
+pub fn remove_leftovers(dir: &Path) -> usize {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "tmp"))
+        .filter(|e| fs::remove_file(e.path()).is_ok())
+        .count()
+}
+
 /// Replaces `path` with `bytes`, creating its folder if need be. One replacement at a time in
 /// the process: two threads saving the same file must not share its temp file.
 pub fn replace(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
@@ -45,4 +58,21 @@ pub fn replace_keeping(path: &Path, bytes: &[u8], previous: Option<&Path>) -> an
         let _ = fs::remove_file(&tmp);
         anyhow::Error::new(e).context(format!("writing {}", path.display()))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_temp_files_a_crash_left_are_removed() {
+        let dir = std::env::temp_dir().join(format!("horde-leftovers-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(dir.join("r.0.0.mca.tmp"), b"half a region").unwrap();
+        fs::write(dir.join("r.0.0.mca"), b"a region").unwrap();
+        assert_eq!(remove_leftovers(&dir), 1);
+        assert!(!dir.join("r.0.0.mca.tmp").exists() && dir.join("r.0.0.mca").exists());
+        assert_eq!(remove_leftovers(&dir.join("missing")), 0);
+        fs::remove_dir_all(dir).unwrap();
+    }
 }

@@ -119,6 +119,13 @@ pub fn build_base(launch: Launch) -> anyhow::Result<App> {
         stdin,
     } = launch;
     check_world_dir(&world_dir)?;
+    let leftovers: usize = ["region", "entities", "data", "playerdata"]
+        .iter()
+        .map(|dir| files::remove_leftovers(&world_dir.join(dir)))
+        .sum();
+    if leftovers > 0 {
+        info!("removed {leftovers} temp files an interrupted save left in the world folder");
+    }
     let mut clock = time::WorldClock::new(config.time.day_length_ticks, config.time.start_time);
     let d = &config.daylight;
     let mut phase = daylight::Phase::new(
