@@ -22,8 +22,7 @@ fn scratch() -> PathBuf {
     dir
 }
 
-fn write(dir: &Path, name: &str, bytes: &[u8]) {
-    let path = dir.join(name);
+fn write(path: &Path, bytes: &[u8]) {
     std::fs::create_dir_all(path.parent().expect("a file in a folder")).expect("writable");
     std::fs::write(path, bytes).expect("writable");
 }
@@ -32,8 +31,8 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) {
 /// does, then a save writing a changed chunk and entities into the same files.
 pub fn region_file(data: &[u8]) {
     let dir = scratch();
-    write(&dir, "region/r.0.0.mca", data);
-    write(&dir, "entities/r.0.0.mca", data);
+    write(&dir.join("region/r.0.0.mca"), data);
+    write(&dir.join("entities/r.0.0.mca"), data);
     let regions = Regions::new(&dir);
     let biomes = BiomeNames::default();
     for i in 0..1024 {
@@ -87,7 +86,7 @@ pub fn region_file(data: &[u8]) {
 pub fn world_data(data: &[u8]) {
     let dir = scratch();
     for name in ["horde_world.dat", "horde_packs.dat", "horde_items.dat"] {
-        write(&dir, &format!("data/{name}"), data);
+        write(&dir.join("data").join(name), data);
     }
     let config = Config::default();
     let mut clock = crate::time::WorldClock::new(config.time.day_length_ticks, 0);
@@ -109,15 +108,7 @@ pub fn player_data(data: &[u8]) {
     let dir = scratch();
     let id = UniqueId::default();
     let file = crate::save::player_file(&dir, id);
-    write(
-        &dir,
-        &file
-            .path()
-            .strip_prefix(&dir)
-            .expect("inside")
-            .to_string_lossy(),
-        data,
-    );
+    write(file.path(), data);
     let _ = file.load_as(crate::save::players::SavedPlayer::from_nbt);
 }
 
@@ -129,7 +120,7 @@ pub fn access_lists(data: &[u8]) {
     let dir = scratch();
     let mut parts = data.split(|b| *b == 0xFF);
     for file in ListFile::ALL {
-        write(&dir, file.name(), parts.next().unwrap_or_default());
+        write(&dir.join(file.name()), parts.next().unwrap_or_default());
     }
     if let Ok(lists) = AccessLists::load(&dir, true) {
         for file in ListFile::ALL {
