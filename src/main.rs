@@ -95,3 +95,7 @@ fn run(args: Args) -> anyhow::Result<()> {
     app.run();
     Ok(())
 }
+
+/// jemalloc returns freed pages to the system; glibc's arenas kept them (see Cargo.toml).
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
