@@ -46,6 +46,7 @@ impl Plugin for BuildingPlugin {
 
 /// A survival player digging the block at `at` since tick `since`.
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
+#[component(storage = "SparseSet")] // comes and goes: kept apart, so the row stays put
 struct Digging {
     at: BlockPos,
     since: u64,

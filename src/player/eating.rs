@@ -27,6 +27,7 @@ const CHEW_FROM: u32 = 25;
 
 /// A player eating the item in `slot` until tick `done`.
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
+#[component(storage = "SparseSet")] // comes and goes: kept apart, so the row stays put
 pub struct Eating {
     slot: u16,
     item: ItemKind,

@@ -106,6 +106,7 @@ pub struct Kills(pub u32);
 
 /// The player is on the death screen.
 #[derive(Component, Debug)]
+#[component(storage = "SparseSet")] // comes and goes: kept apart, so the row stays put
 pub struct Dead;
 
 /// Mobs cannot hurt the player before this tick (vanilla's `spawnInvulnerableTime`).

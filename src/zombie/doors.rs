@@ -29,6 +29,7 @@ const DOOR_LOOK_TICKS: u64 = 4;
 
 /// A zombie hammering at the door whose lower half is at `door`.
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
+#[component(storage = "SparseSet")] // comes and goes: kept apart, so the row stays put
 pub(super) struct BreakingDoor {
     door: BlockPos,
     ticks: u32,

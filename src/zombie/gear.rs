@@ -114,6 +114,7 @@ pub fn dress(equipment: &mut Equipment, difficulty: Difficulty, special: f32, rn
 /// A zombie just made (not one back from a ghost pack or a save): dressed once, then the
 /// marker goes.
 #[derive(Component, Debug, Clone, Copy, Default)]
+#[component(storage = "SparseSet")] // comes and goes: kept apart, so the row stays put
 pub struct Fresh;
 
 /// The draws behind every new zombie's outfit.

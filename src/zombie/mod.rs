@@ -262,6 +262,7 @@ pub struct Arena;
 /// The zombie is after a player. Set by the chase module from its target, so that other
 /// modules (packs) know a zombie is busy without learning whom it chases.
 #[derive(Component, Debug, Clone, Copy, Default)]
+#[component(storage = "SparseSet")] // comes and goes: kept apart, so the row stays put
 pub struct Pursuing;
 
 /// Whom a zombie chases, and whom it ignores for a while. Written by the chase module only.
@@ -296,6 +297,7 @@ pub struct Vitality(pub f32);
 /// Playing the death animation; removed at `until`. Every system that acts for a zombie
 /// leaves the dying alone.
 #[derive(Component, Debug, Clone, Copy)]
+#[component(storage = "SparseSet")] // comes and goes: kept apart, so the row stays put
 pub struct Dying {
     pub(in crate::zombie) until: u64,
     /// The player whose blow killed it: only then does it drop its rare loot, what it wore and
@@ -395,6 +397,7 @@ pub struct Shade(pub Option<DVec3>);
 /// Asleep by day: still, head down, until a blow or a close player wakes it. Put on and taken
 /// off by daylight only.
 #[derive(Component, Debug, Clone, Copy, Default)]
+#[component(storage = "SparseSet")] // comes and goes: kept apart, so the row stays put
 pub struct Dozing;
 
 /// Why a zombie heads where it does.
