@@ -27,8 +27,15 @@ impl<T: Copy> SpatialGrid<T> {
         )
     }
 
+    /// Empties the grid for the next round. A cell that stayed empty through the last round
+    /// goes: zombies wander, and a cell kept for every place one ever stood would grow without
+    /// end (and be walked at every clear); a cell in use keeps its capacity.
     pub fn clear(&mut self) {
-        self.cells.values_mut().for_each(Vec::clear);
+        self.cells.retain(|_, items| {
+            let used = !items.is_empty();
+            items.clear();
+            used
+        });
     }
 
     pub fn insert(&mut self, item: T, at: DVec2) {
@@ -88,5 +95,19 @@ mod tests {
         g.clear();
         g.near(DVec2::new(50.0, 0.0), 50.0, 16, &mut out);
         assert!(out.is_empty());
+    }
+
+    #[test]
+    fn cells_left_empty_for_a_round_are_forgotten() {
+        let mut g = SpatialGrid::new(24.0);
+        // One walker crossing a cell a round, as a pack marching for a night.
+        for round in 0..1000 {
+            g.clear();
+            g.insert(0, DVec2::new(round as f64 * 24.0, 0.0));
+        }
+        assert!(g.cells.len() <= 2, "{} cells kept", g.cells.len());
+        let mut out = Vec::new();
+        g.near(DVec2::new(999.0 * 24.0, 0.0), 1.0, 16, &mut out);
+        assert_eq!(out.len(), 1, "the walker is still found where it is");
     }
 }
