@@ -66,13 +66,11 @@ mod tests {
 
     #[test]
     fn only_the_temp_files_a_crash_left_are_removed() {
-        let dir = std::env::temp_dir().join(format!("horde-leftovers-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
+        let dir = crate::scratch::ScratchDir::new("leftovers");
         fs::write(dir.join("r.0.0.mca.tmp"), b"half a region").unwrap();
         fs::write(dir.join("r.0.0.mca"), b"a region").unwrap();
         assert_eq!(remove_leftovers(&dir), 1);
         assert!(!dir.join("r.0.0.mca.tmp").exists() && dir.join("r.0.0.mca").exists());
         assert_eq!(remove_leftovers(&dir.join("missing")), 0);
-        fs::remove_dir_all(dir).unwrap();
     }
 }

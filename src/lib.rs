@@ -22,6 +22,8 @@ pub mod pack;
 pub mod player;
 pub mod random;
 pub mod save;
+#[cfg(test)]
+mod scratch;
 pub mod service;
 pub mod spawning;
 pub mod status;

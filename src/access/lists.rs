@@ -365,18 +365,11 @@ mod tests {
         OffsetDateTime::parse("2026-11-30 12:00:00 +0000", DATE).unwrap()
     }
 
-    fn temp_dir(name: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("horde-access-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-
     const ALEX: &str = "853c80ef-3c37-49fd-aa49-938b674adae6";
 
     #[test]
     fn the_files_round_trip_in_vanillas_shape() {
-        let dir = temp_dir("roundtrip");
+        let dir = crate::scratch::ScratchDir::new("access-roundtrip");
         let alex = Profile {
             uuid: Some(Uuid::parse_str(ALEX).unwrap()),
             name: "Alex".into(),
@@ -413,19 +406,17 @@ mod tests {
         let ops = std::fs::read_to_string(dir.join("ops.json")).unwrap();
         assert!(ops.contains("\"level\": 4") && ops.contains("\"bypassesPlayerLimit\": false"));
         assert_eq!(AccessLists::load(&dir, false).unwrap(), lists);
-        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
     fn a_malformed_file_is_an_error_naming_it() {
-        let dir = temp_dir("malformed");
+        let dir = crate::scratch::ScratchDir::new("access-malformed");
         std::fs::write(dir.join("ops.json"), "[{\"uuid\": 3}").unwrap();
         let error = AccessLists::load(&dir, false).unwrap_err().to_string();
         assert!(
             error.contains("ops.json") && error.contains("not a valid list"),
             "{error}"
         );
-        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
@@ -507,7 +498,7 @@ mod tests {
 
     #[test]
     fn hand_made_entries_may_leave_out_what_vanilla_fills_in() {
-        let dir = temp_dir("lenient");
+        let dir = crate::scratch::ScratchDir::new("access-lenient");
         std::fs::write(dir.join("banned-players.json"), r#"[{"name": "Alex"}]"#).unwrap();
         std::fs::write(dir.join("ops.json"), r#"[{"name": "Steve"}]"#).unwrap();
         let lists = AccessLists::load(&dir, false).unwrap();
@@ -520,6 +511,5 @@ mod tests {
             (lists.ops[0].level, lists.ops[0].bypasses_player_limit),
             (4, false)
         );
-        std::fs::remove_dir_all(dir).unwrap();
     }
 }

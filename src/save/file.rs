@@ -181,13 +181,6 @@ fn decode(bytes: &[u8]) -> anyhow::Result<Compound> {
 mod tests {
     use super::*;
 
-    fn temp_dir(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("horde-save-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-
     fn sample(n: i64) -> Compound {
         let mut c = Compound::new();
         c.insert("Time", n);
@@ -196,7 +189,7 @@ mod tests {
 
     #[test]
     fn round_trip_keeps_previous_copy() {
-        let dir = temp_dir("round");
+        let dir = crate::scratch::ScratchDir::new("save-round");
         let file = SaveFile::new(dir.join("data/x.dat"), 1);
         assert!(file.load().unwrap().is_none());
         file.write(&sample(1)).unwrap();
@@ -209,7 +202,7 @@ mod tests {
 
     #[test]
     fn every_truncation_falls_back_without_panic() {
-        let dir = temp_dir("trunc");
+        let dir = crate::scratch::ScratchDir::new("save-trunc");
         let file = SaveFile::new(dir.join("x.dat"), 1);
         file.write(&sample(1)).unwrap();
         file.write(&sample(2)).unwrap();
@@ -229,7 +222,7 @@ mod tests {
     fn writers_on_two_threads_never_share_a_temp_file() {
         // A player leaving while the autosave writes their file: both writes go through, one
         // after the other, and what is left is one of them, whole.
-        let dir = temp_dir("threads");
+        let dir = crate::scratch::ScratchDir::new("save-threads");
         let file = SaveFile::new(dir.join("playerdata/p.dat"), 1);
         let writers: Vec<_> = (0..4)
             .map(|t| {
@@ -249,7 +242,7 @@ mod tests {
 
     #[test]
     fn newer_format_is_refused() {
-        let dir = temp_dir("newer");
+        let dir = crate::scratch::ScratchDir::new("save-newer");
         SaveFile::new(dir.join("x.dat"), 9)
             .write(&sample(1))
             .unwrap();

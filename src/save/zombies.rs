@@ -456,8 +456,7 @@ mod tests {
 
     #[test]
     fn flipped_bytes_and_truncations_fall_back_to_the_previous_save() {
-        let dir = std::env::temp_dir().join(format!("horde-packs-corrupt-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = crate::scratch::ScratchDir::new("packs-corrupt");
         let file = super::super::packs_file(&dir);
         let mut g = Gen::new(99);
         let older = SavedZombies {
@@ -489,7 +488,6 @@ mod tests {
                 assert!(loaded == newer || loaded == older, "{damage:?} at {at}");
             }
         }
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[derive(Debug, Clone, Copy)]

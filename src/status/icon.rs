@@ -81,7 +81,7 @@ mod tests {
 
     #[test]
     fn the_first_folder_with_a_good_icon_wins() {
-        let dir = std::env::temp_dir().join(format!("horde-icon-{}", std::process::id()));
+        let dir = crate::scratch::ScratchDir::new("icon");
         let (config, world) = (dir.join("config"), dir.join("world"));
         std::fs::create_dir_all(&config).unwrap();
         std::fs::create_dir_all(&world).unwrap();
@@ -93,6 +93,5 @@ mod tests {
             png(64, 64),
             "a wrong icon is passed over"
         );
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

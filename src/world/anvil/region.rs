@@ -342,13 +342,6 @@ fn aside_paths(path: &Path) -> (Option<PathBuf>, PathBuf) {
 mod tests {
     use super::*;
 
-    fn temp_dir(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("horde-region-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-
     fn chunk(tag: i32) -> Compound {
         let mut c = Compound::new();
         c.insert("Tag", tag);
@@ -364,7 +357,7 @@ mod tests {
 
     #[test]
     fn writes_are_read_back_and_other_chunks_survive() {
-        let dir = temp_dir("roundtrip");
+        let dir = crate::scratch::ScratchDir::new("region-roundtrip");
         let mut folder = RegionFolder::new(&dir);
         let (a, b) = (ChunkPos::new(-1, 0), ChunkPos::new(-32, 31));
         assert!(folder.read(a).unwrap().is_none(), "no file yet");
@@ -384,12 +377,11 @@ mod tests {
         assert_eq!(tag(&folder.read(a).unwrap().unwrap()), Some(99));
         assert_eq!(tag(&folder.read(b).unwrap().unwrap()), Some(-32));
         assert!(!dir.join("r.-1.0.mca.tmp").exists());
-        fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
     fn a_short_file_is_an_empty_region_and_a_bad_location_is_salvaged_around() {
-        let dir = temp_dir("salvage");
+        let dir = crate::scratch::ScratchDir::new("region-salvage");
         // Vanilla makes an empty file when it only looks for a region.
         fs::write(dir.join("r.0.0.mca"), []).unwrap();
         let mut folder = RegionFolder::new(&dir);
@@ -420,14 +412,13 @@ mod tests {
             folder.read(bad).unwrap().is_none(),
             "the bad location is dropped"
         );
-        fs::remove_dir_all(dir).unwrap();
     }
 
     /// Found by the region fuzz target: fastanvil wrote the first chunk into a header that
     /// pointed at no chunk (over the header itself), and panicked on a chunk length of zero.
     #[test]
     fn an_empty_header_a_zero_length_and_overlapping_chunks_are_not_trusted() {
-        let dir = temp_dir("layout");
+        let dir = crate::scratch::ScratchDir::new("region-layout");
         let path = dir.join("r.0.0.mca");
         fs::write(&path, vec![0; HEADER_BYTES]).unwrap();
         let mut folder = RegionFolder::new(&dir);
@@ -460,12 +451,11 @@ mod tests {
         let first = shared[0..4].to_vec();
         shared[4..8].copy_from_slice(&first);
         assert!(!layout_is_sound(&shared));
-        fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
     fn the_same_damage_is_kept_aside_once() {
-        let dir = temp_dir("aside-once");
+        let dir = crate::scratch::ScratchDir::new("region-aside-once");
         fs::write(dir.join("r.0.0.mca"), b"not a region").unwrap();
         assert!(RegionFolder::new(&dir)
             .keep_aside((0, 0))
@@ -481,7 +471,6 @@ mod tests {
         fs::write(dir.join("r.0.0.mca"), b"other damage").unwrap();
         let copy = RegionFolder::new(&dir).keep_aside((0, 0)).unwrap();
         assert_eq!(copy, Some(dir.join("r.0.0.mca.corrupt2")));
-        fs::remove_dir_all(dir).unwrap();
     }
 
     /// A chunk of `generation`, 4 KiB of numbers that do not compress, so a region of them
@@ -560,7 +549,7 @@ mod tests {
     #[test]
     fn a_kill_mid_write_leaves_the_old_region_or_the_new() {
         use std::io::BufRead;
-        let dir = temp_dir("kill");
+        let dir = crate::scratch::ScratchDir::new("region-kill");
         let tmp = dir.join("r.0.0.mca.tmp");
         let (mut next, mut mid_write) = (1, 0);
         for _ in 0..8 {
@@ -607,12 +596,11 @@ mod tests {
             next = announced + 1;
         }
         println!("{mid_write} of 8 kills left a temp file beside a whole region");
-        fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
     fn a_damaged_file_is_kept_aside_before_it_is_replaced() {
-        let dir = temp_dir("damaged");
+        let dir = crate::scratch::ScratchDir::new("region-damaged");
         // Every location past the end of the file.
         let garbage = vec![0xEE; 8192];
         fs::write(dir.join("r.0.0.mca"), &garbage).unwrap();
@@ -626,6 +614,5 @@ mod tests {
             tag(&folder.read(ChunkPos::new(1, 1)).unwrap().unwrap()),
             Some(5)
         );
-        fs::remove_dir_all(dir).unwrap();
     }
 }
