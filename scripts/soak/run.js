@@ -413,7 +413,10 @@ function percentile (sorted, p) {
 }
 
 // What a leak would grow, read from the kernel and asked of the server and its map.
-const SAMPLED = ['rssMb', 'fds', 'sockets', 'threads', 'chunks', 'entities', 'players', 'zombies', 'items', 'orbs', 'entityLayers', 'mapStateBytes']
+// The map's snapshot is sampled whole and by part (packs, their trail points, merges, heat
+// cells), so a growth can be traced to its part.
+const SAMPLED = ['rssMb', 'fds', 'sockets', 'threads', 'chunks', 'entities', 'players', 'zombies', 'items', 'orbs', 'entityLayers',
+  'mapStateBytes', 'mapPacks', 'mapTrailPoints', 'mapMerges', 'mapHeatCells']
 
 async function sample (life, mapPort) {
   const pid = life.server.child.pid
@@ -441,13 +444,23 @@ async function sample (life, mapPort) {
     items: Number(entities.items),
     orbs: Number(entities.orbs),
     entityLayers: Number(entities.entity_layers),
-    mapStateBytes: state.length
+    mapStateBytes: state.length,
+    ...mapParts(JSON.parse(state))
   }
   life.samples.push(row)
   // Kept as they come, so a run cut short still has its samples.
   const file = path.join(life.out, 'samples.csv')
   if (!fs.existsSync(file)) fs.writeFileSync(file, `life,minute,${SAMPLED.join(',')}\n`)
   fs.appendFileSync(file, `${life.number},${((row.at - life.first) / 60000).toFixed(2)},${SAMPLED.map((k) => row[k]).join(',')}\n`)
+}
+
+function mapParts (state) {
+  return {
+    mapPacks: state.packs.length,
+    mapTrailPoints: state.packs.reduce((n, p) => n + p.trail.length, 0),
+    mapMerges: state.merges.length,
+    mapHeatCells: state.heat.length
+  }
 }
 
 // A series' growth after warm-up (its first third: chunks, zombies and clients arriving): the
