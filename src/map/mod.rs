@@ -155,7 +155,9 @@ fn publish(
         if let Some(packs) = packs {
             // The last night: half a day of points.
             let keep = (clock.day_length as u64 / 2 / map.trail_interval_ticks).max(1) as usize;
-            trails.0.record(packs.iter(), keep);
+            trails
+                .0
+                .record(packs.iter().map(|p| (p.id, p.centroid)), keep);
         }
     }
     if !(tick as u64).is_multiple_of(map.publish_interval_ticks) {

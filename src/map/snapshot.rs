@@ -4,6 +4,7 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use serde::Serialize;
+use valence::math::DVec2;
 
 use crate::config::PackConfig;
 use crate::pack::{Pack, PackId, PackSummary};
@@ -106,7 +107,9 @@ pub struct Counts {
     pub materialised_zombies: usize,
 }
 
-/// Each pack's centroid every trail interval, for the last night.
+/// Each pack's centroid every trail interval, for the last night, to a tenth of a block: the
+/// page draws a line through them, and every digit more is sent to every open page each
+/// publish interval.
 #[derive(Debug, Default)]
 pub struct Trails {
     points: HashMap<PackId, VecDeque<[f64; 2]>>,
@@ -114,20 +117,40 @@ pub struct Trails {
 
 impl Trails {
     /// Adds each pack's point, keeps at most `keep` per pack, forgets packs that are gone.
-    pub fn record<'a>(&mut self, packs: impl Iterator<Item = &'a Pack>, keep: usize) {
+    pub fn record(&mut self, centroids: impl Iterator<Item = (PackId, DVec2)>, keep: usize) {
+        let tenth = |v: f64| (v * 10.0).round() / 10.0;
         let mut seen = HashSet::new();
-        for pack in packs {
-            let trail = self.points.entry(pack.id).or_default();
-            trail.push_back([pack.centroid.x, pack.centroid.y]);
+        for (id, at) in centroids {
+            let trail = self.points.entry(id).or_default();
+            trail.push_back([tenth(at.x), tenth(at.y)]);
             while trail.len() > keep {
                 trail.pop_front();
             }
-            seen.insert(pack.id);
+            seen.insert(id);
         }
         self.points.retain(|id, _| seen.contains(id));
     }
 
     pub fn of(&self, id: PackId) -> Option<&VecDeque<[f64; 2]>> {
         self.points.get(&id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_trail_keeps_its_last_points_to_a_tenth_and_goes_with_its_pack() {
+        let mut trails = Trails::default();
+        for i in 0..10 {
+            let step = DVec2::new(i as f64 * 1.234_567, -(i as f64) / 3.0);
+            trails.record([(1, step), (2, step * 2.0)].into_iter(), 4);
+        }
+        let one: Vec<_> = trails.of(1).unwrap().iter().copied().collect();
+        assert_eq!(one, [[7.4, -2.0], [8.6, -2.3], [9.9, -2.7], [11.1, -3.0]]);
+        trails.record([(2, DVec2::ZERO)].into_iter(), 4);
+        assert!(trails.of(1).is_none(), "a pack gone takes its trail");
+        assert_eq!(trails.of(2).unwrap().back(), Some(&[0.0, 0.0]));
     }
 }
