@@ -18,6 +18,10 @@ use horde::{build_base, Launch};
 use valence::entity::zombie::ZombieEntityBundle;
 use valence::prelude::*;
 
+/// The horde binary's allocator, so that the ratio compares the game and not the allocators.
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 /// Blocks a floor zombie moves per tick: a zombie's walk.
 const STEP: f64 = 0.115;
 
