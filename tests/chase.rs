@@ -777,3 +777,52 @@ fn a_walker_boxed_in_rests_instead_of_planning_every_step_it_cannot_take() {
     // Without the rests it plans at nearly every one of its 200 activations.
     assert!(plans <= 60, "{plans} plans in 400 ticks");
 }
+
+#[test]
+fn a_zombie_at_rest_falls_when_the_ground_under_it_is_dug_away_near_a_player_or_far() {
+    for far in [false, true] {
+        let mut h = harness();
+        let o = if far {
+            far_arena(&mut h)
+        } else {
+            let o = arena(&mut h, [0, 0, 0]);
+            h.run("gamemode creative tester");
+            o
+        };
+        let zombie = h.summon(BlockPos::new(o.x + 4, o.y, o.z));
+        // Its first stroll, then the rest after it: standing, with nowhere to go.
+        let resting = |h: &Harness| {
+            let body = h.app.world.get::<Body>(zombie).unwrap();
+            body.on_ground && h.app.world.get::<Destination>(zombie).unwrap().to.is_none()
+        };
+        let mut still = 0;
+        for _ in 0..400 {
+            h.app.update();
+            still = if resting(&h) { still + 1 } else { 0 };
+            if still == 5 {
+                break;
+            }
+        }
+        assert_eq!(still, 5, "far {far}: never came to rest");
+        let feet = h.app.world.get::<Position>(zombie).unwrap().0;
+        let under = BlockPos::from_pos(feet);
+        h.fill(
+            BlockPos::new(under.x - 1, under.y - 3, under.z - 1),
+            BlockPos::new(under.x + 1, under.y - 1, under.z + 1),
+            "air",
+        );
+        for _ in 0..30 {
+            h.app.update();
+            let to = h.app.world.get::<Destination>(zombie).unwrap().to;
+            assert!(
+                to.is_none(),
+                "far {far}: it fell while resting, not on a stroll"
+            );
+        }
+        let landed = h.app.world.get::<Position>(zombie).unwrap().0;
+        assert!(
+            (landed.y - (feet.y - 3.0)).abs() < 1e-6,
+            "far {far}: from {feet} to {landed}"
+        );
+    }
+}

@@ -204,12 +204,16 @@ fn move_zombies(
         mut head,
     ) in &mut zombies
     {
+        let pos = body.at.unwrap_or(position.0);
+        if body.on_ground && edits.iter().any(|e| e.reaches(BlockPos::from_pos(pos), 2)) {
+            // Its footing may have changed: a body at rest is not stepped until it moves.
+            body.on_ground = false;
+        }
         let steps = lod.steps(ground.now);
         if steps == 0 {
             continue;
         }
         let kind = kinds.get(zombie.kind);
-        let pos = body.at.unwrap_or(position.0);
         let far = lod.tier >= Tier::Half;
         let asks = movement::plan(
             &mut walker,

@@ -388,6 +388,14 @@ fn walk_steps(
             }
             break;
         }
+        if steady && wish == DVec2::ZERO && !walker.jump {
+            // At rest with nowhere to go (fighting, idle, at work: most bodies near players),
+            // a step would only read the blocks round the body to learn that it stays. An
+            // edit beside a resting body wakes it (`move_zombies`).
+            body.blocked = false;
+            walker.blocked_ticks = 0;
+            break;
+        }
         let jump = std::mem::take(&mut walker.jump);
         let before = (ticks > 1).then(|| (body.clone(), pos));
         pos = body.step(world, pos, wish, jump);
