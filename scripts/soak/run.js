@@ -14,8 +14,9 @@
 //                              [--sample-every S] [--growth-goal PCT]
 // --tick-goal-ms 0 reports tick times without judging them (the test suite, on a busy machine).
 // --no-kill leaves out the SIGKILL, so the whole run is one life whose memory can be followed.
-// --growth-goal judges each sampled series' growth after warm-up (the first third), in percent
-// of its mean over that stretch; 0 (the default) reports it only.
+// --growth-goal judges the leak checks of growth.js: growth after warm-up (the first third), in
+// percent of the mean over that stretch, and the map's parts within their bounds; 0 (the
+// default) reports the growth only.
 // The full disk needs root (a size-limited tmpfs holds the world); the slow disk needs a C
 // compiler (an LD_PRELOAD shim delays fsync). Without them those faults are reported skipped.
 'use strict'
@@ -30,6 +31,7 @@ const nbt = require('prismarine-nbt')
 const mineflayer = require('mineflayer')
 const { Rcon } = require('rcon-client')
 const { Server, logfmt, ROOT } = require('../load/server')
+const { SAMPLED, mapParts, leakChecks } = require('./growth')
 const { LeanClient, connectLean } = require('../load/lean-client')
 
 const HORDE = process.env.HORDE_BIN || path.join(ROOT, 'target/release/horde')
@@ -413,11 +415,6 @@ function percentile (sorted, p) {
 }
 
 // What a leak would grow, read from the kernel and asked of the server and its map.
-// The map's snapshot is sampled whole and by part (packs, their trail points, merges, heat
-// cells), so a growth can be traced to its part.
-const SAMPLED = ['rssMb', 'fds', 'sockets', 'threads', 'chunks', 'entities', 'players', 'zombies', 'items', 'orbs', 'entityLayers',
-  'mapStateBytes', 'mapPacks', 'mapTrailPoints', 'mapMerges', 'mapHeatCells']
-
 async function sample (life, mapPort) {
   const pid = life.server.child.pid
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8')
@@ -452,32 +449,6 @@ async function sample (life, mapPort) {
   const file = path.join(life.out, 'samples.csv')
   if (!fs.existsSync(file)) fs.writeFileSync(file, `life,minute,${SAMPLED.join(',')}\n`)
   fs.appendFileSync(file, `${life.number},${((row.at - life.first) / 60000).toFixed(2)},${SAMPLED.map((k) => row[k]).join(',')}\n`)
-}
-
-function mapParts (state) {
-  return {
-    mapPacks: state.packs.length,
-    mapTrailPoints: state.packs.reduce((n, p) => n + p.trail.length, 0),
-    mapMerges: state.merges.length,
-    mapHeatCells: state.heat.length
-  }
-}
-
-// A series' growth after warm-up (its first third: chunks, zombies and clients arriving): the
-// least-squares slope per hour, and what that slope adds over the stretch in percent of the
-// series' mean there.
-function growth (samples, key) {
-  const s = samples.slice(Math.floor(samples.length / 3)).map((p) => [p.at, p[key]])
-  if (s.length < 3) return null
-  const n = s.length
-  const mx = s.reduce((a, p) => a + p[0], 0) / n
-  const my = s.reduce((a, p) => a + p[1], 0) / n
-  const num = s.reduce((a, p) => a + (p[0] - mx) * (p[1] - my), 0)
-  const den = s.reduce((a, p) => a + (p[0] - mx) ** 2, 0)
-  if (!den) return null
-  const perHour = (num / den) * 3600000
-  const hours = (s[n - 1][0] - s[0][0]) / 3600000
-  return { perHour, mean: my, percent: my ? (perHour * hours / my) * 100 : 0 }
 }
 
 async function main () {
@@ -757,14 +728,8 @@ async function main () {
     record('the tick during the slow autosave', args.tickGoalMs === 0 || max < 250, `max ${max.toFixed(1)} ms over ${slow.length} ticks`)
   }
   const longest = lives.reduce((a, l) => (l.samples.length > a.samples.length ? l : a), lives[0])
-  const growths = Object.fromEntries(SAMPLED.map((key) => [key, growth(longest.samples, key)]))
-  if (args.growthGoal > 0) {
-    for (const key of ['rssMb', 'fds', 'threads', 'chunks', 'entities', 'entityLayers', 'mapStateBytes']) {
-      const g = growths[key]
-      record(`no growth after warm-up (${key})`, g !== null && g.percent < args.growthGoal,
-        g === null ? 'too few samples' : `${g.perHour.toFixed(2)} an hour, ${g.percent.toFixed(1)} % of the mean ${g.mean.toFixed(1)} (goal < ${args.growthGoal} %)`)
-    }
-  }
+  const { growths, checks: leaks } = leakChecks(longest.samples, args.growthGoal)
+  if (args.growthGoal > 0) for (const c of leaks) record(c.what, c.ok, c.detail)
   const slope = growths.rssMb ? growths.rssMb.perHour : null
   const rss = longest.samples.map((s) => s.rssMb)
   const summary = {
