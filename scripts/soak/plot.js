@@ -1,5 +1,6 @@
 // Plots a soak's samples (run.js's OUT/samples.csv) as an SVG of stacked panels against the
-// minutes of the run: resident memory, entities, loaded chunks, and open file descriptors.
+// minutes of the run: resident memory, entities, loaded chunks, open file descriptors, and the
+// web map's snapshot.
 //   node scripts/soak/plot.js OUT/samples.csv docs/soak.svg [TITLE]
 'use strict'
 
@@ -9,7 +10,9 @@ const PANELS = [
   { title: 'resident memory (MB)', series: ['rssMb'] },
   { title: 'entities (all, zombies)', series: ['entities', 'zombies'] },
   { title: 'loaded chunks', series: ['chunks'] },
-  { title: 'open file descriptors (all, sockets)', series: ['fds', 'sockets'] }
+  { title: 'open file descriptors (all, sockets)', series: ['fds', 'sockets'] },
+  // Drawn when the samples have the map's parts (since 2026-12-04).
+  { title: 'web map (snapshot kB, packs shown)', series: ['mapKb', 'mapPacks'] }
 ]
 const COLOURS = ['#1f77b4', '#d62728']
 const WIDTH = 720
@@ -22,14 +25,16 @@ function main () {
   const [head, ...lines] = fs.readFileSync(file, 'utf8').trim().split('\n')
   const keys = head.split(',')
   const rows = lines.map((l) => Object.fromEntries(l.split(',').map((v, i) => [keys[i], Number(v)])))
+    .map((r) => ({ ...r, mapKb: r.mapStateBytes / 1000 }))
   if (rows.length < 2) throw new Error(`${file} has fewer than two samples`)
+  const panels = PANELS.filter((p) => p.series.every((k) => k in rows[0] && !Number.isNaN(rows[0][k])))
   const minutes = rows.map((r) => r.minute)
   const x0 = Math.min(...minutes)
   const x1 = Math.max(...minutes)
   const plotWidth = WIDTH - MARGIN.left - MARGIN.right
   const x = (m) => MARGIN.left + ((m - x0) / (x1 - x0)) * plotWidth
   const parts = []
-  PANELS.forEach((panel, p) => {
+  panels.forEach((panel, p) => {
     const top = MARGIN.top + p * (PANEL + MARGIN.gap)
     const values = panel.series.flatMap((k) => rows.map((r) => r[k]))
     const hi = niceCeil(Math.max(...values, 1))
@@ -49,7 +54,7 @@ function main () {
       parts.push(`<path d="${d}" fill="none" stroke="${COLOURS[i]}" stroke-width="1.5"/>`)
     })
   })
-  const bottom = MARGIN.top + PANELS.length * (PANEL + MARGIN.gap) - MARGIN.gap
+  const bottom = MARGIN.top + panels.length * (PANEL + MARGIN.gap) - MARGIN.gap
   for (const m of ticks(x0, x1)) {
     parts.push(`<text x="${x(m)}" y="${bottom + 16}" text-anchor="middle">${m}</text>`)
   }
