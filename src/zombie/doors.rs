@@ -9,7 +9,7 @@ use valence::prelude::*;
 use valence::protocol::packets::play::BlockBreakingProgressS2c;
 use valence::protocol::{Direction, VarInt, WritePacket};
 
-use super::{staggered, Dying, Target, Zombie};
+use super::{staggered, Dying, Pursuing, Target, Zombie};
 use crate::config::Config;
 use crate::noise::{Noise, NoiseKind};
 use crate::world::door::{is_door, is_open_door, lower_half, other_half};
@@ -78,7 +78,12 @@ pub(super) fn break_doors(
             &mut EntityAnimations,
             Option<&mut BreakingDoor>,
         ),
-        (With<Zombie>, Without<Dying>),
+        // Chasers look for doors, and those at one let go: the rest of the crowd is skipped.
+        (
+            With<Zombie>,
+            Without<Dying>,
+            Or<(With<Pursuing>, With<BreakingDoor>)>,
+        ),
     >,
     players: Query<&Position, (With<Client>, Without<Zombie>)>,
     mut layers: Query<&mut ChunkLayer, With<Overworld>>,
