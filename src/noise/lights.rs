@@ -62,8 +62,9 @@ impl Lights {
         }
     }
 
-    /// The lights a zombie in `chunk` could see within `range`.
-    pub fn near(&mut self, chunk: ChunkPos, range: f32) -> &[BlockPos] {
+    /// Files each light under the chunks from which it is within `range`, unless the lights
+    /// and the range are as they were when last filed.
+    pub fn file(&mut self, range: f32) {
         if self.filed_for != Some(range) {
             self.seen_from.clear();
             for &light in &self.placed {
@@ -73,6 +74,10 @@ impl Lights {
             }
             self.filed_for = Some(range);
         }
+    }
+
+    /// The lights a zombie in `chunk` could see within the range they were last filed for.
+    pub fn near(&self, chunk: ChunkPos) -> &[BlockPos] {
         self.seen_from.get(&chunk).map_or(&[], Vec::as_slice)
     }
 }
@@ -150,12 +155,15 @@ mod tests {
         let mut lights = Lights::default();
         lights.add(BlockPos::new(5, 64, 5));
         lights.add(BlockPos::new(500, 64, 5));
-        assert_eq!(lights.near(ChunkPos::new(0, 0), 32.0).len(), 1);
-        assert_eq!(lights.near(ChunkPos::new(2, -2), 32.0).len(), 1);
-        assert_eq!(lights.near(ChunkPos::new(3, 0), 32.0).len(), 0);
-        assert_eq!(lights.near(ChunkPos::new(3, 0), 48.0).len(), 1, "refiled");
+        lights.file(32.0);
+        assert_eq!(lights.near(ChunkPos::new(0, 0)).len(), 1);
+        assert_eq!(lights.near(ChunkPos::new(2, -2)).len(), 1);
+        assert_eq!(lights.near(ChunkPos::new(3, 0)).len(), 0);
+        lights.file(48.0);
+        assert_eq!(lights.near(ChunkPos::new(3, 0)).len(), 1, "refiled");
         lights.remove(BlockPos::new(5, 64, 5));
-        assert!(lights.near(ChunkPos::new(0, 0), 48.0).is_empty());
+        lights.file(48.0);
+        assert!(lights.near(ChunkPos::new(0, 0)).is_empty());
         assert_eq!(lights.len(), 1);
     }
 

@@ -288,77 +288,83 @@ fn listen(
     let Ok(layer) = layers.get_single() else {
         return;
     };
-    let world = &LayerVoxels::new(layer);
     let n = &config.noise;
     let rules = &CuriosityRules::new(n);
     let now = server.current_tick() as u64;
     let look = n.enabled && n.light_range > 0.0 && !weather.sun_is_up(&clock);
-    let quiet = soundscape.sounds.is_empty() && (!look || lights.is_empty());
-    for (entity, target, position, body, lod, dozing, arena, mut curious, mut lure) in &mut zombies
-    {
-        // A dozing zombie neither hears nor keeps an errand: a glance left from before it
-        // dozed would lure it, mark it a pursuer and wake it.
-        if target.chasing() || arena || dozing || !n.enabled {
-            if curious.0.busy() {
-                curious.0.drop_errand();
-            }
-            if lure.0.is_some() {
-                lure.0 = None;
-            }
-            continue;
-        }
-        if lod.steps(now) == 0 || (quiet && !curious.0.busy()) {
-            continue;
-        }
-        let pos = body.at.unwrap_or(position.0);
-        let eye = pos + DVec3::new(0.0, body::EYE_HEIGHT, 0.0);
-        let chunk = ChunkPos::from_pos(pos);
-        let mut best: Option<(DVec3, f32)> = None;
-        for sound in soundscape.near(chunk) {
-            let d = eye.distance(sound.at);
-            let voice = sound.voice;
-            if d >= voice.range as f64 || best.is_some_and(|(_, s)| s >= voice.loudness) {
-                continue;
-            }
-            let cap = rules::walls_that_matter(voice, d, n.wall_damping);
-            let walls = rules::solid_between(world, eye, sound.at, cap);
-            if let Some(s) = rules::heard(voice, d, walls, n.wall_damping) {
-                if best.is_none_or(|(_, b)| s > b) {
-                    best = Some((sound.at, s));
-                }
-            }
-        }
-        // Once in every LOOK_TICKS, on one of its own activations whatever its tier.
-        let turn = (now + entity.index() as u64) % LOOK_TICKS;
-        if look && turn < lod.tier.period().unwrap_or(1) {
-            for &light in lights.near(chunk, n.light_range) {
-                let centre = DVec3::new(
-                    light.x as f64 + 0.5,
-                    light.y as f64 + 0.5,
-                    light.z as f64 + 0.5,
-                );
-                let d = eye.distance(centre);
-                let Some(s) = rules::seen(n.light_loudness, n.light_range, d) else {
-                    continue;
-                };
-                // Seen at the face towards the zombie: the light's own block hides nothing.
-                let face = centre + (eye - centre).normalize_or_zero() * 0.6;
-                if best.is_none_or(|(_, b)| s > b) && line_of_sight(world, eye, face) {
-                    best = Some((centre, s));
-                }
-            }
-        }
-        if let Some((place, strength)) = best {
-            curious.0.notice(place, strength, now, rules);
-        }
-        let seed = entity.to_bits();
-        let heading = curious.0.heading(pos, now, rules, |turn| {
-            generator(mix(seed ^ turn)).gen::<f64>()
-        });
-        if lure.0 != heading {
-            lure.0 = heading;
-        }
+    if look {
+        lights.file(n.light_range);
     }
+    let lights = &*lights;
+    let quiet = soundscape.sounds.is_empty() && (!look || lights.is_empty());
+    // Each zombie hears and looks for itself: the crowd is shared among the cores.
+    zombies.par_iter_mut().for_each_mut(
+        |(entity, target, position, body, lod, dozing, arena, mut curious, mut lure)| {
+            // A dozing zombie neither hears nor keeps an errand: a glance left from before it
+            // dozed would lure it, mark it a pursuer and wake it.
+            if target.chasing() || arena || dozing || !n.enabled {
+                if curious.0.busy() {
+                    curious.0.drop_errand();
+                }
+                if lure.0.is_some() {
+                    lure.0 = None;
+                }
+                return;
+            }
+            if lod.steps(now) == 0 || (quiet && !curious.0.busy()) {
+                return;
+            }
+            let world = &LayerVoxels::new(layer);
+            let pos = body.at.unwrap_or(position.0);
+            let eye = pos + DVec3::new(0.0, body::EYE_HEIGHT, 0.0);
+            let chunk = ChunkPos::from_pos(pos);
+            let mut best: Option<(DVec3, f32)> = None;
+            for sound in soundscape.near(chunk) {
+                let d = eye.distance(sound.at);
+                let voice = sound.voice;
+                if d >= voice.range as f64 || best.is_some_and(|(_, s)| s >= voice.loudness) {
+                    continue;
+                }
+                let cap = rules::walls_that_matter(voice, d, n.wall_damping);
+                let walls = rules::solid_between(world, eye, sound.at, cap);
+                if let Some(s) = rules::heard(voice, d, walls, n.wall_damping) {
+                    if best.is_none_or(|(_, b)| s > b) {
+                        best = Some((sound.at, s));
+                    }
+                }
+            }
+            // Once in every LOOK_TICKS, on one of its own activations whatever its tier.
+            let turn = (now + entity.index() as u64) % LOOK_TICKS;
+            if look && turn < lod.tier.period().unwrap_or(1) {
+                for &light in lights.near(chunk) {
+                    let centre = DVec3::new(
+                        light.x as f64 + 0.5,
+                        light.y as f64 + 0.5,
+                        light.z as f64 + 0.5,
+                    );
+                    let d = eye.distance(centre);
+                    let Some(s) = rules::seen(n.light_loudness, n.light_range, d) else {
+                        continue;
+                    };
+                    // Seen at the face towards the zombie: the light's own block hides nothing.
+                    let face = centre + (eye - centre).normalize_or_zero() * 0.6;
+                    if best.is_none_or(|(_, b)| s > b) && line_of_sight(world, eye, face) {
+                        best = Some((centre, s));
+                    }
+                }
+            }
+            if let Some((place, strength)) = best {
+                curious.0.notice(place, strength, now, rules);
+            }
+            let seed = entity.to_bits();
+            let heading = curious.0.heading(pos, now, rules, |turn| {
+                generator(mix(seed ^ turn)).gen::<f64>()
+            });
+            if lure.0 != heading {
+                lure.0 = heading;
+            }
+        },
+    );
 }
 
 /// A loud noise made by an operator: `noise <x> <y> <z> <radius> [loudness]`, for tests and

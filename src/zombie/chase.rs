@@ -60,7 +60,6 @@ pub fn choose_targets(
     let Ok(layer) = layers.get_single() else {
         return;
     };
-    let layer = &LayerVoxels::new(layer);
     let now = server.current_tick() as u64;
     let mut candidates: Vec<(Entity, DVec3, UniqueId)> = players
         .iter()
@@ -69,65 +68,69 @@ pub fn choose_targets(
         .collect();
     // Equal distances are broken by UUID, the same way on every run.
     candidates.sort_by_key(|(_, _, id)| id.0);
-    for (entity, mut target, walker, pos, arena, dozing) in &mut zombies {
-        if target.player.is_some() && walker.gave_up_on() == target.player {
-            let player = target.player.take();
-            target.ignored = player.map(|p| (p, now + rules.give_up_ticks));
-        }
-        let hop_ended = walker.chase_hops() != target.hops_seen;
-        // Read before written: a write marks the zombie changed, and most are not due.
-        if !hop_ended && !staggered(entity, now, rules.retarget_ticks) {
-            continue;
-        }
-        let target = &mut *target;
-        target.hops_seen = walker.chase_hops();
-        if target.ignored.is_some_and(|(_, until)| now >= until) {
-            target.ignored = None;
-        }
-        let keep_range = if arena {
-            rules.hunt_range
-        } else {
-            rules.follow_range
-        };
-        let current = target.player.and_then(|player| {
-            candidates
-                .iter()
-                .find(|(e, ..)| *e == player)
-                .map(|(_, p, _)| p.distance(pos.0))
-                .filter(|d| *d <= keep_range)
+    // Each zombie's choice reads the players and the blocks and writes only its own target.
+    zombies
+        .par_iter_mut()
+        .for_each_mut(|(entity, mut target, walker, pos, arena, dozing)| {
+            if target.player.is_some() && walker.gave_up_on() == target.player {
+                let player = target.player.take();
+                target.ignored = player.map(|p| (p, now + rules.give_up_ticks));
+            }
+            let hop_ended = walker.chase_hops() != target.hops_seen;
+            // Read before written: a write marks the zombie changed, and most are not due.
+            if !hop_ended && !staggered(entity, now, rules.retarget_ticks) {
+                return;
+            }
+            let target = &mut *target;
+            target.hops_seen = walker.chase_hops();
+            if target.ignored.is_some_and(|(_, until)| now >= until) {
+                target.ignored = None;
+            }
+            let keep_range = if arena {
+                rules.hunt_range
+            } else {
+                rules.follow_range
+            };
+            let current = target.player.and_then(|player| {
+                candidates
+                    .iter()
+                    .find(|(e, ..)| *e == player)
+                    .map(|(_, p, _)| p.distance(pos.0))
+                    .filter(|d| *d <= keep_range)
+            });
+            if current.is_some() && !hop_ended {
+                return;
+            }
+            let (range, needs_sight) = match (arena, dozing) {
+                (true, _) => (rules.hunt_range, false),
+                (false, true) => (rules.wake_radius, false),
+                (false, false) => (rules.follow_range, true),
+            };
+            let world = LayerVoxels::new(layer);
+            let eye = pos.0 + DVec3::new(0.0, body::EYE_HEIGHT, 0.0);
+            let ignored = target.ignored.map(|(e, _)| e);
+            let mut best: Option<(f64, Entity)> = None;
+            for &(player, at, _) in &candidates {
+                let d = at.distance(pos.0);
+                if Some(player) == ignored
+                    || Some(player) == target.player
+                    || !takes_over(current, d, range, rules.retarget_margin)
+                    || best.is_some_and(|(b, _)| d >= b)
+                {
+                    continue;
+                }
+                if !needs_sight
+                    || line_of_sight(&world, eye, at + DVec3::new(0.0, player::EYE_HEIGHT, 0.0))
+                {
+                    best = Some((d, player));
+                }
+            }
+            match best {
+                Some((_, player)) => target.set(Some(player)),
+                None if current.is_none() => target.set(None),
+                None => {}
+            }
         });
-        if current.is_some() && !hop_ended {
-            continue;
-        }
-        let (range, needs_sight) = match (arena, dozing) {
-            (true, _) => (rules.hunt_range, false),
-            (false, true) => (rules.wake_radius, false),
-            (false, false) => (rules.follow_range, true),
-        };
-        let eye = pos.0 + DVec3::new(0.0, body::EYE_HEIGHT, 0.0);
-        let ignored = target.ignored.map(|(e, _)| e);
-        let mut best: Option<(f64, Entity)> = None;
-        for &(player, at, _) in &candidates {
-            let d = at.distance(pos.0);
-            if Some(player) == ignored
-                || Some(player) == target.player
-                || !takes_over(current, d, range, rules.retarget_margin)
-                || best.is_some_and(|(b, _)| d >= b)
-            {
-                continue;
-            }
-            if !needs_sight
-                || line_of_sight(layer, eye, at + DVec3::new(0.0, player::EYE_HEIGHT, 0.0))
-            {
-                best = Some((d, player));
-            }
-        }
-        match best {
-            Some((_, player)) => target.set(Some(player)),
-            None if current.is_none() => target.set(None),
-            None => {}
-        }
-    }
 }
 
 /// A struck zombie with nobody to chase turns on the striker, if it may hunt them.

@@ -144,44 +144,46 @@ pub(super) fn decide(
     server: Res<Server>,
 ) {
     let now = server.current_tick() as u64;
-    for (
-        target,
-        lure,
-        march,
-        shade,
-        dozing,
-        walker,
-        body,
-        position,
-        lod,
-        mut wander,
-        mut destination,
-    ) in &mut zombies
-    {
-        // The planner runs on the same ticks: each of its outcomes is heard once.
-        if lod.steps(now) == 0 {
-            continue;
-        }
-        let wander = &mut *wander;
-        wander.hear(walker.outcome(), now, &destination);
-        let target = target
-            .player
-            .and_then(|t| Some((t, players.get(t).ok()?.0)));
-        let pos = body.at.unwrap_or(position.0);
-        let errands = [(Why::March, march.0), (Why::Shade, shade.0)];
-        let next = wander.choose(
+    // Each zombie's choice is its own: the crowd is shared among the cores.
+    zombies.par_iter_mut().for_each_mut(
+        |(
             target,
-            lure.0,
-            errands,
+            lure,
+            march,
+            shade,
             dozing,
-            pos,
-            now,
-            rules.wander_radius,
-        );
-        if *destination != next {
-            *destination = next;
-        }
-    }
+            walker,
+            body,
+            position,
+            lod,
+            mut wander,
+            mut destination,
+        )| {
+            // The planner runs on the same ticks: each of its outcomes is heard once.
+            if lod.steps(now) == 0 {
+                return;
+            }
+            let wander = &mut *wander;
+            wander.hear(walker.outcome(), now, &destination);
+            let target = target
+                .player
+                .and_then(|t| Some((t, players.get(t).ok()?.0)));
+            let pos = body.at.unwrap_or(position.0);
+            let errands = [(Why::March, march.0), (Why::Shade, shade.0)];
+            let next = wander.choose(
+                target,
+                lure.0,
+                errands,
+                dozing,
+                pos,
+                now,
+                rules.wander_radius,
+            );
+            if *destination != next {
+                *destination = next;
+            }
+        },
+    );
 }
 
 #[cfg(test)]

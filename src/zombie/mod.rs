@@ -29,7 +29,7 @@ mod sync;
 mod tracking;
 mod voice;
 
-use bevy_ecs::query::Has;
+use bevy_ecs::query::{BatchingStrategy, Has};
 use valence::prelude::*;
 
 use crate::config::ArmourTier;
@@ -183,72 +183,87 @@ fn move_zombies(
         return;
     };
     let edits: Vec<BlocksChanged> = edits.iter().copied().collect();
-    let ground = movement::Ground {
-        world: &NavVoxels::new(&nav, layer),
-        edits: &edits,
-        rules: &rules,
-        now: server.current_tick() as u64,
-    };
-    for (
-        zombie,
-        dest,
-        mut walker,
-        mut goal,
-        mut body,
-        lod,
-        at_door,
-        dozing,
-        (siege, mut request),
-        mut position,
-        mut look,
-        mut head,
-    ) in &mut zombies
-    {
-        let pos = body.at.unwrap_or(position.0);
-        if body.on_ground && edits.iter().any(|e| e.reaches(BlockPos::from_pos(pos), 2)) {
-            // Its footing may have changed: a body at rest is not stepped until it moves.
-            body.on_ground = false;
-        }
-        let steps = lod.steps(ground.now);
-        if steps == 0 {
-            continue;
-        }
-        let kind = kinds.get(zombie.kind);
-        let far = lod.tier >= Tier::Half;
-        let asks = movement::plan(
-            &mut walker,
-            dest,
-            kind,
-            pos,
-            far,
-            at_door,
-            siege.order(),
-            &ground,
-            &mut stats,
+    let now = server.current_tick() as u64;
+    let tally = movement::Tally::default();
+    // Each zombie's plan and walk read the world and write only that zombie: they run on
+    // every core, in batches small enough that a few long searches do not leave one behind.
+    zombies
+        .par_iter_mut()
+        .batching_strategy(BatchingStrategy::new().batches_per_thread(MOVE_BATCHES_PER_THREAD))
+        .for_each_mut(
+            |(
+                zombie,
+                dest,
+                mut walker,
+                mut goal,
+                mut body,
+                lod,
+                at_door,
+                dozing,
+                (siege, mut request),
+                mut position,
+                mut look,
+                mut head,
+            )| {
+                let pos = body.at.unwrap_or(position.0);
+                if body.on_ground && edits.iter().any(|e| e.reaches(BlockPos::from_pos(pos), 2)) {
+                    // Its footing may have changed: a body at rest is not stepped until it moves.
+                    body.on_ground = false;
+                }
+                let steps = lod.steps(now);
+                if steps == 0 {
+                    return;
+                }
+                // The block lookups' cache is the thread's own.
+                let ground = movement::Ground {
+                    world: &NavVoxels::new(&nav, layer),
+                    edits: &edits,
+                    rules: &rules,
+                    now,
+                };
+                let kind = kinds.get(zombie.kind);
+                let far = lod.tier >= Tier::Half;
+                let asks = movement::plan(
+                    &mut walker,
+                    dest,
+                    kind,
+                    pos,
+                    far,
+                    at_door,
+                    siege.order(),
+                    &ground,
+                    &tally,
+                );
+                if request.0 != asks {
+                    request.0 = asks;
+                }
+                if goal.0 != walker.goal() {
+                    goal.0 = walker.goal();
+                }
+                let per_tick = kind.speed / rules.hop.tick_rate;
+                let pos =
+                    movement::walk(&mut walker, &mut body, ground.world, pos, per_tick, steps);
+                body.at = Some(pos);
+                sync::sync(
+                    &walker,
+                    dest,
+                    pos,
+                    lod,
+                    dozing,
+                    now,
+                    &config.lod,
+                    &mut position,
+                    &mut look,
+                    &mut head,
+                );
+            },
         );
-        if request.0 != asks {
-            request.0 = asks;
-        }
-        if goal.0 != walker.goal() {
-            goal.0 = walker.goal();
-        }
-        let per_tick = kind.speed / rules.hop.tick_rate;
-        let pos = movement::walk(&mut walker, &mut body, ground.world, pos, per_tick, steps);
-        body.at = Some(pos);
-        sync::sync(
-            &walker,
-            dest,
-            pos,
-            lod,
-            dozing,
-            ground.now,
-            &config.lod,
-            &mut position,
-            &mut look,
-            &mut head,
-        );
-    }
+    tally.add_to(&mut stats);
 }
+
+/// Batches of zombies a thread takes in [`move_zombies`]: eight a thread keeps the cores
+/// even when one batch holds the long searches.
+const MOVE_BATCHES_PER_THREAD: usize = 8;
 
 /// A zombie, of type `kind` in [`ZombieKinds`] (an index that never changes while the server
 /// runs, whatever a reload does to the list).

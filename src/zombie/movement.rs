@@ -4,6 +4,8 @@
 //! the errands module needs to know ([`Outcome`]) and what the chase does (hops ended, a
 //! target given up), in [`Walker`]; it writes nothing else of theirs.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use valence::prelude::*;
 
 use super::body::Body;
@@ -36,6 +38,29 @@ pub struct ChaseStats {
     pub expanded_nodes: u64,
     pub watchdog_fires: u64,
     pub give_ups: u64,
+}
+
+/// One tick's counts towards [`ChaseStats`], added to by every thread that plans.
+#[derive(Debug, Default)]
+pub(super) struct Tally {
+    plans: AtomicU64,
+    expanded_nodes: AtomicU64,
+    watchdog_fires: AtomicU64,
+    give_ups: AtomicU64,
+}
+
+impl Tally {
+    fn count(counter: &AtomicU64, n: u64) {
+        counter.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// Adds the tick's counts to the totals.
+    pub(super) fn add_to(self, stats: &mut ChaseStats) {
+        stats.plans += self.plans.into_inner();
+        stats.expanded_nodes += self.expanded_nodes.into_inner();
+        stats.watchdog_fires += self.watchdog_fires.into_inner();
+        stats.give_ups += self.give_ups.into_inner();
+    }
 }
 
 /// A zombie's hop: the plan, its waypoints and the walk along them.
@@ -121,7 +146,7 @@ pub(super) fn plan(
     at_door: bool,
     siege: Option<Order>,
     ground: &Ground<'_, impl Voxels>,
-    stats: &mut ChaseStats,
+    tally: &Tally,
 ) -> Option<Entity> {
     let watchdog = ground.rules.hop.watchdog_ticks(kind.speed);
     walker.outcome = None;
@@ -157,7 +182,7 @@ pub(super) fn plan(
                 far,
                 watchdog,
             };
-            plan_hop(walker, hop, pos, ground, stats);
+            plan_hop(walker, hop, pos, ground, tally);
         }
         _ => {
             walker.waypoints.clear();
@@ -198,7 +223,7 @@ fn plan_hop(
     hop: Hop,
     pos: DVec3,
     ground: &Ground<'_, impl Voxels>,
-    stats: &mut ChaseStats,
+    tally: &Tally,
 ) {
     let (world, rules, now) = (ground.world, ground.rules, ground.now);
     // A block put in the way (or taken from under it) is seen at once near players: the next
@@ -231,7 +256,7 @@ fn plan_hop(
         return;
     }
     if event == HopEvent::Watchdog {
-        stats.watchdog_fires += 1;
+        Tally::count(&tally.watchdog_fires, 1);
     }
     let Decision::Plan { jump } = walker
         .planner
@@ -287,8 +312,8 @@ fn plan_hop(
             find_path(world, start, end, limits)
         }
     };
-    stats.plans += 1;
-    stats.expanded_nodes += path.expanded as u64;
+    Tally::count(&tally.plans, 1);
+    Tally::count(&tally.expanded_nodes, path.expanded as u64);
     walker.stuck = chasing && !path.complete && walker.planner.stalled();
     walker.plans = walker.plans.saturating_add(1);
     walker.waypoints = waypoints(start, &path.nodes, rules.hop.radius / 2.0);
@@ -313,7 +338,7 @@ fn plan_hop(
         .planner
         .note_progress(hop.dest.distance(pos), &rules.hop)
     {
-        stats.give_ups += 1;
+        Tally::count(&tally.give_ups, 1);
         walker.gave_up_on = Some(target);
         walker.waypoints.clear();
     }
