@@ -113,13 +113,17 @@ fn at(p: BlockPos, dx: i32, dy: i32, dz: i32) -> BlockPos {
 
 const SIDES: [(i32, i32); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
 
+/// One move's steps: one, but for a pillar of several blocks.
+type MoveSteps = SmallVec<[Step; 1]>;
+
 /// The moves out of `from`, each with its cost in scaled ticks; a pillar rises at most
-/// `siege.max_build_height` above `start`.
+/// `siege.max_build_height` above `start`. The same blocks give the same moves in the same
+/// order, so that a search keeps only which of them it took.
 fn moves<V: Voxels>(
     g: &Ground<'_, V>,
     from: BlockPos,
     start: BlockPos,
-    out: &mut Vec<(Vec<Step>, u32)>,
+    out: &mut Vec<(MoveSteps, u32)>,
 ) {
     out.clear();
     let walk = g.walk_ticks;
@@ -130,15 +134,13 @@ fn moves<V: Voxels>(
             .filter(|(_, t)| *t > 0)
             .map(|(p, _)| *p)
             .collect();
-        (
-            vec![Step {
-                to,
-                breaks,
-                place,
-                how,
-            }],
-            (ticks + dig) * SCALE,
-        )
+        let steps: MoveSteps = smallvec::smallvec![Step {
+            to,
+            breaks,
+            place,
+            how,
+        }];
+        (steps, (ticks + dig) * SCALE)
     };
     for (dx, dz) in SIDES {
         let side = at(from, dx, 0, dz);
@@ -163,8 +165,7 @@ fn moves<V: Voxels>(
             // Down through the side's floor too, when a floor lies under it.
             let below = at(side, 0, -1, 0);
             if let Some(t) = g.clear(below).filter(|_| g.floor(at(below, 0, -1, 0))) {
-                let mut down = breaks.to_vec();
-                down.push((below, t));
+                let down = [breaks[0], breaks[1], (below, t)];
                 if t > 0 {
                     out.push(step(below, &down, None, How::Walk, walk + DROP_TICKS));
                 }
@@ -205,7 +206,7 @@ fn moves<V: Voxels>(
     } else if g.floor(at(from, 0, -1, 0)) {
         // A pillar of one block or more at once: the search knows the floor only of blocks
         // already there, so a pillar's blocks are one move (each placed block a step).
-        let (mut steps, mut ticks) = (Vec::new(), 0);
+        let (mut steps, mut ticks) = (MoveSteps::new(), 0);
         let most = g.rules.max_build_height - (from.y - start.y);
         for k in 1..=most {
             let (base, head) = (at(from, 0, k - 1, 0), at(from, 0, k + 1, 0));
@@ -255,7 +256,10 @@ pub fn siege_path<V: Voxels>(
     reach: f64,
 ) -> Option<Vec<Step>> {
     let h = |p| estimate(p, target, reach, g.walk_ticks);
-    let mut best: FxHashMap<BlockPos, (u32, Option<(BlockPos, Vec<Step>)>)> = FxHashMap::default();
+    // Each reached block's best cost, and the block it was reached from with the index of
+    // the move taken there: the steps are found again along the way at the end, not kept
+    // for every block the search touched.
+    let mut best: FxHashMap<BlockPos, (u32, Option<(BlockPos, u16)>)> = FxHashMap::default();
     let mut open = BinaryHeap::new();
     best.insert(start, (0, None));
     open.push(Reverse((h(start), 0u32, start.x, start.y, start.z)));
@@ -277,27 +281,31 @@ pub fn siege_path<V: Voxels>(
         }
         expanded += 1;
         moves(g, node, start, &mut out);
-        for (step, price) in out.drain(..) {
-            let to = step.last().expect("a move has a step").to;
+        for (index, (steps, price)) in out.iter().enumerate() {
+            let to = steps.last().expect("a move has a step").to;
             let next = cost + price;
             if best.get(&to).is_none_or(|(c, _)| next < *c) {
                 let estimate = h(to);
                 if estimate < closest_h {
                     (closest, closest_h) = (to, estimate);
                 }
-                best.insert(to, (next, Some((node, step))));
+                best.insert(to, (next, Some((node, index as u16))));
                 open.push(Reverse((next + estimate, next, to.x, to.y, to.z)));
             }
         }
     }
     let end = found.or((closest != start).then_some(closest))?;
-    let mut steps = Vec::new();
+    let mut taken = Vec::new();
     let mut at = end;
-    while let Some((_, Some((parent, move_steps)))) = best.get(&at) {
-        steps.extend(move_steps.iter().rev().cloned());
-        at = *parent;
+    while let Some(&(_, Some((parent, index)))) = best.get(&at) {
+        taken.push((parent, index));
+        at = parent;
     }
-    steps.reverse();
+    let mut steps = Vec::new();
+    for (from, index) in taken.into_iter().rev() {
+        moves(g, from, start, &mut out);
+        steps.extend(out.swap_remove(index as usize).0);
+    }
     Some(steps)
 }
 
