@@ -1,5 +1,5 @@
-//! A uniform grid over zombie positions, so a decision looks at its neighbourhood and never at
-//! every zombie.
+//! A uniform grid over points (zombies, packs, players), so a lookup looks at the
+//! neighbourhood of a point and never at every point.
 
 use rustc_hash::FxHashMap;
 use valence::math::DVec2;

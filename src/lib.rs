@@ -12,6 +12,7 @@ pub mod daylight;
 pub mod experience;
 pub mod files;
 pub mod fuzz;
+pub mod grid;
 pub mod headless;
 pub mod hunt;
 pub mod items;

@@ -10,11 +10,11 @@ use crate::config::{Config, ConfigChanged};
 use crate::world::chunks::EntityTicking;
 use crate::zombie::{Arena, Dying, March, Pursuing, Zombie};
 
-use super::grid::SpatialGrid;
 use super::rules::{
     centroid, considers_packs, forms_pack, pack_to_join, Candidate, Counters, Step,
 };
 use super::{flat, PackId, Packs};
+use crate::grid::SpatialGrid;
 
 /// A zombie's pack state: which pack, and its activation counters.
 #[derive(Component, Debug, Clone, Copy, Default, PartialEq, Eq)]

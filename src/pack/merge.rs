@@ -3,9 +3,9 @@
 
 use valence::prelude::Entity;
 
-use super::grid::SpatialGrid;
 use super::rules::merges;
 use super::{PackId, PackState, Packs, PacksMerged};
+use crate::grid::SpatialGrid;
 
 /// Fuses packs whose centroids are close and whose headings agree, smaller into larger;
 /// returns the merges and the members who changed pack, for their brains.

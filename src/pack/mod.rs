@@ -12,7 +12,6 @@
 //! reads no player: `tests/pack_blind.rs` checks what every system here really accesses.
 
 pub mod ghost;
-pub mod grid;
 mod membership;
 mod merge;
 pub mod migration;

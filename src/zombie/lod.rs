@@ -17,6 +17,7 @@ use valence::prelude::*;
 
 use super::{Dying, HopGoal, Zombie};
 use crate::config::{Config, LodConfig};
+use crate::grid::SpatialGrid;
 use crate::player::Dead;
 
 /// How often a zombie acts and is sent to clients. `Near` and `Full` both act every tick;
@@ -216,6 +217,10 @@ impl Crowds {
     }
 }
 
+fn flat(p: DVec3) -> DVec2 {
+    DVec2::new(p.x, p.z)
+}
+
 /// Re-tiers each zombie once a round, an eighth of them on each tick, and counts it in the
 /// crowd of each player within reach of the full tier.
 pub(super) fn classify_zombies(
@@ -232,14 +237,18 @@ pub(super) fn classify_zombies(
     }
     // Past this distance from every player a zombie is in the half tier or beyond anyway.
     let reach = lod_config.full_radius + lod_config.hysteresis;
-    let mut around: Vec<(Entity, DVec3, Crowd, CrowdCount)> = players
-        .iter()
-        .map(|(player, pos)| {
-            let crowd = crowds.last.get(&player).copied().unwrap_or(Crowd::OPEN);
-            let count = crowds.counting.remove(&player).unwrap_or_default();
-            (player, pos.0, crowd, count)
-        })
-        .collect();
+    // Farther than this from every player a zombie is frozen, however far: it looks at the
+    // players filed near it, not at every player on the server.
+    let decides = lod_config.quarter_radius + lod_config.hysteresis;
+    let mut filed = SpatialGrid::new(decides);
+    let mut around: Vec<(Entity, DVec3, Crowd, CrowdCount)> = Vec::new();
+    for (player, pos) in &players {
+        let crowd = crowds.last.get(&player).copied().unwrap_or(Crowd::OPEN);
+        let count = crowds.counting.remove(&player).unwrap_or_default();
+        filed.insert(around.len(), flat(pos.0));
+        around.push((player, pos.0, crowd, count));
+    }
+    let mut near = Vec::new();
     for (mut lod, pos, goal, dying) in &mut zombies {
         if !(tick + lod.bucket).is_multiple_of(ROUND_TICKS) {
             continue;
@@ -247,7 +256,9 @@ pub(super) fn classify_zombies(
         let from = goal.0.unwrap_or(pos.0);
         let mut nearest = f64::INFINITY;
         let mut crowded = Tier::Half;
-        for (_, at, crowd, count) in &mut around {
+        filed.near(flat(from), decides, usize::MAX, &mut near);
+        for &(i, _) in &near {
+            let (_, at, crowd, count) = &mut around[i];
             let d = at.distance(from);
             nearest = nearest.min(d);
             if d <= reach {
