@@ -2,7 +2,12 @@
 //! neighbourhood of a point and never at every point.
 
 use rustc_hash::FxHashMap;
-use valence::math::DVec2;
+use valence::math::{DVec2, DVec3};
+
+/// Where a point is filed: its x and z (a grid is flat; heights are the caller's).
+pub fn flat(p: DVec3) -> DVec2 {
+    DVec2::new(p.x, p.z)
+}
 
 /// Items bucketed by square cells of one size.
 #[derive(Debug, Clone)]

@@ -13,8 +13,8 @@ use crate::zombie::{Arena, Dying, March, Pursuing, Zombie};
 use super::rules::{
     centroid, considers_packs, forms_pack, pack_to_join, Candidate, Counters, Step,
 };
-use super::{flat, PackId, Packs};
-use crate::grid::SpatialGrid;
+use super::{PackId, Packs};
+use crate::grid::{flat, SpatialGrid};
 
 /// A zombie's pack state: which pack, and its activation counters.
 #[derive(Component, Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -133,7 +133,3 @@ pub fn report(world: &mut World) -> String {
     ));
     lines.join("\n")
 }
-
-fn flat(p: DVec3) -> DVec2 {
-    DVec2::new(p.x, p.z)
-}

@@ -7,7 +7,8 @@ use valence::prelude::*;
 use crate::world::{ground_around, ground_at};
 
 use super::ghost::{rejoins, scatter};
-use super::{flat, Pack, PackBrain, PackState};
+use super::{Pack, PackBrain, PackState};
+use crate::grid::flat;
 
 /// Brings a ghost pack's members back, scattered on standable ground; false if a member finds
 /// no ground within the search radius. Members that find ground beyond the rejoin radius come

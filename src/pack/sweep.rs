@@ -20,7 +20,8 @@ use super::migration::waypoint;
 use super::restore::restore;
 use super::rules::{centroid, dissolves, unseen_long_enough};
 use super::PacksMerged;
-use super::{flat, PackBrain, PackState, PackStats, Packs};
+use super::{PackBrain, PackState, PackStats, Packs};
+use crate::grid::flat;
 
 /// A restore this many sweeps or fewer after dematerialising counts as a flap.
 const FLAP_SWEEPS: u64 = 5;

@@ -17,7 +17,7 @@ use valence::prelude::*;
 
 use super::{Dying, HopGoal, Zombie};
 use crate::config::{Config, LodConfig};
-use crate::grid::SpatialGrid;
+use crate::grid::{flat, SpatialGrid};
 use crate::player::Dead;
 
 /// How often a zombie acts and is sent to clients. `Near` and `Full` both act every tick;
@@ -215,10 +215,6 @@ impl Crowds {
             .map(|(player, count)| (player, Crowd::of(&count, lod)))
             .collect();
     }
-}
-
-fn flat(p: DVec3) -> DVec2 {
-    DVec2::new(p.x, p.z)
 }
 
 /// Re-tiers each zombie once a round, an eighth of them on each tick, and counts it in the
