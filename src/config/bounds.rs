@@ -111,11 +111,11 @@ impl Bound {
             Bound::new("lod.hysteresis", c.lod.hysteresis, 0, 64),
             Bound::new("lod.near_sync_ticks", c.lod.near_sync_ticks as f64, 1, 200),
             Bound::new("lod.full_sync_ticks", c.lod.full_sync_ticks as f64, 1, 200),
-            Bound::new("lod.half_sync_ticks", c.lod.half_sync_ticks as f64, 2, 200),
+            Bound::new("lod.half_sync_ticks", c.lod.half_sync_ticks as f64, 4, 200),
             Bound::new(
                 "lod.quarter_sync_ticks",
                 c.lod.quarter_sync_ticks as f64,
-                4,
+                8,
                 400,
             ),
             Bound::new("lod.near_crowd", c.lod.near_crowd as f64, 0, 100_000),

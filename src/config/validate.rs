@@ -165,8 +165,8 @@ impl Config {
             )));
         }
         for (key, ticks, period) in [
-            ("half_sync_ticks", lod.half_sync_ticks, 2),
-            ("quarter_sync_ticks", lod.quarter_sync_ticks, 4),
+            ("half_sync_ticks", lod.half_sync_ticks, 4),
+            ("quarter_sync_ticks", lod.quarter_sync_ticks, 8),
         ] {
             if !ticks.is_multiple_of(period) {
                 return Err(ConfigError(format!(

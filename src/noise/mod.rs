@@ -78,8 +78,8 @@ pub struct HordeCall {
 }
 
 /// Ticks a noise stays in the buckets: every zombie that acts at all (the slowest acting tier,
-/// `Tier::Quarter`, every 4th tick) has a turn to hear it.
-const HEARD_FOR: u64 = 4;
+/// `Tier::Quarter`) has a turn to hear it.
+const HEARD_FOR: u64 = crate::zombie::Tier::SLOWEST_PERIOD;
 /// A zombie looks about for lights once a second.
 const LOOK_TICKS: u64 = 20;
 /// Cold heat map cells are swept out this often.

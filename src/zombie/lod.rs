@@ -7,7 +7,7 @@
 //! A crowd round one player is tiered by rank as well as by distance: only its nearest
 //! `lod.near_crowd` zombies may be in the near tier and its nearest `lod.full_crowd` in the
 //! full tier or nearer; the back rows are in the half tier, sent every 16 ticks and acting on
-//! every 2nd, as zombies 32 to 64 blocks off. In ordinary play no cap binds; a crowd of
+//! every 4th, as zombies 32 to 64 blocks off. In ordinary play no cap binds; a crowd of
 //! hundreds would otherwise fill the player's connection with the moves of zombies hidden
 //! behind the front rows, and the tick with their steps.
 
@@ -40,12 +40,19 @@ impl Tier {
         Tier::Frozen,
     ];
 
-    /// Ticks between activations; `None` when frozen.
+    /// Ticks between the turns of a zombie of the slowest tier that acts: what every acting
+    /// zombie must have a turn to notice (a noise) lasts this long.
+    pub const SLOWEST_PERIOD: u64 = 8;
+
+    /// Ticks between activations; `None` when frozen. Beyond `lod.full_radius` a zombie acts
+    /// on every 4th tick, beyond `lod.half_radius` on every 8th: clients are sent it every 16
+    /// and 40 ticks (`lod.*_sync_ticks`, multiples of these), so acting more often would
+    /// only work out steps nobody sees, and its walk covers the same ground either way.
     pub fn period(self) -> Option<u64> {
         match self {
             Tier::Near | Tier::Full => Some(1),
-            Tier::Half => Some(2),
-            Tier::Quarter => Some(4),
+            Tier::Half => Some(4),
+            Tier::Quarter => Some(Self::SLOWEST_PERIOD),
             Tier::Frozen => None,
         }
     }
@@ -310,16 +317,13 @@ mod tests {
     fn buckets_stagger_and_steps_cover_every_tick() {
         let mut a = Lod::new(0);
         // One whose turn in the quarter tier is another.
-        let mut b = (1..)
-            .map(Lod::new)
-            .find(|b| b.bucket % 4 != a.bucket % 4)
-            .unwrap();
+        let mut b = (1..).map(Lod::new).find(|b| b.bucket != a.bucket).unwrap();
         a.tier = Tier::Quarter;
         b.tier = Tier::Quarter;
         let total: u64 = (0..40).map(|t| a.steps(t)).sum();
         assert_eq!(
             total, 40,
-            "a quarter-rate zombie simulates every tick in bursts of 4"
+            "a quarter-rate zombie simulates every tick in bursts of 8"
         );
         let same = (0..40)
             .filter(|&t| a.steps(t) > 0 && b.steps(t) > 0)
