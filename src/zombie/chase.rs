@@ -11,6 +11,7 @@ use super::body;
 use super::movement::Walker;
 use super::rules::ChaseRules;
 use super::{staggered, Arena, Dozing, Dying, Lure, Pursuing, Target, Zombie, ZombieStruck};
+use crate::grid::{flat, SpatialGrid};
 use crate::player::{self, huntable, Dead};
 use crate::world::{LayerVoxels, Overworld, Voxels};
 
@@ -68,6 +69,11 @@ pub fn choose_targets(
         .collect();
     // Equal distances are broken by UUID, the same way on every run.
     candidates.sort_by_key(|(_, _, id)| id.0);
+    // Filed by where they stand, so that a zombie looks only at the players within its range.
+    let mut filed = SpatialGrid::new(rules.follow_range);
+    for (i, &(_, at, _)) in candidates.iter().enumerate() {
+        filed.insert(i, flat(at));
+    }
     // Each zombie's choice reads the players and the blocks and writes only its own target.
     zombies
         .par_iter_mut()
@@ -106,27 +112,33 @@ pub fn choose_targets(
                 (false, true) => (rules.wake_radius, false),
                 (false, false) => (rules.follow_range, true),
             };
+            let ignored = target.ignored.map(|(e, _)| e);
+            let mut within = Vec::new();
+            filed.near(flat(pos.0), range, usize::MAX, &mut within);
+            // Those who may take over, nearest first (equal distances in UUID order); the
+            // first one seen is chased.
+            let mut takers: Vec<(f64, usize)> = within
+                .into_iter()
+                .map(|(i, _)| (candidates[i].1.distance(pos.0), i))
+                .filter(|&(d, i)| {
+                    let player = Some(candidates[i].0);
+                    player != ignored
+                        && player != target.player
+                        && takes_over(current, d, range, rules.retarget_margin)
+                })
+                .collect();
+            takers.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
             let world = LayerVoxels::new(layer);
             let eye = pos.0 + DVec3::new(0.0, body::EYE_HEIGHT, 0.0);
-            let ignored = target.ignored.map(|(e, _)| e);
-            let mut best: Option<(f64, Entity)> = None;
-            for &(player, at, _) in &candidates {
-                let d = at.distance(pos.0);
-                if Some(player) == ignored
-                    || Some(player) == target.player
-                    || !takes_over(current, d, range, rules.retarget_margin)
-                    || best.is_some_and(|(b, _)| d >= b)
-                {
-                    continue;
-                }
-                if !needs_sight
-                    || line_of_sight(&world, eye, at + DVec3::new(0.0, player::EYE_HEIGHT, 0.0))
-                {
-                    best = Some((d, player));
-                }
-            }
+            let best = takers
+                .into_iter()
+                .map(|(_, i)| candidates[i])
+                .find(|&(_, at, _)| {
+                    !needs_sight
+                        || line_of_sight(&world, eye, at + DVec3::new(0.0, player::EYE_HEIGHT, 0.0))
+                });
             match best {
-                Some((_, player)) => target.set(Some(player)),
+                Some((player, ..)) => target.set(Some(player)),
                 None if current.is_none() => target.set(None),
                 None => {}
             }
