@@ -85,12 +85,20 @@ const LOOK_TICKS: u64 = 20;
 /// Cold heat map cells are swept out this often.
 const PRUNE_TICKS: u64 = 200;
 
-/// A noise as zombies hear it: where, how loud and how far, until when.
+/// A noise as zombies hear it: where, how loud and how far, and the tick it was made.
 #[derive(Debug, Clone, Copy)]
 struct Sound {
     at: DVec3,
     voice: Voice,
-    until: u64,
+    made: u64,
+}
+
+impl Sound {
+    /// Whether a zombie that acts every `period` ticks hears it at tick `now`: on its first
+    /// turn after the noise, and only then, as a sound is heard once.
+    fn new_to(&self, now: u64, period: u64) -> bool {
+        now - self.made < period
+    }
 }
 
 /// The noises of the last few ticks, and for each chunk those loud enough to reach it.
@@ -111,10 +119,11 @@ impl Soundscape {
 
     /// Forgets the noises heard out; the rest are filed again.
     fn expire(&mut self, now: u64) {
-        if self.sounds.iter().all(|s| s.until >= now) {
+        let fresh = |s: &Sound| now - s.made < HEARD_FOR;
+        if self.sounds.iter().all(fresh) {
             return;
         }
-        let kept: Vec<Sound> = self.sounds.drain(..).filter(|s| s.until >= now).collect();
+        let kept: Vec<Sound> = self.sounds.drain(..).filter(fresh).collect();
         self.by_chunk.clear();
         for sound in kept {
             self.file(sound);
@@ -225,7 +234,7 @@ fn gather(
             soundscape.file(Sound {
                 at: noise.at,
                 voice,
-                until: now + HEARD_FOR,
+                made: now,
             });
         }
         let chunk = ChunkPos::from_pos(noise.at);
@@ -319,7 +328,8 @@ fn listen(
             let eye = pos + DVec3::new(0.0, body::EYE_HEIGHT, 0.0);
             let chunk = ChunkPos::from_pos(pos);
             let mut best: Option<(DVec3, f32)> = None;
-            for sound in soundscape.near(chunk) {
+            let period = lod.tier.period().unwrap_or(1);
+            for sound in soundscape.near(chunk).filter(|s| s.new_to(now, period)) {
                 let d = eye.distance(sound.at);
                 let voice = sound.voice;
                 if d >= voice.range as f64 || best.is_some_and(|(_, s)| s >= voice.loudness) {
@@ -382,4 +392,41 @@ pub fn command(world: &mut World, at: DVec3, radius: f32, loudness: Option<f32>)
         "noise x={:.1} y={:.1} z={:.1} radius={radius} loudness={loudness}",
         at.x, at.y, at.z
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::zombie::Tier;
+
+    #[test]
+    fn every_zombie_that_acts_hears_a_noise_once() {
+        let voice = Voice {
+            loudness: 4.0,
+            range: 16.0,
+        };
+        for tier in [Tier::Near, Tier::Full, Tier::Half, Tier::Quarter] {
+            let period = tier.period().unwrap();
+            // Each turn a zombie of the tier may have (its bucket).
+            for turn in 0..period {
+                let mut soundscape = Soundscape::default();
+                soundscape.file(Sound {
+                    at: DVec3::new(3.0, 64.0, 3.0),
+                    voice,
+                    made: 100,
+                });
+                let heard = (100..140)
+                    .filter(|&now| {
+                        soundscape.expire(now);
+                        (now + turn).is_multiple_of(period)
+                            && soundscape
+                                .near(ChunkPos::new(0, 0))
+                                .any(|s| s.new_to(now, period))
+                    })
+                    .count();
+                assert_eq!(heard, 1, "{tier:?}, turn {turn}");
+                assert!(soundscape.sounds.is_empty(), "heard out and forgotten");
+            }
+        }
+    }
 }
