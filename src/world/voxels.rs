@@ -46,6 +46,12 @@ pub trait Voxels {
         self.fits(pos) && (self.liquid(pos) || (self.solid(below) && self.loaded(below)))
     }
 
+    /// Whether any block of the column at `x`, `z` from `y0` to `y1` is solid (or unloaded): a
+    /// body's box, column by column.
+    fn solid_in_column(&self, x: i32, z: i32, y0: i32, y1: i32) -> bool {
+        (y0..=y1).any(|y| self.solid(BlockPos::new(x, y, z)))
+    }
+
     /// The facts of `len` (1 to 128) blocks of the column at `x`, `z` from `y` up, as bits.
     /// Path searches read whole columns: here block by block, from the server's walkability
     /// facts ([`super::NavVoxels`]) with a few shifts.

@@ -78,16 +78,7 @@ fn hits(world: &impl Voxels, pos: DVec3, y0: i32, y1: i32) -> bool {
         (pos.z - HALF_WIDTH).floor() as i32,
         (pos.z + HALF_WIDTH - EPS).floor() as i32,
     );
-    for x in x0..=x1 {
-        for y in y0..=y1 {
-            for z in z0..=z1 {
-                if world.solid(BlockPos::new(x, y, z)) {
-                    return true;
-                }
-            }
-        }
-    }
-    false
+    (x0..=x1).any(|x| (z0..=z1).any(|z| world.solid_in_column(x, z, y0, y1)))
 }
 
 /// Whether a body with room at `pos` stands on something: a floor just under its feet. Its
