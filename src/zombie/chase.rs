@@ -11,7 +11,6 @@ use super::body;
 use super::movement::Walker;
 use super::rules::ChaseRules;
 use super::{staggered, Arena, Dozing, Dying, Lure, Pursuing, Target, Zombie, ZombieStruck};
-use crate::grid::{flat, SpatialGrid};
 use crate::player::{self, huntable, Dead};
 use crate::world::{LayerVoxels, Overworld, Voxels};
 
@@ -69,11 +68,6 @@ pub fn choose_targets(
         .collect();
     // Equal distances are broken by UUID, the same way on every run.
     candidates.sort_by_key(|(_, _, id)| id.0);
-    // Filed by where they stand, so that a zombie looks only at the players within its range.
-    let mut filed = SpatialGrid::new(rules.follow_range);
-    for (i, &(_, at, _)) in candidates.iter().enumerate() {
-        filed.insert(i, flat(at));
-    }
     // Each zombie's choice reads the players and the blocks and writes only its own target.
     zombies
         .par_iter_mut()
@@ -113,13 +107,12 @@ pub fn choose_targets(
                 (false, false) => (rules.follow_range, true),
             };
             let ignored = target.ignored.map(|(e, _)| e);
-            let mut within = Vec::new();
-            filed.near(flat(pos.0), range, usize::MAX, &mut within);
-            // Those who may take over, nearest first (equal distances in UUID order); the
-            // first one seen is chased.
-            let mut takers: Vec<(f64, usize)> = within
-                .into_iter()
-                .map(|(i, _)| (candidates[i].1.distance(pos.0), i))
+            // Those who may take over, nearest first (equal distances in UUID order): sight is
+            // tested until one is seen, and that one is chased.
+            let mut takers: Vec<(f64, usize)> = candidates
+                .iter()
+                .enumerate()
+                .map(|(i, (_, at, _))| (at.distance(pos.0), i))
                 .filter(|&(d, i)| {
                     let player = Some(candidates[i].0);
                     player != ignored
