@@ -39,14 +39,17 @@ fn chunks_within(pos: DVec3, range: f64) -> impl Iterator<Item = ChunkPos> {
     );
     (lo.x..=hi.x)
         .flat_map(move |x| (lo.z..=hi.z).map(move |z| ChunkPos::new(x, z)))
-        .filter(move |c| {
-            // The nearest point of the chunk to `pos`.
-            let near = |p: f64, corner: i32| {
-                let from = corner as f64 * 16.0;
-                p.clamp(from, from + 16.0) - p
-            };
-            near(pos.x, c.x).hypot(near(pos.z, c.z)) <= range
-        })
+        .filter(move |&c| reaches(pos, range, c))
+}
+
+/// Whether chunk `c` has a point within `range` blocks (across) of `pos`.
+fn reaches(pos: DVec3, range: f64, c: ChunkPos) -> bool {
+    // The nearest point of the chunk to `pos`.
+    let near = |p: f64, corner: i32| {
+        let from = corner as f64 * 16.0;
+        p.clamp(from, from + 16.0) - p
+    };
+    near(pos.x, c.x).hypot(near(pos.z, c.z)) <= range
 }
 
 /// The entity layer of each chunk that has held a zombie since the last sweep.
@@ -58,8 +61,9 @@ struct ChunkLayers {
     fresh: Vec<ChunkPos>,
     /// Zombies waiting a tick to enter a fresh layer.
     waiting: Vec<Entity>,
-    /// Whether layers were made or dropped this tick: every client's sight is then redone.
-    changed: bool,
+    /// Chunks whose layers were made or dropped this tick: the sight of each client in range
+    /// of one is redone.
+    changed: Vec<ChunkPos>,
 }
 
 /// The chunk whose layer holds a zombie.
@@ -84,7 +88,7 @@ fn drop_empty_layers(
     filed: Query<&InChunk>,
     server: Res<Server>,
 ) {
-    chunk_layers.changed = false;
+    chunk_layers.changed.clear();
     if server.current_tick() % SWEEP_TICKS != 0 {
         return;
     }
@@ -107,7 +111,7 @@ fn drop_empty_layers(
     for chunk in empty {
         if let Some(layer) = chunk_layers.layers.remove(&chunk) {
             commands.entity(layer).insert(Despawned);
-            chunk_layers.changed = true;
+            chunk_layers.changed.push(chunk);
         }
     }
 }
@@ -182,7 +186,7 @@ fn file(
             let layer = commands.spawn(EntityLayer::new(server)).id();
             chunk_layers.layers.insert(chunk, layer);
             chunk_layers.fresh.push(chunk);
-            chunk_layers.changed = true;
+            chunk_layers.changed.push(chunk);
             layer
         }
     };
@@ -204,7 +208,7 @@ fn file(
 const SIGHT_SLACK: f64 = 1.0;
 
 /// Shows each client the chunk layers within `lod.tracking_range`, when it moved a block or
-/// more, the range changed, or layers were made or dropped.
+/// more, the range changed, or layers were made or dropped within its range.
 fn show_layers(
     mut commands: Commands,
     mut clients: Query<
@@ -224,7 +228,13 @@ fn show_layers(
         let current = sight.as_ref().and_then(|s| s.from).is_some_and(|(at, r)| {
             r == range && (at.x - pos.0.x).hypot(at.z - pos.0.z) < SIGHT_SLACK
         });
-        if !chunk_layers.changed && current {
+        let near_change = || {
+            chunk_layers
+                .changed
+                .iter()
+                .any(|&c| reaches(pos.0, range, c))
+        };
+        if current && !near_change() {
             continue;
         }
         let from = Some((pos.0, range));
