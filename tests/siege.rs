@@ -95,6 +95,37 @@ fn a_player_sealed_in_dirt_is_dug_out_and_hit() {
 }
 
 #[test]
+fn two_chasers_on_either_side_of_a_dirt_box_both_dig_in() {
+    let mut h = harness_with(config());
+    let o = h.stone_field();
+    let room = BlockPos::new(o.x + 6, o.y, o.z);
+    h.put_player(room);
+    // Summoned together, the same distance off: they ask for their sieges on the same ticks,
+    // and the searches run side by side.
+    let zombies = [
+        h.summon(BlockPos::new(room.x - 8, o.y, o.z)),
+        h.summon(BlockPos::new(room.x + 8, o.y, o.z)),
+    ];
+    let chasing = (0..400).any(|_| {
+        h.app.update();
+        zombies
+            .iter()
+            .all(|&z| h.app.world.get::<Target>(z).unwrap().player == Some(h.client))
+    });
+    assert!(chasing, "both saw the player");
+    seal(&mut h, room, "dirt");
+    let dug_both_sides = (0..2000).any(|_| {
+        h.app.update();
+        let mut open = |x: i32| {
+            (0..2).any(|y| h.block(BlockPos::new(x, room.y + y, room.z)) != BlockState::DIRT)
+        };
+        open(room.x - 1) && open(room.x + 1)
+    });
+    assert!(dug_both_sides, "{:?} {}", stats(&h), h.run("zombies"));
+    assert!(stats(&h).plans >= 2, "{:?}", stats(&h));
+}
+
+#[test]
 fn a_player_sealed_in_obsidian_is_safe() {
     let mut h = harness_with(config());
     let o = h.stone_field();

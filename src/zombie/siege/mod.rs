@@ -13,6 +13,8 @@ pub mod rules;
 
 use std::collections::VecDeque;
 
+use bevy_tasks::{ComputeTaskPool, TaskPool};
+
 use valence::entity::{EntityAnimations, EntityId};
 use valence::layer::Layer;
 use valence::prelude::*;
@@ -121,6 +123,7 @@ pub(super) fn rebuild_rules(
 pub(super) fn plan_sieges(
     mut zombies: Query<
         (
+            Entity,
             &Zombie,
             &SiegeRequest,
             &Target,
@@ -143,10 +146,10 @@ pub(super) fn plan_sieges(
         return;
     };
     let now = server.current_tick() as u64;
-    let world = LayerVoxels::new(layer);
     let protected = protection(&spawn, &config);
-    let mut searches = 0;
-    for (zombie, request, target, body, position, mut siege) in &mut zombies {
+    // The zombies due a search: who, for whom, where the target stands and where it starts.
+    let mut due: Vec<(Entity, Entity, DVec3, BlockPos, usize)> = Vec::new();
+    for (entity, zombie, request, target, body, position, mut siege) in &mut zombies {
         let player_at = |e: Entity| players.get(e).ok().map(|p| p.0);
         if let Some(plan) = &siege.plan {
             let stale = target.player != Some(plan.target)
@@ -161,7 +164,7 @@ pub(super) fn plan_sieges(
         let Some(wanted) = request.0.filter(|_| rules.enabled) else {
             continue;
         };
-        if now < siege.retry_at || searches >= rules.plans_per_tick {
+        if now < siege.retry_at || due.len() >= rules.plans_per_tick as usize {
             continue;
         }
         let Some(goal) = player_at(wanted) else {
@@ -174,17 +177,37 @@ pub(super) fn plan_sieges(
             siege.retry_at = now + RETRY_TICKS;
             continue;
         }
-        searches += 1;
         stats.plans += 1;
-        let kind = kinds.get(zombie.kind);
+        let feet = BlockPos::from_pos(feet_at);
+        due.push((entity, wanted, goal, feet, zombie.kind));
+    }
+    let search = |&(_, _, goal, feet, kind): &(Entity, Entity, DVec3, BlockPos, usize)| {
+        let kind = kinds.get(kind);
+        // The block lookups' cache is the search's own.
+        let world = LayerVoxels::new(layer);
         let ground = Ground {
             world: &world,
             rules: &rules,
             walk_ticks: (20.0 / kind.speed.max(0.1)).ceil() as u32,
             protected: &protected,
         };
-        let feet = BlockPos::from_pos(body.at.unwrap_or(position.0));
-        match siege_path(&ground, feet, goal, kind.reach * 0.8) {
+        siege_path(&ground, feet, goal, kind.reach * 0.8)
+    };
+    // Each search reads the world and nothing else: more than one runs on every core.
+    let found: Vec<Option<Vec<Step>>> = match due.as_slice() {
+        [] => return,
+        [one] => vec![search(one)],
+        several => ComputeTaskPool::init(TaskPool::default).scope(|scope| {
+            for one in several {
+                scope.spawn(async { search(one) });
+            }
+        }),
+    };
+    for ((entity, wanted, goal, ..), steps) in due.into_iter().zip(found) {
+        let Ok((.., mut siege)) = zombies.get_mut(entity) else {
+            continue;
+        };
+        match steps {
             Some(steps) if !steps.is_empty() => {
                 siege.plan = Some(Box::new(Plan {
                     target: wanted,
