@@ -487,30 +487,33 @@ mod tests {
             BlockPos::new(6, 2, 4),
             BlockPos::new(9, 1, 4),
         ];
-        for ticks in [8, 20, 40] {
+        // The half and quarter tiers' activations, 4 and 8 ticks each.
+        for (steps, ticks) in [(4, 8), (4, 20), (4, 40), (8, 8), (8, 24), (8, 40)] {
             let (tick_by_tick, _) = walked(&ground, &way, 1, ticks);
-            let (in_strides, _) = walked(&ground, &way, 4, ticks);
+            let (in_strides, _) = walked(&ground, &way, steps, ticks);
             // Tick by tick it turns for the next waypoint 0.3 short of one; a stride ends on it.
             assert!(
                 tick_by_tick.distance(in_strides) < 0.2,
-                "{ticks} ticks: {tick_by_tick} and {in_strides}"
+                "{ticks} ticks in activations of {steps}: {tick_by_tick} and {in_strides}"
             );
         }
         let end = DVec3::new(9.5, 1.0, 4.5);
-        for steps in [1, 4] {
-            let (at, _) = walked(&ground, &way, steps, 100);
+        for steps in [1, 4, 8] {
+            let (at, _) = walked(&ground, &way, steps, 120);
             assert!(at.distance(end) <= 0.3, "arrived in steps of {steps}: {at}");
         }
         // Into a wall: it walks up to the wall, and every tick against it counts.
         let mut walled = Grid::new([-4, 0, -4], [12, 6, 4]).floor(0);
         walled.fill([3, 1, -4], [3, 2, 4], BlockState::STONE);
         let into = [BlockPos::new(8, 1, 0)];
-        let (stopped, blocked) = walked(&walled, &into, 4, 80);
-        assert!((stopped.x - 2.7).abs() < 0.12, "at the wall: {stopped}");
         let tick_by_tick = walked(&walled, &into, 1, 80).1;
-        assert!(
-            blocked.abs_diff(tick_by_tick) < 4 && blocked > 50,
-            "blocked {blocked} ticks in strides, {tick_by_tick} tick by tick"
-        );
+        for steps in [4, 8] {
+            let (stopped, blocked) = walked(&walled, &into, steps, 80);
+            assert!((stopped.x - 2.7).abs() < 0.12, "at the wall: {stopped}");
+            assert!(
+                blocked.abs_diff(tick_by_tick) < 4 && blocked > 50,
+                "blocked {blocked} ticks in activations of {steps}, {tick_by_tick} tick by tick"
+            );
+        }
     }
 }
