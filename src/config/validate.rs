@@ -1,6 +1,7 @@
 //! Checks of every range and of the rules that tie keys together.
 
 use super::{Bound, Config, ConfigError, ConnectionModeSetting};
+use crate::zombie::Tier;
 
 impl Config {
     /// Checks every range and cross-key rule.
@@ -165,8 +166,12 @@ impl Config {
             )));
         }
         for (key, ticks, period) in [
-            ("half_sync_ticks", lod.half_sync_ticks, 4),
-            ("quarter_sync_ticks", lod.quarter_sync_ticks, 8),
+            ("half_sync_ticks", lod.half_sync_ticks, Tier::HALF_PERIOD),
+            (
+                "quarter_sync_ticks",
+                lod.quarter_sync_ticks,
+                Tier::SLOWEST_PERIOD,
+            ),
         ] {
             if !ticks.is_multiple_of(period) {
                 return Err(ConfigError(format!(

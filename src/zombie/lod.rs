@@ -40,8 +40,11 @@ impl Tier {
         Tier::Frozen,
     ];
 
-    /// Ticks between the turns of a zombie of the slowest tier that acts: what every acting
-    /// zombie must have a turn to notice (a noise) lasts this long.
+    /// Ticks between the turns of a zombie in the half tier.
+    pub const HALF_PERIOD: u64 = 4;
+
+    /// Ticks between the turns of a zombie of the slowest tier that acts (the quarter tier):
+    /// what every acting zombie must have a turn to notice (a noise) lasts this long.
     pub const SLOWEST_PERIOD: u64 = 8;
 
     /// Ticks between activations; `None` when frozen. Beyond `lod.full_radius` a zombie acts
@@ -51,7 +54,7 @@ impl Tier {
     pub fn period(self) -> Option<u64> {
         match self {
             Tier::Near | Tier::Full => Some(1),
-            Tier::Half => Some(4),
+            Tier::Half => Some(Self::HALF_PERIOD),
             Tier::Quarter => Some(Self::SLOWEST_PERIOD),
             Tier::Frozen => None,
         }
