@@ -28,6 +28,16 @@ fn seal(h: &mut Harness, at: BlockPos, block: &str) {
     h.fill(at, BlockPos::new(at.x, at.y + 1, at.z), "air");
 }
 
+/// A harness with the player standing in the room they will wall in, 6 blocks east of the
+/// stone field's origin: the harness, the origin and the room.
+fn player_in_a_room() -> (Harness, BlockPos, BlockPos) {
+    let mut h = harness_with(config());
+    let o = h.stone_field();
+    let room = BlockPos::new(o.x + 6, o.y, o.z);
+    h.put_player(room);
+    (h, o, room)
+}
+
 /// Summons a zombie at `at` and waits until it chases the player (who then walls themselves
 /// in: a zombie does not notice a player it cannot see, but keeps one it chases).
 fn chaser(h: &mut Harness, at: BlockPos) -> Entity {
@@ -75,10 +85,7 @@ fn opened(h: &mut Harness, at: BlockPos, block: BlockState) -> usize {
 
 #[test]
 fn a_player_sealed_in_dirt_is_dug_out_and_hit() {
-    let mut h = harness_with(config());
-    let o = h.stone_field();
-    let room = BlockPos::new(o.x + 6, o.y, o.z);
-    h.put_player(room);
+    let (mut h, o, room) = player_in_a_room();
     chaser(&mut h, BlockPos::new(o.x - 2, o.y, o.z));
     seal(&mut h, room, "dirt");
     let hit = hurt_within(&mut h, 2000);
@@ -96,10 +103,7 @@ fn a_player_sealed_in_dirt_is_dug_out_and_hit() {
 
 #[test]
 fn two_chasers_on_either_side_of_a_dirt_box_both_dig_in() {
-    let mut h = harness_with(config());
-    let o = h.stone_field();
-    let room = BlockPos::new(o.x + 6, o.y, o.z);
-    h.put_player(room);
+    let (mut h, o, room) = player_in_a_room();
     // Summoned together, the same distance off: they ask for their sieges on the same ticks,
     // and the searches run side by side.
     let zombies = [
@@ -127,10 +131,7 @@ fn two_chasers_on_either_side_of_a_dirt_box_both_dig_in() {
 
 #[test]
 fn a_player_sealed_in_obsidian_is_safe() {
-    let mut h = harness_with(config());
-    let o = h.stone_field();
-    let room = BlockPos::new(o.x + 6, o.y, o.z);
-    h.put_player(room);
+    let (mut h, o, room) = player_in_a_room();
     chaser(&mut h, BlockPos::new(o.x - 2, o.y, o.z));
     seal(&mut h, room, "obsidian");
     assert_eq!(hurt_within(&mut h, 1500), None);

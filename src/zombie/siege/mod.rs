@@ -147,8 +147,7 @@ pub(super) fn plan_sieges(
     };
     let now = server.current_tick() as u64;
     let protected = protection(&spawn, &config);
-    // The zombies due a search: who, for whom, where the target stands and where it starts.
-    let mut due: Vec<(Entity, Entity, DVec3, BlockPos, usize)> = Vec::new();
+    let mut due: Vec<Search> = Vec::new();
     for (entity, zombie, request, target, body, position, mut siege) in &mut zombies {
         let player_at = |e: Entity| players.get(e).ok().map(|p| p.0);
         if let Some(plan) = &siege.plan {
@@ -178,11 +177,16 @@ pub(super) fn plan_sieges(
             continue;
         }
         stats.plans += 1;
-        let feet = BlockPos::from_pos(feet_at);
-        due.push((entity, wanted, goal, feet, zombie.kind));
+        due.push(Search {
+            zombie: entity,
+            target: wanted,
+            goal,
+            feet: BlockPos::from_pos(feet_at),
+            kind: zombie.kind,
+        });
     }
-    let search = |&(_, _, goal, feet, kind): &(Entity, Entity, DVec3, BlockPos, usize)| {
-        let kind = kinds.get(kind);
+    let search = |due: &Search| {
+        let kind = kinds.get(due.kind);
         // The block lookups' cache is the search's own.
         let world = LayerVoxels::new(layer);
         let ground = Ground {
@@ -191,7 +195,7 @@ pub(super) fn plan_sieges(
             walk_ticks: (20.0 / kind.speed.max(0.1)).ceil() as u32,
             protected: &protected,
         };
-        siege_path(&ground, feet, goal, kind.reach * 0.8)
+        siege_path(&ground, due.feet, due.goal, kind.reach * 0.8)
     };
     // Each search reads the world and nothing else: more than one runs on every core.
     let found: Vec<Option<Vec<Step>>> = match due.as_slice() {
@@ -203,15 +207,15 @@ pub(super) fn plan_sieges(
             }
         }),
     };
-    for ((entity, wanted, goal, ..), steps) in due.into_iter().zip(found) {
-        let Ok((.., mut siege)) = zombies.get_mut(entity) else {
+    for (due, steps) in due.into_iter().zip(found) {
+        let Ok((.., mut siege)) = zombies.get_mut(due.zombie) else {
             continue;
         };
         match steps {
             Some(steps) if !steps.is_empty() => {
                 siege.plan = Some(Box::new(Plan {
-                    target: wanted,
-                    goal,
+                    target: due.target,
+                    goal: due.goal,
                     steps: steps.into(),
                     dig: None,
                     progress_at: now,
@@ -220,6 +224,16 @@ pub(super) fn plan_sieges(
             _ => siege.retry_at = now + RETRY_TICKS,
         }
     }
+}
+
+/// A zombie due a siege search this tick: against whom, where they stand, where the zombie's
+/// feet are, and its type.
+struct Search {
+    zombie: Entity,
+    target: Entity,
+    goal: DVec3,
+    feet: BlockPos,
+    kind: usize,
 }
 
 /// Whether a block is under spawn protection (where no zombie changes anything).
