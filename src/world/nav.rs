@@ -306,8 +306,12 @@ impl Voxels for NavVoxels<'_> {
     fn solid_in_column(&self, x: i32, z: i32, y0: i32, y1: i32) -> bool {
         match self.chunk(x, z) {
             // One read of the column's bits rather than one a block.
-            Some(_) if y0 <= y1 && y1 - y0 < 128 => {
-                self.column(x, z, y0, (y1 - y0 + 1) as u32).solid != 0
+            Some(chunk) if y0 <= y1 && y1 - y0 < 128 => {
+                let len = (y1 - y0 + 1) as u32;
+                chunk
+                    .column((x & 15) as usize, (z & 15) as usize, y0 - MIN_Y, len)
+                    .solid
+                    != 0
             }
             _ => (y0..=y1).any(|y| self.solid(BlockPos::new(x, y, z))),
         }

@@ -112,13 +112,11 @@ pub fn choose_targets(
             let mut takers: Vec<(f64, usize)> = candidates
                 .iter()
                 .enumerate()
-                .map(|(i, (_, at, _))| (at.distance(pos.0), i))
-                .filter(|&(d, i)| {
-                    let player = Some(candidates[i].0);
-                    player != ignored
-                        && player != target.player
-                        && takes_over(current, d, range, rules.retarget_margin)
+                .filter(|(_, (player, ..))| {
+                    Some(*player) != ignored && Some(*player) != target.player
                 })
+                .map(|(i, (_, at, _))| (at.distance(pos.0), i))
+                .filter(|&(d, _)| takes_over(current, d, range, rules.retarget_margin))
                 .collect();
             takers.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
             let world = LayerVoxels::new(layer);
