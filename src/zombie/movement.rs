@@ -424,9 +424,10 @@ fn walk_steps(
         let jump = std::mem::take(&mut walker.jump);
         let before = (ticks > 1).then(|| (body.clone(), pos));
         pos = body.step(world, pos, wish, jump);
-        if let Some(before) = before.filter(|_| body.blocked) {
-            // A stride that hits something is walked again as one tick's step, which slides
-            // up to the wall or round the corner as stepping tick by tick does.
+        if let Some(before) = before.filter(|_| body.blocked || !body.on_ground) {
+            // A stride that hits something, or steps off a ledge, is walked again as one
+            // tick's step, which slides up to the wall or round the corner, or starts the fall
+            // on the tick it would, as stepping tick by tick does.
             (*body, pos) = before;
             wish = wish.clamp_length_max(per_tick);
             ticks = 1;
@@ -487,8 +488,8 @@ mod tests {
             BlockPos::new(6, 2, 4),
             BlockPos::new(9, 1, 4),
         ];
-        // The half and quarter tiers' activations, 4 and 8 ticks each.
-        for (steps, ticks) in [(4, 8), (4, 20), (4, 40), (8, 8), (8, 24), (8, 40)] {
+        // The half and quarter tiers' activations, 8 and 16 ticks each.
+        for (steps, ticks) in [(8, 8), (8, 24), (8, 40), (16, 16), (16, 48), (16, 80)] {
             let (tick_by_tick, _) = walked(&ground, &way, 1, ticks);
             let (in_strides, _) = walked(&ground, &way, steps, ticks);
             // Tick by tick it turns for the next waypoint 0.3 short of one; a stride ends on it.
@@ -498,8 +499,8 @@ mod tests {
             );
         }
         let end = DVec3::new(9.5, 1.0, 4.5);
-        for steps in [1, 4, 8] {
-            let (at, _) = walked(&ground, &way, steps, 120);
+        for steps in [1, 8, 16] {
+            let (at, _) = walked(&ground, &way, steps, 128);
             assert!(at.distance(end) <= 0.3, "arrived in steps of {steps}: {at}");
         }
         // Into a wall: it walks up to the wall, and every tick against it counts.
@@ -507,7 +508,7 @@ mod tests {
         walled.fill([3, 1, -4], [3, 2, 4], BlockState::STONE);
         let into = [BlockPos::new(8, 1, 0)];
         let tick_by_tick = walked(&walled, &into, 1, 80).1;
-        for steps in [4, 8] {
+        for steps in [8, 16] {
             let (stopped, blocked) = walked(&walled, &into, steps, 80);
             assert!((stopped.x - 2.7).abs() < 0.12, "at the wall: {stopped}");
             assert!(
