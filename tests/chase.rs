@@ -747,7 +747,7 @@ fn a_walker_far_from_players_goes_round_a_wall_by_turning_aside_without_a_search
 #[test]
 fn a_walker_boxed_in_rests_instead_of_planning_every_step_it_cannot_take() {
     let mut h = harness();
-    // It acts every 4th tick, and could plan at each.
+    // It acts every 8th tick, and could plan at each.
     let o = far_arena(&mut h);
     // A shaft one block wide and three deep: no step out, and no jump clears it.
     h.fill(

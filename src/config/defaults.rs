@@ -219,7 +219,7 @@ impl Default for LodConfig {
             near_sync_ticks: 3,
             full_sync_ticks: 4,
             half_sync_ticks: 16,
-            quarter_sync_ticks: 40,
+            quarter_sync_ticks: 48,
             near_crowd: 64,
             full_crowd: 128,
             tracking_range: 48.0,

@@ -437,7 +437,7 @@ pub struct ChaseConfig {
 }
 
 /// `[lod]`: how often zombies act by the distance from the point they walk to to the nearest
-/// player: every tick within `full_radius`, every 4th within `half_radius`, every 8th within
+/// player: every tick within `full_radius`, every 8th within `half_radius`, every 16th within
 /// `quarter_radius`, frozen beyond. Beyond `full_radius`, where nobody watches closely, a
 /// stroll or a march swims on through water and turns aside at what is in its way rather than
 /// searching round it.
@@ -455,7 +455,7 @@ pub struct LodConfig {
     /// Ticks between the moves and turns clients are sent of a zombie in each tier: vanilla's
     /// 3 up close; fewer farther out, where a crowd would otherwise fill a player's
     /// connection, and vanilla clients draw a zombie only up to about 67 blocks (default
-    /// entity distance). A multiple of the tier's period (1, 1, 4, 8).
+    /// entity distance). A multiple of the tier's period (1, 1, 8, 16).
     pub near_sync_ticks: u64,
     pub full_sync_ticks: u64,
     pub half_sync_ticks: u64,

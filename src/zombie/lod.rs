@@ -7,7 +7,7 @@
 //! A crowd round one player is tiered by rank as well as by distance: only its nearest
 //! `lod.near_crowd` zombies may be in the near tier and its nearest `lod.full_crowd` in the
 //! full tier or nearer; the back rows are in the half tier, sent every 16 ticks and acting on
-//! every 4th, as zombies 32 to 64 blocks off. In ordinary play no cap binds; a crowd of
+//! every 8th, as zombies 32 to 64 blocks off. In ordinary play no cap binds; a crowd of
 //! hundreds would otherwise fill the player's connection with the moves of zombies hidden
 //! behind the front rows, and the tick with their steps.
 
@@ -41,16 +41,17 @@ impl Tier {
     ];
 
     /// Ticks between the turns of a zombie in the half tier.
-    pub const HALF_PERIOD: u64 = 4;
+    pub const HALF_PERIOD: u64 = 8;
 
     /// Ticks between the turns of a zombie of the slowest tier that acts (the quarter tier):
     /// what every acting zombie must have a turn to notice (a noise) lasts this long.
-    pub const SLOWEST_PERIOD: u64 = 8;
+    pub const SLOWEST_PERIOD: u64 = 16;
 
     /// Ticks between activations; `None` when frozen. Beyond `lod.full_radius` a zombie acts
-    /// on every 4th tick, beyond `lod.half_radius` on every 8th: clients are sent it every 16
-    /// and 40 ticks (`lod.*_sync_ticks`, multiples of these), so acting more often would
-    /// only work out steps nobody sees, and its walk covers the same ground either way.
+    /// on every 8th tick, beyond `lod.half_radius` on every 16th: clients are sent it every 16
+    /// and 48 ticks (`lod.*_sync_ticks`, multiples of these), so acting more often would
+    /// only work out steps nobody sees, and its walk covers the same ground either way (its
+    /// strides, not its turns, read the blocks).
     pub fn period(self) -> Option<u64> {
         match self {
             Tier::Near | Tier::Full => Some(1),
@@ -106,8 +107,8 @@ pub struct Lod {
     /// The tier by distance alone, from which the next classification starts: `tier` is
     /// farther out when the zombie stands past the crowd caps of every player near it.
     by_distance: Tier,
-    /// The zombie's stagger bucket, `0..8`: its tick of a classification round, and (by the
-    /// rest of its division) its turn in the slower tiers.
+    /// The zombie's stagger bucket, `0..16`: its turn in the slowest tier, and (by the rest
+    /// of its division) its turn in the half tier and its tick of a classification round.
     bucket: u64,
 }
 
@@ -118,7 +119,7 @@ impl Lod {
         Self {
             tier: Tier::Near,
             by_distance: Tier::Near,
-            bucket: crate::random::mix(seed) % ROUND_TICKS,
+            bucket: crate::random::mix(seed) % Tier::SLOWEST_PERIOD,
         }
     }
 
@@ -323,12 +324,12 @@ mod tests {
         let mut b = (1..).map(Lod::new).find(|b| b.bucket != a.bucket).unwrap();
         a.tier = Tier::Quarter;
         b.tier = Tier::Quarter;
-        let total: u64 = (0..40).map(|t| a.steps(t)).sum();
+        let total: u64 = (0..48).map(|t| a.steps(t)).sum();
         assert_eq!(
-            total, 40,
-            "a quarter-rate zombie simulates every tick in bursts of 8"
+            total, 48,
+            "a quarter-rate zombie simulates every tick in bursts of 16"
         );
-        let same = (0..40)
+        let same = (0..48)
             .filter(|&t| a.steps(t) > 0 && b.steps(t) > 0)
             .count();
         assert_eq!(same, 0, "different buckets act on different ticks");
@@ -424,10 +425,10 @@ mod tests {
 
     #[test]
     fn seeds_sharing_low_bits_still_spread_over_buckets() {
-        let mut counts = [0; ROUND_TICKS as usize];
+        let mut counts = [0; Tier::SLOWEST_PERIOD as usize];
         for i in 0..4000u64 {
             counts[Lod::new(i << 11).bucket as usize] += 1;
         }
-        assert!(counts.iter().all(|&n| n > 400), "{counts:?}");
+        assert!(counts.iter().all(|&n| n > 200), "{counts:?}");
     }
 }
