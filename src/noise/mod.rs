@@ -19,6 +19,9 @@ pub mod rules;
 
 use bevy_ecs::query::Has;
 use rand::Rng;
+use std::collections::hash_map::Entry;
+use std::collections::VecDeque;
+
 use rustc_hash::FxHashMap;
 use valence::entity::entity::Flags;
 use valence::log::info;
@@ -101,32 +104,39 @@ impl Sound {
     }
 }
 
-/// The noises of the last few ticks, and for each chunk those loud enough to reach it.
+/// The noises of the last few ticks, and for each chunk those loud enough to reach it. Noises
+/// are filed in the order they are made, so those heard out are the oldest: they leave from
+/// the front, and the rest stay where they are filed.
 #[derive(Resource, Default)]
 struct Soundscape {
-    sounds: Vec<Sound>,
-    by_chunk: FxHashMap<ChunkPos, Vec<u32>>,
+    sounds: VecDeque<Sound>,
+    /// The number of `sounds[0]` in the order of filing; the buckets hold these numbers.
+    first: u64,
+    by_chunk: FxHashMap<ChunkPos, VecDeque<u64>>,
 }
 
 impl Soundscape {
     fn file(&mut self, sound: Sound) {
-        let index = self.sounds.len() as u32;
-        self.sounds.push(sound);
+        let number = self.first + self.sounds.len() as u64;
+        self.sounds.push_back(sound);
         for chunk in chunks_within(ChunkPos::from_pos(sound.at), sound.voice.range) {
-            self.by_chunk.entry(chunk).or_default().push(index);
+            self.by_chunk.entry(chunk).or_default().push_back(number);
         }
     }
 
-    /// Forgets the noises heard out; the rest are filed again.
+    /// Forgets the noises heard out: the front of the list and of each of their buckets.
     fn expire(&mut self, now: u64) {
-        let fresh = |s: &Sound| now - s.made < HEARD_FOR;
-        if self.sounds.iter().all(fresh) {
-            return;
-        }
-        let kept: Vec<Sound> = self.sounds.drain(..).filter(fresh).collect();
-        self.by_chunk.clear();
-        for sound in kept {
-            self.file(sound);
+        while let Some(sound) = self.sounds.front().filter(|s| now - s.made >= HEARD_FOR) {
+            for chunk in chunks_within(ChunkPos::from_pos(sound.at), sound.voice.range) {
+                if let Entry::Occupied(mut bucket) = self.by_chunk.entry(chunk) {
+                    bucket.get_mut().pop_front();
+                    if bucket.get().is_empty() {
+                        bucket.remove();
+                    }
+                }
+            }
+            self.sounds.pop_front();
+            self.first += 1;
         }
     }
 
@@ -135,7 +145,7 @@ impl Soundscape {
             .get(&chunk)
             .into_iter()
             .flatten()
-            .map(|&i| &self.sounds[i as usize])
+            .map(|&number| &self.sounds[(number - self.first) as usize])
     }
 }
 
@@ -400,6 +410,34 @@ mod tests {
     use crate::zombie::Tier;
 
     #[test]
+    fn the_oldest_noises_leave_and_the_rest_are_found_where_they_were_filed() {
+        let voice = |range| Voice {
+            loudness: 4.0,
+            range,
+        };
+        let mut soundscape = Soundscape::default();
+        let made = [(0.0, 16.0, 100), (40.0, 40.0, 104), (0.0, 16.0, 110)];
+        for (x, range, made) in made {
+            soundscape.file(Sound {
+                at: DVec3::new(x, 64.0, 3.0),
+                voice: voice(range),
+                made,
+            });
+        }
+        let heard = |s: &Soundscape, chunk| s.near(chunk).map(|s| s.made).collect::<Vec<_>>();
+        let (home, beyond) = (ChunkPos::new(-1, 0), ChunkPos::new(5, 0));
+        assert_eq!(heard(&soundscape, home), [100, 104, 110]);
+        soundscape.expire(100 + HEARD_FOR);
+        assert_eq!(heard(&soundscape, home), [104, 110]);
+        assert_eq!(heard(&soundscape, beyond), [104]);
+        soundscape.expire(104 + HEARD_FOR);
+        assert_eq!(heard(&soundscape, home), [110]);
+        assert_eq!(heard(&soundscape, beyond), Vec::<u64>::new());
+        soundscape.expire(110 + HEARD_FOR);
+        assert!(soundscape.sounds.is_empty() && soundscape.by_chunk.is_empty());
+    }
+
+    #[test]
     fn every_zombie_that_acts_hears_a_noise_once() {
         let voice = Voice {
             loudness: 4.0,
@@ -425,7 +463,10 @@ mod tests {
                     })
                     .count();
                 assert_eq!(heard, 1, "{tier:?}, turn {turn}");
-                assert!(soundscape.sounds.is_empty(), "heard out and forgotten");
+                assert!(
+                    soundscape.sounds.is_empty() && soundscape.by_chunk.is_empty(),
+                    "heard out and forgotten"
+                );
             }
         }
     }
