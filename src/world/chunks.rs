@@ -10,7 +10,7 @@
 //! to the tick it is dropped. The pack system's dematerialisation grace is judged against them.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashSet};
+use std::collections::{BinaryHeap, VecDeque};
 use std::time::Duration;
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -412,12 +412,73 @@ fn yield_to_the_tick() {
     }
 }
 
-/// The terrain generator's worker thread and the chunks handed to it.
+/// The terrain generator's worker thread and the chunks waiting for it.
 #[derive(Resource)]
 pub(super) struct Generator {
     requests: flume::Sender<ChunkPos>,
     done: flume::Receiver<(ChunkPos, UnloadedChunk, Surface, NavChunk)>,
-    in_flight: HashSet<ChunkPos>,
+    backlog: Backlog,
+}
+
+/// The chunks asked of the generator, handed to its thread a few at a time in the order asked:
+/// a chunk nobody needs any more by its turn (its player teleported on, flew past or left) is
+/// dropped rather than made, where a queue of every request kept the generator busy with
+/// places long left while the chunks players stand in waited behind them.
+#[derive(Debug, Default)]
+struct Backlog {
+    waiting: VecDeque<ChunkPos>,
+    /// Waiting, or handed over and not made yet.
+    asked: FxHashSet<ChunkPos>,
+    /// Handed over and not made yet.
+    handed: usize,
+}
+
+impl Backlog {
+    /// Chunks the worker holds at most: more than it makes between two ticks (about 20, at
+    /// 1.5 ms a chunk), so it never waits for a hand-over, and few enough that little of what
+    /// it holds goes stale.
+    const MOST_HANDED: usize = 64;
+
+    fn ask(&mut self, pos: ChunkPos) -> bool {
+        let new = self.asked.insert(pos);
+        if new {
+            self.waiting.push_back(pos);
+        }
+        new
+    }
+
+    fn asked(&self, pos: ChunkPos) -> bool {
+        self.asked.contains(&pos)
+    }
+
+    /// Hands the next waiting chunks that are still `needed` to `worker`, up to
+    /// [`Self::MOST_HANDED`] in its hands; those no longer needed go to `dropped`.
+    fn hand_over(
+        &mut self,
+        needed: impl Fn(ChunkPos) -> bool,
+        mut worker: impl FnMut(ChunkPos),
+        dropped: &mut Vec<ChunkPos>,
+    ) {
+        while self.handed < Self::MOST_HANDED {
+            let Some(pos) = self.waiting.pop_front() else {
+                break;
+            };
+            if needed(pos) {
+                worker(pos);
+                self.handed += 1;
+            } else {
+                self.asked.remove(&pos);
+                dropped.push(pos);
+            }
+        }
+    }
+
+    /// The worker made `pos`.
+    fn made(&mut self, pos: ChunkPos) {
+        if self.asked.remove(&pos) {
+            self.handed = self.handed.saturating_sub(1);
+        }
+    }
 }
 
 impl Generator {
@@ -448,15 +509,27 @@ impl Generator {
         Self {
             requests,
             done,
-            in_flight: HashSet::new(),
+            backlog: Backlog::default(),
         }
     }
 
     fn request(&mut self, pos: ChunkPos) {
-        if self.in_flight.insert(pos) {
+        self.backlog.ask(pos);
+    }
+
+    /// Hands the worker the next chunks still `needed`; returns those dropped.
+    fn hand_over(&mut self, needed: impl Fn(ChunkPos) -> bool) -> Vec<ChunkPos> {
+        let mut dropped = Vec::new();
+        let requests = &self.requests;
+        self.backlog.hand_over(
+            needed,
             // The worker lives as long as the generator: a send cannot fail.
-            let _ = self.requests.send(pos);
-        }
+            |pos| {
+                let _ = requests.send(pos);
+            },
+            &mut dropped,
+        );
+        dropped
     }
 }
 
@@ -503,7 +576,7 @@ fn note_needed_chunks(
     }
     wanted.sort_unstable_by_key(|&(distance, _)| distance);
     for (_, pos) in wanted.drain(..) {
-        if !generator.in_flight.contains(&pos) {
+        if !generator.backlog.asked(pos) {
             loader.request(pos);
         }
     }
@@ -554,12 +627,15 @@ fn insert_read_chunks(
     }
 }
 
+/// Puts the generated chunks in the layer, and hands the generator the next ones that a
+/// client's view (or the spawn) still needs.
 fn insert_generated_chunks(
     mut generator: ResMut<Generator>,
     mut layers: Query<&mut ChunkLayer, With<Overworld>>,
     mut lifecycle: ResMut<ChunkLifecycle>,
     mut nav: ResMut<Nav>,
     mut arrived: EventWriter<ChunkArrived>,
+    clients: Query<View, With<Client>>,
     server: Res<Server>,
 ) {
     let Ok(mut layer) = layers.get_single_mut() else {
@@ -567,7 +643,7 @@ fn insert_generated_chunks(
     };
     let generator = &mut *generator;
     for (pos, chunk, surface, facts) in generator.done.try_iter() {
-        generator.in_flight.remove(&pos);
+        generator.backlog.made(pos);
         if layer.chunk(pos).is_none() {
             layer.insert_chunk(pos, chunk);
             nav.insert(pos, facts);
@@ -578,6 +654,15 @@ fn insert_generated_chunks(
             lifecycle.maybe_unviewed(pos);
         }
         lifecycle.arrived(pos, server.current_tick());
+    }
+    let views: Vec<ChunkView> = clients.iter().map(|view| view.get()).collect();
+    let lifecycle = &mut *lifecycle;
+    let pinned = &lifecycle.pinned;
+    let dropped =
+        generator.hand_over(|pos| pinned.contains(&pos) || views.iter().any(|v| v.contains(pos)));
+    for pos in dropped {
+        // Needed again later, it is timed from then.
+        lifecycle.needed_since.remove(&pos);
     }
 }
 
@@ -880,6 +965,40 @@ mod tests {
         assert_eq!(u.next_due(53, 40), Some((b, 13)));
         u.forget(b);
         assert_eq!(u.next_due(1000, 40), None);
+    }
+
+    #[test]
+    fn the_generator_is_handed_chunks_in_order_and_none_nobody_needs() {
+        let mut backlog = Backlog::default();
+        let at = |i: i32| ChunkPos::new(i, 0);
+        for i in 0..200 {
+            assert!(backlog.ask(at(i)));
+        }
+        assert!(!backlog.ask(at(3)), "asked once");
+        // The odd ones' viewers have moved on.
+        let needed = |pos: ChunkPos| pos.x % 2 == 0;
+        let (mut handed, mut dropped) = (Vec::new(), Vec::new());
+        backlog.hand_over(needed, |pos| handed.push(pos), &mut dropped);
+        assert_eq!(handed.len(), Backlog::MOST_HANDED);
+        assert!(handed.iter().enumerate().all(|(i, p)| p.x == 2 * i as i32));
+        assert!(dropped.iter().all(|p| p.x % 2 == 1 && !backlog.asked(*p)));
+        assert!(handed.iter().all(|p| backlog.asked(*p)));
+        // Nothing more until the worker makes some.
+        let before = handed.len();
+        backlog.hand_over(needed, |pos| handed.push(pos), &mut dropped);
+        assert_eq!(handed.len(), before);
+        for pos in handed.drain(..10) {
+            backlog.made(pos);
+            assert!(!backlog.asked(pos));
+        }
+        backlog.hand_over(needed, |pos| handed.push(pos), &mut dropped);
+        assert_eq!(handed.len(), Backlog::MOST_HANDED - 10 + 10);
+        assert_eq!(
+            handed.last(),
+            Some(&at(2 * (Backlog::MOST_HANDED as i32 + 9)))
+        );
+        // A dropped chunk asked again waits its turn anew.
+        assert!(backlog.ask(at(1)));
     }
 
     #[test]
