@@ -17,11 +17,11 @@ pub mod heat;
 mod lights;
 pub mod rules;
 
-use bevy_ecs::query::Has;
-use rand::Rng;
 use std::collections::hash_map::Entry;
 use std::collections::VecDeque;
 
+use bevy_ecs::query::Has;
+use rand::Rng;
 use rustc_hash::FxHashMap;
 use valence::entity::entity::Flags;
 use valence::log::info;
