@@ -80,9 +80,10 @@ pub struct HordeCall {
     pub strength: f32,
 }
 
-/// Ticks a noise stays in the buckets: every zombie that acts at all (the slowest acting tier,
-/// `Tier::Quarter`) has a turn to hear it.
-const HEARD_FOR: u64 = crate::zombie::Tier::SLOWEST_PERIOD;
+/// Ticks a noise stays in the buckets: every zombie that acts at all has a turn to hear it,
+/// the longest wait between two turns being the slowest tier's, then a change of tier and
+/// the first turn in the new one.
+const HEARD_FOR: u64 = 2 * crate::zombie::Tier::SLOWEST_PERIOD;
 /// A zombie looks about for lights once a second.
 const LOOK_TICKS: u64 = 20;
 /// Cold heat map cells are swept out this often.
@@ -97,10 +98,10 @@ struct Sound {
 }
 
 impl Sound {
-    /// Whether a zombie that acts every `period` ticks hears it at tick `now`: on its first
-    /// turn after the noise, and only then, as a sound is heard once.
-    fn new_to(&self, now: u64, period: u64) -> bool {
-        now - self.made < period
+    /// Whether a zombie whose last turn was `since_turn` ticks before `now` hears it now: on
+    /// its first turn after the noise, and only then, as a sound is heard once.
+    fn new_to(&self, now: u64, since_turn: u64) -> bool {
+        now - self.made < since_turn
     }
 }
 
@@ -330,7 +331,8 @@ fn listen(
                 }
                 return;
             }
-            if lod.steps(now) == 0 || (quiet && !curious.0.busy()) {
+            let since_turn = lod.steps(now);
+            if since_turn == 0 || (quiet && !curious.0.busy()) {
                 return;
             }
             let world = &LayerVoxels::new(layer);
@@ -338,8 +340,7 @@ fn listen(
             let eye = pos + DVec3::new(0.0, body::EYE_HEIGHT, 0.0);
             let chunk = ChunkPos::from_pos(pos);
             let mut best: Option<(DVec3, f32)> = None;
-            let period = lod.tier.period().unwrap_or(1);
-            for sound in soundscape.near(chunk).filter(|s| s.new_to(now, period)) {
+            for sound in soundscape.near(chunk).filter(|s| s.new_to(now, since_turn)) {
                 let d = eye.distance(sound.at);
                 let voice = sound.voice;
                 if d >= voice.range as f64 || best.is_some_and(|(_, s)| s >= voice.loudness) {

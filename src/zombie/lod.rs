@@ -110,6 +110,10 @@ pub struct Lod {
     /// The zombie's stagger bucket, `0..16`: its turn in the slowest tier, and (by the rest
     /// of its division) its turn in the half tier and its tick of a classification round.
     bucket: u64,
+    /// The tick its tier last changed, and its last turn before that (none if it did not
+    /// act): its first turn in the new tier makes up the ticks since, however the two tiers'
+    /// turns fall.
+    changed: Option<(u64, u64)>,
 }
 
 impl Lod {
@@ -120,6 +124,27 @@ impl Lod {
             tier: Tier::Near,
             by_distance: Tier::Near,
             bucket: crate::random::mix(seed) % Tier::SLOWEST_PERIOD,
+            changed: None,
+        }
+    }
+
+    /// Moves the zombie to `tier` on `tick`, before anything acts on that tick.
+    fn retier(&mut self, tier: Tier, tick: u64) {
+        if tier != self.tier {
+            self.changed = self.last_turn_before(tick).map(|last| (tick, last));
+            self.tier = tier;
+        }
+    }
+
+    /// The zombie's last turn before `tick`, if it had one in its tier and the one before.
+    fn last_turn_before(&self, tick: u64) -> Option<u64> {
+        let period = self.tier.period()?;
+        let before = tick.checked_sub(1)?;
+        let turn = before.checked_sub((before + self.bucket) % period)?;
+        match self.changed {
+            // No turn yet in this tier: the last was in the one before.
+            Some((at, last)) if turn < at => Some(last),
+            _ => Some(turn),
         }
     }
 
@@ -133,10 +158,15 @@ impl Lod {
         (tick + self.bucket).is_multiple_of(self.tier.sync_period(lod))
     }
 
-    /// Ticks to simulate on `tick`: 0 when the zombie does not act on it.
+    /// Ticks to simulate on `tick`, the ticks since its last turn: 0 when the zombie does not
+    /// act on it.
     pub fn steps(&self, tick: u64) -> u64 {
         match self.tier.period() {
-            Some(period) if (tick + self.bucket).is_multiple_of(period) => period,
+            Some(period) if (tick + self.bucket).is_multiple_of(period) => match self.changed {
+                // Its first turn in a new tier.
+                Some((at, last)) if tick < at + period => tick - last,
+                _ => period,
+            },
             _ => 0,
         }
     }
@@ -279,7 +309,7 @@ pub(super) fn classify_zombies(
         let by_distance = lod.by_distance.classify(nearest, lod_config);
         let tier = by_distance.max(crowded);
         if (tier, by_distance) != (lod.tier, lod.by_distance) {
-            lod.tier = tier;
+            lod.retier(tier, tick);
             lod.by_distance = by_distance;
         }
     }
@@ -335,6 +365,47 @@ mod tests {
         assert_eq!(same, 0, "different buckets act on different ticks");
         a.tier = Tier::Frozen;
         assert!((0..40).all(|t| a.steps(t) == 0));
+    }
+
+    #[test]
+    fn a_zombie_changing_tiers_simulates_every_tick_once() {
+        let tiers = [
+            Tier::Half,
+            Tier::Near,
+            Tier::Half,
+            Tier::Quarter,
+            Tier::Full,
+            Tier::Quarter,
+            Tier::Quarter,
+            Tier::Half,
+            Tier::Frozen,
+            Tier::Half,
+        ];
+        for seed in 0..32 {
+            let mut lod = Lod::new(seed);
+            let mut last_turn = None;
+            for tick in 0..400u64 {
+                // Classification comes first on its tick, as in the schedule.
+                if (tick + lod.bucket).is_multiple_of(ROUND_TICKS) {
+                    lod.retier(tiers[(tick / 8) as usize % tiers.len()], tick);
+                    if lod.tier == Tier::Frozen {
+                        last_turn = None;
+                    }
+                }
+                let steps = lod.steps(tick);
+                if steps > 0 {
+                    if let Some(last) = last_turn {
+                        assert_eq!(
+                            tick - steps,
+                            last,
+                            "seed {seed}, tick {tick}, {:?}",
+                            lod.tier
+                        );
+                    }
+                    last_turn = Some(tick);
+                }
+            }
+        }
     }
 
     #[test]
