@@ -653,11 +653,10 @@ fn insert_generated_chunks(
         }
         lifecycle.arrived(pos, server.current_tick());
     }
-    let views: Vec<ChunkView> = clients.iter().map(|view| view.get()).collect();
     let lifecycle = &mut *lifecycle;
     let pinned = &lifecycle.pinned;
-    let dropped =
-        generator.hand_over(|pos| pinned.contains(&pos) || views.iter().any(|v| v.contains(pos)));
+    let dropped = generator
+        .hand_over(|pos| pinned.contains(&pos) || clients.iter().any(|v| v.get().contains(pos)));
     for pos in dropped {
         // Needed again later, it is timed from then.
         lifecycle.needed_since.remove(&pos);

@@ -140,11 +140,11 @@ impl Lod {
     fn last_turn_before(&self, tick: u64) -> Option<u64> {
         let period = self.tier.period()?;
         let before = tick.checked_sub(1)?;
-        let turn = before.checked_sub((before + self.bucket) % period)?;
+        let turn = before.checked_sub((before + self.bucket) % period);
         match self.changed {
             // No turn yet in this tier: the last was in the one before.
-            Some((at, last)) if turn < at => Some(last),
-            _ => Some(turn),
+            Some((at, last)) if turn.is_none_or(|turn| turn < at) => Some(last),
+            _ => turn,
         }
     }
 
@@ -162,11 +162,9 @@ impl Lod {
     /// act on it.
     pub fn steps(&self, tick: u64) -> u64 {
         match self.tier.period() {
-            Some(period) if (tick + self.bucket).is_multiple_of(period) => match self.changed {
-                // Its first turn in a new tier.
-                Some((at, last)) if tick < at + period => tick - last,
-                _ => period,
-            },
+            Some(period) if (tick + self.bucket).is_multiple_of(period) => self
+                .last_turn_before(tick)
+                .map_or(period, |last| tick - last),
             _ => 0,
         }
     }
