@@ -88,6 +88,11 @@ fn standing(world: &impl Voxels, pos: DVec3) -> bool {
     under < feet && hits(world, pos, under, under)
 }
 
+/// Whether a body fits at `pos` and stands on something there: a place a walk may leave it.
+pub(super) fn stands_free(world: &impl Voxels, pos: DVec3) -> bool {
+    !collides(world, pos) && standing(world, pos)
+}
+
 /// Rounds to the 1/4096 grid of relative move packets.
 pub fn snap(v: f64) -> f64 {
     (v * 4096.0).round() / 4096.0

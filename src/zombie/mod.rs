@@ -241,8 +241,18 @@ fn move_zombies(
                     goal.0 = walker.goal();
                 }
                 let per_tick = kind.speed / rules.hop.tick_rate;
-                let pos =
-                    movement::walk(&mut walker, &mut body, ground.world, pos, per_tick, steps);
+                // Beyond `lod.full_radius` of every player clients see it every 16 ticks at
+                // most, not closely enough to tell a glide from a walk.
+                let glides = far && !lod.crowded();
+                let pos = movement::walk(
+                    &mut walker,
+                    &mut body,
+                    ground.world,
+                    pos,
+                    per_tick,
+                    steps,
+                    glides,
+                );
                 body.at = Some(pos);
                 sync::sync(
                     &walker,

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use valence::prelude::*;
 
-use super::body::Body;
+use super::body::{snap, stands_free, Body};
 use super::hop::{hop_goal, Decision, HopEvent, HopPlanner};
 use super::look::yaw_of;
 use super::path::{find_path, straight_path, way_on, waypoints, Aside, Water, Waypoints};
@@ -356,7 +356,8 @@ impl Walker {
 }
 
 /// Walks the waypoints for `steps` ticks at `per_tick` blocks a tick (the ticks of one
-/// activation); returns where the body ends.
+/// activation); returns where the body ends. `glides`: no client sees the body closely (see
+/// [`glide`]).
 pub(super) fn walk(
     walker: &mut Walker,
     body: &mut Body,
@@ -364,10 +365,74 @@ pub(super) fn walk(
     pos: DVec3,
     per_tick: f64,
     steps: u64,
+    glides: bool,
 ) -> DVec3 {
-    let (pos, heading) = walk_steps(walker, body, world, pos, per_tick, steps);
-    walker.heading = heading;
+    let (pos, glided, left) = if glides {
+        glide(walker, body, world, pos, per_tick, steps)
+    } else {
+        (pos, None, steps)
+    };
+    let (pos, heading) = walk_steps(walker, body, world, pos, per_tick, left);
+    walker.heading = heading.or(glided);
     pos
+}
+
+/// A body on the ground that no client sees closely glides along its waypoints instead of
+/// stepping: each waypoint is a block it could stand on when planned, and where the
+/// activation ends between two it is placed at the height it left or the one it goes to,
+/// whichever it fits and stands at, or else back on the last waypoint it reached (blocked:
+/// the next plan starts from there). Its clients see it every 16 ticks or more, the straight
+/// line between where it was sent, so the steps between cost block reads for nothing: a
+/// glide reads the blocks where it ends, a walk those of every stride. A waypoint in water
+/// ends the glide; the body swims the rest. Returns where it is, the way it went, and the
+/// ticks left to walk.
+fn glide(
+    walker: &mut Walker,
+    body: &mut Body,
+    world: &impl Voxels,
+    mut pos: DVec3,
+    per_tick: f64,
+    steps: u64,
+) -> (DVec3, Option<DVec3>, u64) {
+    let steady =
+        body.on_ground && body.vel_y == 0.0 && body.knockback == DVec3::ZERO && !walker.jump;
+    if !steady {
+        return (pos, None, steps);
+    }
+    let (mut left, mut heading, mut reached) = (per_tick * steps as f64, None, pos);
+    while let Some(&w) = walker.waypoints.front() {
+        if world.liquid(w) {
+            return (pos, heading, (left / per_tick) as u64);
+        }
+        let node = DVec3::new(w.x as f64 + 0.5, w.y as f64, w.z as f64 + 0.5);
+        let to = DVec2::new(node.x - pos.x, node.z - pos.z);
+        if to != DVec2::ZERO {
+            heading = Some(DVec3::new(to.x, 0.0, to.y));
+        }
+        if to.length() <= left {
+            left -= to.length();
+            (pos, reached) = (node, node);
+            walker.waypoints.pop_front();
+            continue;
+        }
+        let part = to.normalize() * left;
+        let (x, z) = (snap(pos.x + part.x), snap(pos.z + part.y));
+        let between = [pos.y, node.y]
+            .into_iter()
+            .map(|y| DVec3::new(x, y, z))
+            .find(|&at| stands_free(world, at));
+        body.blocked = between.is_none();
+        walker.blocked_ticks = if body.blocked {
+            walker.blocked_ticks + steps as u32
+        } else {
+            0
+        };
+        return (between.unwrap_or(reached), heading, 0);
+    }
+    // Its last waypoint reached: at rest until the next plan.
+    body.blocked = false;
+    walker.blocked_ticks = 0;
+    (pos, heading, 0)
 }
 
 /// The walk: where the body ends, and the way it last walked.
@@ -462,9 +527,15 @@ mod tests {
     use super::*;
     use crate::world::Grid;
 
-    /// Walks `ticks` ticks in activations of `steps` from the middle of (0, 1, 0) towards
-    /// `waypoints`; returns where the body ends and how many ticks it was blocked.
-    fn walked(world: &Grid, waypoints: &[BlockPos], steps: u64, ticks: u64) -> (DVec3, u32) {
+    /// Walks (or glides) `ticks` ticks in activations of `steps` from the middle of (0, 1, 0)
+    /// towards `waypoints`; returns where the body ends and how many ticks it was blocked.
+    fn moved(
+        world: &Grid,
+        waypoints: &[BlockPos],
+        steps: u64,
+        ticks: u64,
+        glides: bool,
+    ) -> (DVec3, u32) {
         let mut walker = Walker {
             waypoints: waypoints.iter().copied().collect(),
             ..Walker::default()
@@ -472,22 +543,34 @@ mod tests {
         let mut body = Body::default();
         let mut pos = DVec3::new(0.5, 1.0, 0.5);
         for _ in 0..ticks / steps {
-            pos = walk(&mut walker, &mut body, world, pos, 0.115, steps);
+            pos = walk(&mut walker, &mut body, world, pos, 0.115, steps, glides);
+            if glides && body.on_ground {
+                assert!(stands_free(world, pos), "glided into {pos}");
+            }
         }
         (pos, walker.blocked_ticks)
     }
 
-    #[test]
-    fn a_slow_tiers_strides_walk_as_far_as_its_ticks_would() {
+    fn walked(world: &Grid, waypoints: &[BlockPos], steps: u64, ticks: u64) -> (DVec3, u32) {
+        moved(world, waypoints, steps, ticks, false)
+    }
+
+    /// Round a corner, up a step and on.
+    fn way_round_a_corner() -> (Grid, [BlockPos; 4]) {
         let mut ground = Grid::new([-4, 0, -4], [12, 6, 12]).floor(0);
         ground.set([6, 1, 4], BlockState::STONE);
-        // Round a corner, up a step and on.
         let way = [
             BlockPos::new(2, 1, 0),
             BlockPos::new(4, 1, 2),
             BlockPos::new(6, 2, 4),
             BlockPos::new(9, 1, 4),
         ];
+        (ground, way)
+    }
+
+    #[test]
+    fn a_slow_tiers_strides_walk_as_far_as_its_ticks_would() {
+        let (ground, way) = way_round_a_corner();
         // The half and quarter tiers' activations, 8 and 16 ticks each.
         for (steps, ticks) in [(8, 8), (8, 24), (8, 40), (16, 16), (16, 48), (16, 80)] {
             let (tick_by_tick, _) = walked(&ground, &way, 1, ticks);
@@ -516,5 +599,40 @@ mod tests {
                 "blocked {blocked} ticks in activations of {steps}, {tick_by_tick} tick by tick"
             );
         }
+    }
+
+    #[test]
+    fn a_glide_ends_where_a_walk_would_and_only_where_a_body_stands() {
+        let (ground, way) = way_round_a_corner();
+        for steps in [8, 16] {
+            for ticks in (1..=8).map(|n| n * steps) {
+                let (walked_to, _) = moved(&ground, &way, steps, ticks, false);
+                let (glided_to, blocked) = moved(&ground, &way, steps, ticks, true);
+                assert!(
+                    walked_to.distance(glided_to) < 0.35,
+                    "{ticks} ticks in activations of {steps}: walked to {walked_to}, glided to \
+                     {glided_to}"
+                );
+                assert_eq!(blocked, 0);
+            }
+        }
+        // A wall put across the way after the plan: the glide stays on this side, blocked.
+        let (mut walled, way) = way_round_a_corner();
+        walled.fill([3, 1, -4], [3, 2, 11], BlockState::STONE);
+        let (at, blocked) = moved(&walled, &way, 16, 160, true);
+        assert!(
+            at.x <= 2.7 && stands_free(&walled, at),
+            "through the wall: {at}"
+        );
+        assert!(blocked > 100, "blocked {blocked} ticks");
+        // Water ahead: the body swims it, step by step.
+        let (mut wet, way) = way_round_a_corner();
+        wet.fill([3, 1, -4], [5, 1, 11], BlockState::WATER);
+        let (swum, _) = moved(&wet, &way, 16, 160, true);
+        let (walked, _) = moved(&wet, &way, 16, 160, false);
+        assert!(
+            swum.distance(walked) < 0.35,
+            "swum to {swum}, walked to {walked}"
+        );
     }
 }
