@@ -383,9 +383,9 @@ pub(super) fn walk(
 /// whichever it fits and stands at, or else back on the last waypoint it reached (blocked:
 /// the next plan starts from there). Its clients see it every 16 ticks or more, the straight
 /// line between where it was sent, so the steps between cost block reads for nothing: a
-/// glide reads the blocks where it ends, a walk those of every stride. A waypoint in water
-/// ends the glide; the body swims the rest. Returns where it is, the way it went, and the
-/// ticks left to walk.
+/// glide reads the blocks where it ends, a walk those of every stride. A waypoint in water,
+/// or more than a block up or down, ends the glide; the body swims, climbs or falls the rest.
+/// Returns where it is, the way it went, and the ticks left to walk.
 fn glide(
     walker: &mut Walker,
     body: &mut Body,
@@ -401,10 +401,11 @@ fn glide(
     }
     let (mut left, mut heading, mut reached) = (per_tick * steps as f64, None, pos);
     while let Some(&w) = walker.waypoints.front() {
-        if world.liquid(w) {
+        let node = DVec3::new(w.x as f64 + 0.5, w.y as f64, w.z as f64 + 0.5);
+        // Water, a climb or a drop of more than a block: the walk's physics take over.
+        if (node.y - pos.y).abs() > 1.0 || world.liquid(w) {
             return (pos, heading, (left / per_tick) as u64);
         }
-        let node = DVec3::new(w.x as f64 + 0.5, w.y as f64, w.z as f64 + 0.5);
         let to = DVec2::new(node.x - pos.x, node.z - pos.z);
         if to != DVec2::ZERO {
             heading = Some(DVec3::new(to.x, 0.0, to.y));
@@ -634,5 +635,11 @@ mod tests {
             swum.distance(walked) < 0.35,
             "swum to {swum}, walked to {walked}"
         );
+        // A way on over the top of a pillar three blocks high (a ladder, once): no glide up it.
+        let mut pillar = Grid::new([-4, 0, -4], [12, 8, 12]).floor(0);
+        pillar.fill([3, 1, 0], [3, 3, 0], BlockState::STONE);
+        let up = [BlockPos::new(2, 1, 0), BlockPos::new(3, 4, 0)];
+        let (at, _) = moved(&pillar, &up, 16, 64, true);
+        assert!(at.y < 2.0 && at.x < 2.8, "up the pillar: {at}");
     }
 }
