@@ -368,7 +368,16 @@ pub(super) fn walk(
     glides: bool,
 ) -> DVec3 {
     let (pos, glided, left) = if glides {
-        glide(walker, body, world, pos, per_tick, steps)
+        let (pos, glided, blocks_left) = glide(walker, body, world, pos, per_tick * steps as f64);
+        let left = (blocks_left / per_tick).round() as u64;
+        if left == 0 {
+            walker.blocked_ticks = if body.blocked {
+                walker.blocked_ticks + steps as u32
+            } else {
+                0
+            };
+        }
+        (pos, glided, left)
     } else {
         (pos, None, steps)
     };
@@ -385,26 +394,24 @@ pub(super) fn walk(
 /// line between where it was sent, so the steps between cost block reads for nothing: a
 /// glide reads the blocks where it ends, a walk those of every stride. A waypoint in water,
 /// or more than a block up or down, ends the glide; the body swims, climbs or falls the rest.
-/// Returns where it is, the way it went, and the ticks left to walk.
+/// Goes up to `blocks`; returns where it is, the way it went, and the blocks left to walk.
 fn glide(
     walker: &mut Walker,
     body: &mut Body,
     world: &impl Voxels,
     mut pos: DVec3,
-    per_tick: f64,
-    steps: u64,
-) -> (DVec3, Option<DVec3>, u64) {
-    let steady =
-        body.on_ground && body.vel_y == 0.0 && body.knockback == DVec3::ZERO && !walker.jump;
-    if !steady {
-        return (pos, None, steps);
+    blocks: f64,
+) -> (DVec3, Option<DVec3>, f64) {
+    if !steady(walker, body) {
+        return (pos, None, blocks);
     }
-    let (mut left, mut heading, mut reached) = (per_tick * steps as f64, None, pos);
+    let (mut left, mut heading, mut reached) = (blocks, None, pos);
     while let Some(&w) = walker.waypoints.front() {
         let node = DVec3::new(w.x as f64 + 0.5, w.y as f64, w.z as f64 + 0.5);
         // Water, a climb or a drop of more than a block: the walk's physics take over.
         if (node.y - pos.y).abs() > 1.0 || world.liquid(w) {
-            return (pos, heading, (left / per_tick) as u64);
+            body.blocked = false;
+            return (pos, heading, left);
         }
         let to = DVec2::new(node.x - pos.x, node.z - pos.z);
         if to != DVec2::ZERO {
@@ -423,17 +430,16 @@ fn glide(
             .map(|y| DVec3::new(x, y, z))
             .find(|&at| stands_free(world, at));
         body.blocked = between.is_none();
-        walker.blocked_ticks = if body.blocked {
-            walker.blocked_ticks + steps as u32
-        } else {
-            0
-        };
-        return (between.unwrap_or(reached), heading, 0);
+        return (between.unwrap_or(reached), heading, 0.0);
     }
     // Its last waypoint reached: at rest until the next plan.
     body.blocked = false;
-    walker.blocked_ticks = 0;
-    (pos, heading, 0)
+    (pos, heading, 0.0)
+}
+
+/// On the ground, still and not about to jump: its ticks can be taken in one go.
+fn steady(walker: &Walker, body: &Body) -> bool {
+    body.on_ground && body.vel_y == 0.0 && body.knockback == DVec3::ZERO && !walker.jump
 }
 
 /// The walk: where the body ends, and the way it last walked.
@@ -452,8 +458,7 @@ fn walk_steps(
     let stride = ((1.0 / per_tick).floor() as u64).max(1);
     let mut left = steps;
     while left > 0 {
-        let steady =
-            body.on_ground && body.vel_y == 0.0 && body.knockback == DVec3::ZERO && !walker.jump;
+        let steady = steady(walker, body);
         let mut ticks = if steady { left.min(stride) } else { 1 };
         let mut wish = DVec2::ZERO;
         while let Some(&w) = walker.waypoints.front() {
