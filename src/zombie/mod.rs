@@ -241,8 +241,8 @@ fn move_zombies(
                     goal.0 = walker.goal();
                 }
                 let per_tick = kind.speed / rules.hop.tick_rate;
-                // Beyond `lod.full_radius` of every player clients see it every 16 ticks at
-                // most, not closely enough to tell a glide from a walk.
+                // Beyond `lod.full_radius` of every player clients see it every 8th tick at
+                // most (`lod.half_sync_ticks`), not closely enough to tell a glide from a walk.
                 let glides = far && !lod.crowded();
                 let pos = movement::walk(
                     &mut walker,

@@ -345,6 +345,15 @@ fn plan_hop(
 }
 
 impl Walker {
+    /// Adds `ticks` to the ticks the walk has been blocked, or starts the count again.
+    fn count_blocked(&mut self, blocked: bool, ticks: u64) {
+        self.blocked_ticks = if blocked {
+            self.blocked_ticks + ticks as u32
+        } else {
+            0
+        };
+    }
+
     /// Ends the errand or stroll with `outcome`: the hop is dropped and the errands module
     /// decides what comes next.
     fn stop(&mut self, outcome: Outcome) {
@@ -371,11 +380,7 @@ pub(super) fn walk(
         let (pos, glided, blocks_left) = glide(walker, body, world, pos, per_tick * steps as f64);
         let left = (blocks_left / per_tick).round() as u64;
         if left == 0 {
-            walker.blocked_ticks = if body.blocked {
-                walker.blocked_ticks + steps as u32
-            } else {
-                0
-            };
+            walker.count_blocked(body.blocked, steps);
         }
         (pos, glided, left)
     } else {
@@ -390,8 +395,8 @@ pub(super) fn walk(
 /// stepping: each waypoint is a block it could stand on when planned, and where the
 /// activation ends between two it is placed at the height it left or the one it goes to,
 /// whichever it fits and stands at, or else back on the last waypoint it reached (blocked:
-/// the next plan starts from there). Its clients see it every 16 ticks or more, the straight
-/// line between where it was sent, so the steps between cost block reads for nothing: a
+/// the next plan starts from there). Its clients see it every `lod.half_sync_ticks` (8 at
+/// least, 16 by default), the straight line between where it was sent, so the steps between cost block reads for nothing: a
 /// glide reads the blocks where it ends, a walk those of every stride. A waypoint in water,
 /// or more than a block up or down, ends the glide; the body swims, climbs or falls the rest.
 /// Goes up to `blocks`; returns where it is, the way it went, and the blocks left to walk.
@@ -504,11 +509,7 @@ fn walk_steps(
             ticks = 1;
             pos = body.step(world, pos, wish, jump);
         }
-        walker.blocked_ticks = if body.blocked {
-            walker.blocked_ticks + ticks as u32
-        } else {
-            0
-        };
+        walker.count_blocked(body.blocked, ticks);
         left -= ticks;
     }
     (pos, heading)
