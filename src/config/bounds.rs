@@ -2,7 +2,6 @@
 //! for values of the wrong type can never disagree.
 
 use super::{Config, ConfigError};
-use crate::zombie::Tier;
 
 /// A numeric key with its current value and inclusive range.
 #[derive(Debug, Clone, PartialEq)]
@@ -112,16 +111,11 @@ impl Bound {
             Bound::new("lod.hysteresis", c.lod.hysteresis, 0, 64),
             Bound::new("lod.near_sync_ticks", c.lod.near_sync_ticks as f64, 1, 200),
             Bound::new("lod.full_sync_ticks", c.lod.full_sync_ticks as f64, 1, 200),
-            Bound::new(
-                "lod.half_sync_ticks",
-                c.lod.half_sync_ticks as f64,
-                Tier::HALF_PERIOD as f64,
-                200,
-            ),
+            Bound::new("lod.half_sync_ticks", c.lod.half_sync_ticks as f64, 1, 200),
             Bound::new(
                 "lod.quarter_sync_ticks",
                 c.lod.quarter_sync_ticks as f64,
-                Tier::SLOWEST_PERIOD as f64,
+                1,
                 400,
             ),
             Bound::new("lod.near_crowd", c.lod.near_crowd as f64, 0, 100_000),

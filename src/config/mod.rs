@@ -455,7 +455,8 @@ pub struct LodConfig {
     /// Ticks between the moves and turns clients are sent of a zombie in each tier: vanilla's
     /// 3 up close; fewer farther out, where a crowd would otherwise fill a player's
     /// connection, and vanilla clients draw a zombie only up to about 67 blocks (default
-    /// entity distance). A multiple of the tier's period (1, 1, 8, 16).
+    /// entity distance). A zombie acts every 1, 2, 8 and 16 ticks by tier and is sent on its
+    /// first turn after each of these ticks.
     pub near_sync_ticks: u64,
     pub full_sync_ticks: u64,
     pub half_sync_ticks: u64,

@@ -1,7 +1,6 @@
 //! Checks of every range and of the rules that tie keys together.
 
 use super::{Bound, Config, ConfigError, ConnectionModeSetting};
-use crate::zombie::Tier;
 
 impl Config {
     /// Checks every range and cross-key rule.
@@ -164,20 +163,6 @@ impl Config {
                 "lod.near_crowd = {}: must not be above full_crowd ({}), which counts the near ones too",
                 lod.near_crowd, lod.full_crowd
             )));
-        }
-        for (key, ticks, period) in [
-            ("half_sync_ticks", lod.half_sync_ticks, Tier::HALF_PERIOD),
-            (
-                "quarter_sync_ticks",
-                lod.quarter_sync_ticks,
-                Tier::SLOWEST_PERIOD,
-            ),
-        ] {
-            if !ticks.is_multiple_of(period) {
-                return Err(ConfigError(format!(
-                    "lod.{key} = {ticks}: must be a multiple of {period}, the ticks between the tier's turns"
-                )));
-            }
         }
         let presets = &self.hunt.presets;
         for (i, preset) in presets.iter().enumerate() {

@@ -20,8 +20,8 @@ use crate::config::{Config, LodConfig};
 use crate::grid::{flat, SpatialGrid};
 use crate::player::Dead;
 
-/// How often a zombie acts and is sent to clients. `Near` and `Full` both act every tick;
-/// only a zombie near a player is sent at vanilla's rate.
+/// How often a zombie acts and is sent to clients. Only a zombie near a player acts every
+/// tick and is sent at vanilla's rate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Tier {
     Near,
@@ -40,6 +40,9 @@ impl Tier {
         Tier::Frozen,
     ];
 
+    /// Ticks between the turns of a zombie in the full tier.
+    pub const FULL_PERIOD: u64 = 2;
+
     /// Ticks between the turns of a zombie in the half tier.
     pub const HALF_PERIOD: u64 = 8;
 
@@ -47,14 +50,15 @@ impl Tier {
     /// what every acting zombie must have a turn to notice (a noise) lasts this long.
     pub const SLOWEST_PERIOD: u64 = 16;
 
-    /// Ticks between activations; `None` when frozen. Beyond `lod.full_radius` a zombie acts
-    /// on every 8th tick, beyond `lod.half_radius` on every 16th: clients are sent it every 16
-    /// and 48 ticks (`lod.*_sync_ticks`, multiples of these), so acting more often would
-    /// only work out steps nobody sees, and its walk covers the same ground either way (its
-    /// strides, not its turns, read the blocks).
+    /// Ticks between activations; `None` when frozen. Beyond `lod.near_radius` a zombie acts
+    /// on every 2nd tick, beyond `lod.full_radius` on every 8th, beyond `lod.half_radius` on
+    /// every 16th: clients are sent it every 4, 16 and 48 ticks (`lod.*_sync_ticks`), so
+    /// acting more often would only work out steps nobody sees, and its walk covers the same
+    /// ground either way (its strides, not its turns, read the blocks).
     pub fn period(self) -> Option<u64> {
         match self {
-            Tier::Near | Tier::Full => Some(1),
+            Tier::Near => Some(1),
+            Tier::Full => Some(Self::FULL_PERIOD),
             Tier::Half => Some(Self::HALF_PERIOD),
             Tier::Quarter => Some(Self::SLOWEST_PERIOD),
             Tier::Frozen => None,
@@ -153,9 +157,11 @@ impl Lod {
         self.tier > self.by_distance
     }
 
-    /// Whether clients are told of the zombie's moves on `tick` (see [`Tier::sync_period`]).
+    /// Whether clients are told of the zombie's moves on `tick` (see [`Tier::sync_period`]):
+    /// on its first turn since one of its sync ticks, so a period that is not a multiple of
+    /// the tier's turns still averages out to it.
     pub fn syncs(&self, tick: u64, lod: &LodConfig) -> bool {
-        (tick + self.bucket).is_multiple_of(self.tier.sync_period(lod))
+        (tick + self.bucket) % self.tier.sync_period(lod) < self.steps(tick)
     }
 
     /// Ticks to simulate on `tick`, the ticks since its last turn: 0 when the zombie does not
@@ -407,19 +413,33 @@ mod tests {
     }
 
     #[test]
-    fn updates_fall_on_ticks_the_zombie_acts() {
-        let config = LodConfig::default();
-        for bucket_seed in 0..16 {
-            let mut lod = Lod::new(bucket_seed);
-            for tier in [Tier::Near, Tier::Full, Tier::Half, Tier::Quarter] {
-                lod.tier = tier;
-                let syncs: Vec<u64> = (0..1200).filter(|&t| lod.syncs(t, &config)).collect();
-                assert!(syncs.iter().all(|&t| lod.steps(t) > 0), "{tier:?}");
-                assert_eq!(
-                    syncs.len() as u64,
-                    1200 / tier.sync_period(&config),
-                    "{tier:?}"
-                );
+    fn updates_fall_on_ticks_the_zombie_acts_at_the_configured_rate() {
+        // The defaults, multiples of each tier's turns, and periods that are not (an update on
+        // the first turn after each sync tick).
+        let odd = LodConfig {
+            near_sync_ticks: 2,
+            full_sync_ticks: 3,
+            half_sync_ticks: 12,
+            quarter_sync_ticks: 40,
+            ..LodConfig::default()
+        };
+        for config in [LodConfig::default(), odd] {
+            for bucket_seed in 0..16 {
+                let mut lod = Lod::new(bucket_seed);
+                for tier in [Tier::Near, Tier::Full, Tier::Half, Tier::Quarter] {
+                    lod.tier = tier;
+                    let syncs: Vec<u64> = (0..2400).filter(|&t| lod.syncs(t, &config)).collect();
+                    assert!(syncs.iter().all(|&t| lod.steps(t) > 0), "{tier:?}");
+                    let every = tier.sync_period(&config);
+                    assert!(
+                        syncs.len().abs_diff(2400 / every as usize) <= 1,
+                        "{tier:?}: {} updates, one every {every} ticks expected",
+                        syncs.len()
+                    );
+                    let gaps = syncs.windows(2).map(|w| w[1] - w[0]);
+                    let period = tier.period().unwrap();
+                    assert!(gaps.into_iter().all(|g| g < every + period), "{tier:?}");
+                }
             }
         }
     }
