@@ -48,6 +48,17 @@ impl<T: Copy> SpatialGrid<T> {
         self.cells.entry(key).or_default().push((item, at));
     }
 
+    /// Every item filed in the cells that the square of half-side `radius` round `at`
+    /// touches, nearest or not: for a caller that measures each one anyway.
+    pub fn filed_round(&self, at: DVec2, radius: f64) -> impl Iterator<Item = &(T, DVec2)> {
+        let (cx, cz) = self.key(at);
+        let reach = (radius / self.cell).ceil() as i32;
+        (-reach..=reach)
+            .flat_map(move |dz| (-reach..=reach).map(move |dx| (cx + dx, cz + dz)))
+            .filter_map(|key| self.cells.get(&key))
+            .flatten()
+    }
+
     /// Up to `cap` items within `radius` of `at` (nearest cells first), and how many were
     /// inspected.
     pub fn near(&self, at: DVec2, radius: f64, cap: usize, out: &mut Vec<(T, DVec2)>) -> usize {
@@ -100,6 +111,21 @@ mod tests {
         g.clear();
         g.near(DVec2::new(50.0, 0.0), 50.0, 16, &mut out);
         assert!(out.is_empty());
+    }
+
+    #[test]
+    fn filed_round_gives_every_item_of_the_cells_a_square_touches() {
+        let mut g = SpatialGrid::new(10.0);
+        for i in -30..30 {
+            g.insert(i, DVec2::new(i as f64, 0.0));
+        }
+        // Cells -1, 0 and 1 on x: -10 to 19.
+        let mut found: Vec<i32> = g
+            .filed_round(DVec2::new(5.0, 0.0), 4.0)
+            .map(|(i, _)| *i)
+            .collect();
+        found.sort();
+        assert_eq!(found, (-10..20).collect::<Vec<_>>());
     }
 
     #[test]

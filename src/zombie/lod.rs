@@ -11,6 +11,8 @@
 //! hundreds would otherwise fill the player's connection with the moves of zombies hidden
 //! behind the front rows, and the tick with their steps.
 
+use std::sync::atomic::{AtomicU32, Ordering};
+
 use bevy_ecs::query::Has;
 use rustc_hash::FxHashMap;
 use valence::prelude::*;
@@ -180,25 +182,34 @@ impl Lod {
 /// classified once and counted in the crowds of the players near it.
 const ROUND_TICKS: u64 = 8;
 
-/// Zombies counted round one player by whole blocks of distance.
-#[derive(Debug, Clone, Default)]
-struct CrowdCount(Vec<u32>);
+/// Zombies counted round one player by whole blocks of distance, out to the full tier's
+/// reach; counted from every core at once.
+#[derive(Debug, Default)]
+struct CrowdCount(Vec<AtomicU32>);
 
 impl CrowdCount {
-    fn add(&mut self, d: f64) {
-        let block = d as usize;
-        if block >= self.0.len() {
-            self.0.resize(block + 1, 0);
+    /// The count with room for every distance up to `reach`.
+    fn reaching(mut self, reach: f64) -> Self {
+        let blocks = reach as usize + 1;
+        if self.0.len() < blocks {
+            self.0.resize_with(blocks, AtomicU32::default);
         }
-        self.0[block] += 1;
+        self
+    }
+
+    /// Counts a zombie `d` blocks off, within the reach the count was made for.
+    fn add(&self, d: f64) {
+        if let Some(n) = self.0.get(d as usize) {
+            n.fetch_add(1, Ordering::Relaxed);
+        }
     }
 
     /// The distance within which at most `cap` of the counted zombies stand: the near edge
     /// of the block that holds the first one past the cap, or infinity if there is none.
     fn within(&self, cap: u32) -> f64 {
         let mut seen = 0;
-        for (block, &n) in self.0.iter().enumerate() {
-            seen += n;
+        for (block, n) in self.0.iter().enumerate() {
+            seen += n.load(Ordering::Relaxed);
             if seen > cap {
                 return block as f64;
             }
@@ -263,7 +274,8 @@ impl Crowds {
 }
 
 /// Re-tiers each zombie once a round, an eighth of them on each tick, and counts it in the
-/// crowd of each player within reach of the full tier.
+/// crowd of each player within reach of the full tier. Each zombie's tier is its own, so the
+/// crowd is shared among the cores.
 pub(super) fn classify_zombies(
     mut zombies: Query<(&mut Lod, &Position, &HopGoal, Has<Dying>), With<Zombie>>,
     players: Query<(Entity, &Position), (With<Client>, Without<Dead>, Without<Zombie>)>,
@@ -287,36 +299,39 @@ pub(super) fn classify_zombies(
         let crowd = crowds.last.get(&player).copied().unwrap_or(Crowd::OPEN);
         let count = crowds.counting.remove(&player).unwrap_or_default();
         filed.insert(around.len(), flat(pos.0));
-        around.push((player, pos.0, crowd, count));
+        around.push((player, pos.0, crowd, count.reaching(reach)));
     }
-    let mut near = Vec::new();
-    for (mut lod, pos, goal, dying) in &mut zombies {
-        if !(tick + lod.bucket).is_multiple_of(ROUND_TICKS) {
-            continue;
-        }
-        let from = goal.0.unwrap_or(pos.0);
-        let mut nearest = f64::INFINITY;
-        let mut crowded = Tier::Half;
-        filed.near(flat(from), decides, usize::MAX, &mut near);
-        for &(i, _) in &near {
-            let (_, at, crowd, count) = &mut around[i];
-            let d = at.distance(from);
-            nearest = nearest.min(d);
-            if d <= reach {
-                // The dying take nobody's place in the crowd.
-                if !dying {
-                    count.add(d);
-                }
-                crowded = crowded.min(crowd.tier(d, lod.tier));
+    zombies
+        .par_iter_mut()
+        .for_each_mut(|(mut lod, pos, goal, dying)| {
+            if !(tick + lod.bucket).is_multiple_of(ROUND_TICKS) {
+                return;
             }
-        }
-        let by_distance = lod.by_distance.classify(nearest, lod_config);
-        let tier = by_distance.max(crowded);
-        if (tier, by_distance) != (lod.tier, lod.by_distance) {
-            lod.retier(tier, tick);
-            lod.by_distance = by_distance;
-        }
-    }
+            let from = goal.0.unwrap_or(pos.0);
+            let mut nearest = f64::INFINITY;
+            let mut crowded = Tier::Half;
+            for &(i, at) in filed.filed_round(flat(from), decides) {
+                if at.distance_squared(flat(from)) > decides * decides {
+                    continue;
+                }
+                let (_, at, crowd, count) = &around[i];
+                let d = at.distance(from);
+                nearest = nearest.min(d);
+                if d <= reach {
+                    // The dying take nobody's place in the crowd.
+                    if !dying {
+                        count.add(d);
+                    }
+                    crowded = crowded.min(crowd.tier(d, lod.tier));
+                }
+            }
+            let by_distance = lod.by_distance.classify(nearest, lod_config);
+            let tier = by_distance.max(crowded);
+            if (tier, by_distance) != (lod.tier, lod.by_distance) {
+                lod.retier(tier, tick);
+                lod.by_distance = by_distance;
+            }
+        });
     crowds.counting.extend(
         around
             .into_iter()
@@ -448,7 +463,7 @@ mod tests {
     /// under caps `near` and `full`.
     fn two_a_block(blocks: usize, near: u32, full: u32) -> (Vec<f64>, Crowd) {
         let distances: Vec<f64> = (0..2 * blocks).map(|i| 0.25 + i as f64 * 0.5).collect();
-        let mut count = CrowdCount::default();
+        let count = CrowdCount::default().reaching(64.0);
         for &d in &distances {
             count.add(d);
         }
@@ -482,7 +497,7 @@ mod tests {
     #[test]
     fn no_cap_binds_below_it_nor_before_anyone_is_counted() {
         let lod = LodConfig::default();
-        let mut count = CrowdCount::default();
+        let count = CrowdCount::default().reaching(64.0);
         for i in 0..lod.near_crowd {
             count.add(i as f64 * 0.3);
         }
