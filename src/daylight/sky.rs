@@ -3,8 +3,7 @@
 //! are measured when first asked and forgotten when their chunk unloads or a block in them
 //! changes, so the map stays right without scanning every chunk that loads.
 
-use std::collections::HashMap;
-
+use rustc_hash::FxHashMap;
 use valence::prelude::*;
 
 use crate::world::{is_solid, Voxels, HEIGHT, MIN_Y};
@@ -28,7 +27,21 @@ pub fn blocks_sky(block: BlockState) -> bool {
 /// Cached sky-blocking heights.
 #[derive(Resource, Debug, Default)]
 pub struct SkyMap {
-    tops: HashMap<(i32, i32), i32>,
+    /// By chunk, each column's at `x + 16 z` within it ([`UNMEASURED`] until first asked): an
+    /// unloaded chunk is forgotten in one step, and a player's travel drops hundreds of chunks
+    /// on one tick.
+    tops: FxHashMap<ChunkPos, Box<[i32; 256]>>,
+}
+
+/// A column not measured since its chunk loaded or a block in it changed.
+const UNMEASURED: i32 = i32::MIN;
+
+/// A column's chunk and its index within it.
+fn slot(x: i32, z: i32) -> (ChunkPos, usize) {
+    (
+        ChunkPos::new(x >> 4, z >> 4),
+        ((z & 15) * 16 + (x & 15)) as usize,
+    )
 }
 
 impl SkyMap {
@@ -43,8 +56,11 @@ impl SkyMap {
 
     /// The highest sky-blocking block of a column (`MIN_Y - 1` when there is none).
     fn top(&mut self, world: &impl Voxels, x: i32, z: i32) -> Option<i32> {
-        if let Some(&top) = self.tops.get(&(x, z)) {
-            return Some(top);
+        let (chunk, i) = slot(x, z);
+        if let Some(top) = self.tops.get(&chunk).map(|tops| tops[i]) {
+            if top != UNMEASURED {
+                return Some(top);
+            }
         }
         let mut top = MIN_Y - 1;
         for y in (MIN_Y..MIN_Y + HEIGHT as i32).rev() {
@@ -53,25 +69,23 @@ impl SkyMap {
                 break;
             }
         }
-        self.tops.insert((x, z), top);
+        self.tops
+            .entry(chunk)
+            .or_insert_with(|| Box::new([UNMEASURED; 256]))[i] = top;
         Some(top)
     }
 
     /// Forgets a column whose blocks changed.
     pub fn forget_column(&mut self, x: i32, z: i32) {
-        self.tops.remove(&(x, z));
+        let (chunk, i) = slot(x, z);
+        if let Some(tops) = self.tops.get_mut(&chunk) {
+            tops[i] = UNMEASURED;
+        }
     }
 
     /// Forgets the columns of an unloaded chunk.
     pub fn forget_chunk(&mut self, pos: ChunkPos) {
-        if self.tops.is_empty() {
-            return;
-        }
-        for z in 0..16 {
-            for x in 0..16 {
-                self.tops.remove(&(pos.x * 16 + x, pos.z * 16 + z));
-            }
-        }
+        self.tops.remove(&pos);
     }
 
     pub fn is_empty(&self) -> bool {
@@ -131,6 +145,31 @@ mod tests {
         assert!(!map.sees_sky(&g, BlockPos::new(0, 62, 0)));
         map.forget_chunk(ChunkPos::new(0, 0));
         assert!(map.is_empty());
+    }
+
+    #[test]
+    fn columns_are_kept_apart_across_chunks_and_signs() {
+        // Columns in chunks -2, -1 and 0 along x, all open; then two of them roofed.
+        let mut g = Grid::new([-17, MIN_Y, 0], [16, MIN_Y + HEIGHT as i32 - 1, 0]);
+        g.fill([-17, 60, 0], [16, 60, 0], BlockState::STONE);
+        let mut map = SkyMap::default();
+        for x in [-17, -1, 15] {
+            assert!(map.sees_sky(&g, BlockPos::new(x, 62, 0)), "x = {x}");
+        }
+        g.set([-17, 70, 0], BlockState::STONE);
+        g.set([-1, 70, 0], BlockState::STONE);
+        map.forget_chunk(ChunkPos::new(-1, 0));
+        assert!(
+            !map.sees_sky(&g, BlockPos::new(-1, 62, 0)),
+            "its chunk forgotten"
+        );
+        assert!(
+            map.sees_sky(&g, BlockPos::new(-17, 62, 0)),
+            "chunk -2 still cached until told"
+        );
+        map.forget_column(-17, 0);
+        assert!(!map.sees_sky(&g, BlockPos::new(-17, 62, 0)));
+        assert!(map.sees_sky(&g, BlockPos::new(15, 62, 0)));
     }
 
     #[test]
