@@ -28,7 +28,7 @@ use super::{Body, Dying, SiegeRequest, Target, Zombie, ZombieKinds};
 use crate::building::rules::spawn_protected;
 use crate::config::{Config, ConfigChanged};
 use crate::world::sound::{block_sounds, level_event, BLOCK_BROKEN};
-use crate::world::{is_solid, BlocksChanged, LayerVoxels, Overworld, WorldSpawn};
+use crate::world::{is_solid, BlocksChanged, Nav, NavVoxels, Overworld, WorldSpawn};
 
 /// Vanilla's level event for a broken block: the client plays its break sound and particles.
 /// A crack stage outside 0..=9 clears the cracks.
@@ -135,6 +135,7 @@ pub(super) fn plan_sieges(
     >,
     players: Query<&Position, (With<Client>, Without<Zombie>)>,
     layers: Query<&ChunkLayer, With<Overworld>>,
+    nav: Res<Nav>,
     kinds: Res<ZombieKinds>,
     rules: Res<SiegeRules>,
     spawn: Res<WorldSpawn>,
@@ -187,8 +188,9 @@ pub(super) fn plan_sieges(
     }
     let search = |due: &Search| {
         let kind = kinds.get(due.kind);
-        // The block lookups' cache is the search's own.
-        let world = LayerVoxels::new(layer);
+        // The block lookups' cache is the search's own; a block's state is read only where
+        // the walkability facts do not settle it.
+        let world = NavVoxels::new(&nav, layer);
         let ground = Ground {
             world: &world,
             rules: &rules,

@@ -68,10 +68,19 @@ impl<V: Voxels> Ground<'_, V> {
         self.world.block(p)
     }
 
+    /// Loaded, free and dry by the walkability facts (unloaded counts as solid): neither a
+    /// floor nor lava, known without reading its state. Most blocks a search looks at are.
+    fn open(&self, p: BlockPos) -> bool {
+        !self.world.solid(p) && !self.world.liquid(p)
+    }
+
     /// What it costs to have `p` free for a body (ticks), `None` if it cannot be: free
     /// already, or dug (not next to a block that would fall, not protected). Lava is never
     /// walked into.
     fn clear(&self, p: BlockPos) -> Option<u32> {
+        if self.open(p) {
+            return Some(0);
+        }
         let state = self.state(p)?;
         if state.to_kind() == BlockKind::Lava {
             return None;
@@ -90,17 +99,21 @@ impl<V: Voxels> Ground<'_, V> {
     }
 
     fn floor(&self, p: BlockPos) -> bool {
-        self.state(p).is_some_and(is_solid)
+        self.world.solid(p) && self.world.loaded(p)
     }
 
-    /// Whether a body with its feet at `p` is held up: a floor, a ladder, water.
+    /// Whether a body with its feet at `p` is held up: a floor, water, a ladder.
     fn held(&self, p: BlockPos) -> bool {
         self.floor(BlockPos::new(p.x, p.y - 1, p.z))
-            || self.state(p).is_some_and(|s| climbable(s) || s.is_liquid())
+            || self.world.liquid(p)
+            || self.world.climbable(p)
     }
 
     /// Whether a block may be put at `p`: open, loaded, not protected.
     fn placeable(&self, p: BlockPos) -> bool {
+        if self.open(p) {
+            return !(self.protected)(p);
+        }
         self.state(p)
             .is_some_and(|s| !is_solid(s) && s.to_kind() != BlockKind::Lava)
             && !(self.protected)(p)
