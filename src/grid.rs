@@ -9,6 +9,13 @@ pub fn flat(p: DVec3) -> DVec2 {
     DVec2::new(p.x, p.z)
 }
 
+/// Whether a point whose distance squared is `squared` may lie within `radius`: a test
+/// without a square root, to run before the distance itself on many points. Rounding aside
+/// (it errs towards yes), the same answer.
+pub fn may_reach(squared: f64, radius: f64) -> bool {
+    squared <= radius * radius * (1.0 + 1e-9)
+}
+
 /// Items bucketed by square cells of one size.
 #[derive(Debug, Clone)]
 pub struct SpatialGrid<T> {
@@ -111,6 +118,28 @@ mod tests {
         g.clear();
         g.near(DVec2::new(50.0, 0.0), 50.0, 16, &mut out);
         assert!(out.is_empty());
+    }
+
+    #[test]
+    fn may_reach_keeps_every_point_within_the_radius() {
+        let radius = 35.0;
+        // Points on the circle itself, and a little inside and outside it.
+        for i in 0..10_000 {
+            let angle = i as f64 * 0.000_628_3;
+            for r in [
+                radius,
+                radius - 1e-9,
+                radius + 1e-6,
+                radius - 1.0,
+                radius + 1.0,
+            ] {
+                let p = DVec3::new(r * angle.cos(), 0.3, r * angle.sin());
+                let d = p.distance(DVec3::new(0.0, 0.3, 0.0));
+                let may = may_reach(p.distance_squared(DVec3::new(0.0, 0.3, 0.0)), radius);
+                assert!(may || d > radius, "{p} dropped at {d}");
+                assert!(!may || d < radius + 1e-6, "{p} kept at {d}");
+            }
+        }
     }
 
     #[test]

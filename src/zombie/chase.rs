@@ -11,6 +11,7 @@ use super::body;
 use super::movement::Walker;
 use super::rules::ChaseRules;
 use super::{staggered, Arena, Dozing, Dying, Lure, Pursuing, Target, Zombie, ZombieStruck};
+use crate::grid::may_reach;
 use crate::player::{self, huntable, Dead};
 use crate::world::{LayerVoxels, Overworld, Voxels};
 
@@ -117,8 +118,10 @@ pub fn choose_targets(
             let mut takers: Vec<(f64, usize)> = candidates
                 .iter()
                 .enumerate()
-                .filter(|(_, (player, ..))| {
-                    Some(*player) != ignored && Some(*player) != target.player
+                .filter(|(_, (player, at, _))| {
+                    Some(*player) != ignored
+                        && Some(*player) != target.player
+                        && may_reach(at.distance_squared(pos.0), range)
                 })
                 .map(|(i, (_, at, _))| (at.distance(pos.0), i))
                 .filter(|&(d, _)| takes_over(current, d, range, rules.retarget_margin))

@@ -19,7 +19,7 @@ use valence::prelude::*;
 
 use super::{Dying, HopGoal, Zombie};
 use crate::config::{Config, LodConfig};
-use crate::grid::{flat, SpatialGrid};
+use crate::grid::{flat, may_reach, SpatialGrid};
 use crate::player::Dead;
 
 /// How often a zombie acts and is sent to clients. Only a zombie near a player acts every
@@ -308,15 +308,21 @@ pub(super) fn classify_zombies(
                 return;
             }
             let from = goal.0.unwrap_or(pos.0);
-            let mut nearest = f64::INFINITY;
             let mut crowded = Tier::Half;
+            // Squared distances first: of the players filed round a zombie most are out of
+            // reach, and of those only the nearest one's distance is wanted.
+            let mut nearest_squared = f64::INFINITY;
             for &(i, at) in filed.filed_round(flat(from), decides) {
                 if at.distance_squared(flat(from)) > decides * decides {
                     continue;
                 }
                 let (_, at, crowd, count) = &around[i];
-                let d = at.distance(from);
-                nearest = nearest.min(d);
+                let squared = at.distance_squared(from);
+                nearest_squared = nearest_squared.min(squared);
+                if !may_reach(squared, reach) {
+                    continue;
+                }
+                let d = squared.sqrt();
                 if d <= reach {
                     // The dying take nobody's place in the crowd.
                     if !dying {
@@ -325,7 +331,7 @@ pub(super) fn classify_zombies(
                     crowded = crowded.min(crowd.tier(d, lod.tier));
                 }
             }
-            let by_distance = lod.by_distance.classify(nearest, lod_config);
+            let by_distance = lod.by_distance.classify(nearest_squared.sqrt(), lod_config);
             let tier = by_distance.max(crowded);
             if (tier, by_distance) != (lod.tier, lod.by_distance) {
                 lod.retier(tier, tick);
