@@ -312,8 +312,8 @@ pub(super) fn classify_zombies(
             // Squared distances first: of the players filed round a zombie most are out of
             // reach, and of those only the nearest one's distance is wanted.
             let mut nearest_squared = f64::INFINITY;
-            for &(i, at) in filed.filed_round(flat(from), decides) {
-                if at.distance_squared(flat(from)) > decides * decides {
+            for &(i, filed_at) in filed.filed_round(flat(from), decides) {
+                if filed_at.distance_squared(flat(from)) > decides * decides {
                     continue;
                 }
                 let (_, at, crowd, count) = &around[i];

@@ -395,10 +395,11 @@ pub(super) fn walk(
 /// stepping: each waypoint is a block it could stand on when planned, and where the
 /// activation ends between two it is placed at the height it left or the one it goes to,
 /// whichever it fits and stands at, or else back on the last waypoint it reached (blocked:
-/// the next plan starts from there). Its clients see it every `lod.half_sync_ticks` (8 at
-/// least, 16 by default), the straight line between where it was sent, so the steps between cost block reads for nothing: a
-/// glide reads the blocks where it ends, a walk those of every stride. A waypoint in water,
-/// or more than a block up or down, ends the glide; the body swims, climbs or falls the rest.
+/// the next plan starts from there). Its clients see it at most on its turns (every 8 ticks
+/// or more; `lod.half_sync_ticks`, 16 by default), the straight line between where it was
+/// sent, so the steps between cost block reads for nothing: a glide reads the blocks where
+/// it ends, a walk those of every stride. A waypoint in water, or more than a block up or
+/// down, ends the glide; the body swims, climbs or falls the rest.
 /// Goes up to `blocks`; returns where it is, the way it went, and the blocks left to walk.
 fn glide(
     walker: &mut Walker,

@@ -12,7 +12,7 @@ use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 use valence::prelude::*;
 
-use super::rules::{climbable, falls, SiegeRules};
+use super::rules::{falls, SiegeRules};
 use crate::world::{is_solid, Voxels};
 
 /// Fixed point: a quarter of a tick.
@@ -212,7 +212,8 @@ fn moves<V: Voxels>(
     // Straight up: a ladder or vine, or a pillar of the build block.
     let up = at(from, 0, 1, 0);
     let above_head = at(from, 0, 2, 0);
-    if g.state(from).is_some_and(climbable) {
+    let climbing = g.world.climbable(from);
+    if climbing {
         if let Some(0) = g.clear(above_head) {
             out.push(step(up, &[], None, How::Climb, CLIMB_TICKS));
         }
@@ -238,7 +239,7 @@ fn moves<V: Voxels>(
     }
     // Straight down through the floor.
     let below = at(from, 0, -1, 0);
-    if !g.state(from).is_some_and(climbable) && g.floor(at(below, 0, -1, 0)) {
+    if !climbing && g.floor(at(below, 0, -1, 0)) {
         if let Some(t) = g.clear(below).filter(|t| *t > 0) {
             out.push(step(below, &[(below, t)], None, How::Walk, DROP_TICKS));
         }
