@@ -27,9 +27,9 @@ const NO_CRACKS: u8 = 255;
 /// up to four blocks each, for hundreds of chasers.
 const DOOR_LOOK_TICKS: u64 = 4;
 
-/// A zombie hammering at the door whose lower half is at `door`.
+/// A zombie hammering at the door whose lower half is at `door`. In the table, as
+/// [`Pursuing`](super::Pursuing) says why.
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
-#[component(storage = "SparseSet")] // comes and goes: kept apart, so the row stays put
 pub(super) struct BreakingDoor {
     door: BlockPos,
     ticks: u32,
