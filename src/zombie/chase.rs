@@ -5,13 +5,14 @@
 //! [`Pursuing`] mark.
 
 use bevy_ecs::query::Has;
+use rustc_hash::FxHashMap;
 use valence::prelude::*;
 
 use super::body;
 use super::movement::Walker;
 use super::rules::ChaseRules;
 use super::{staggered, Arena, Dozing, Dying, Lure, Pursuing, Target, Zombie, ZombieStruck};
-use crate::grid::may_reach;
+use crate::grid::{flat, may_reach, SpatialGrid};
 use crate::player::{self, huntable, Dead};
 use crate::world::{LayerVoxels, Overworld, Voxels};
 
@@ -30,6 +31,11 @@ pub fn line_of_sight(world: &impl Voxels, from: DVec3, to: DVec3) -> bool {
         world.block(at).is_some_and(|b| !b.is_opaque())
     })
 }
+
+/// The side of the cells players are filed in for target choice: the follow range (35 by
+/// default) and the wake radius reach no farther than the cells round a zombie's own, nine in
+/// all (a hunt's longer range reads more).
+const PLAYER_CELL: f64 = 64.0;
 
 /// Whether a player `candidate` blocks away becomes the target of a zombie chasing one
 /// `current` blocks away (or nobody): it must be within `range` and, to take over, `margin`
@@ -60,6 +66,7 @@ pub fn choose_targets(
         (With<Client>, Without<Dead>, Without<Zombie>),
     >,
     layers: Query<&ChunkLayer, With<Overworld>>,
+    mut filed: Local<Option<SpatialGrid<usize>>>,
     rules: Res<ChaseRules>,
     server: Res<Server>,
 ) {
@@ -74,6 +81,19 @@ pub fn choose_targets(
         .collect();
     // Equal distances are broken by UUID, the same way on every run.
     candidates.sort_by_key(|(_, _, id)| id.0);
+    // Filed by where they stand, so that a zombie measures the players round it, not all of
+    // them; and by entity, for the one it chases.
+    let filed = filed.get_or_insert_with(|| SpatialGrid::new(PLAYER_CELL));
+    filed.clear();
+    for (i, (_, at, _)) in candidates.iter().enumerate() {
+        filed.insert(i, flat(*at));
+    }
+    let filed = &*filed;
+    let by_entity: FxHashMap<Entity, usize> = candidates
+        .iter()
+        .enumerate()
+        .map(|(i, (player, ..))| (*player, i))
+        .collect();
     // Each zombie's choice reads the players and the blocks and writes only its own target.
     zombies
         .par_iter_mut()
@@ -98,11 +118,8 @@ pub fn choose_targets(
                 rules.follow_range
             };
             let current = target.player.and_then(|player| {
-                candidates
-                    .iter()
-                    .find(|(e, ..)| *e == player)
-                    .map(|(_, p, _)| p.distance(pos.0))
-                    .filter(|d| *d <= keep_range)
+                let (_, at, _) = candidates[*by_entity.get(&player)?];
+                Some(at.distance(pos.0)).filter(|d| *d <= keep_range)
             });
             if current.is_some() && !hop_ended {
                 return;
@@ -115,9 +132,9 @@ pub fn choose_targets(
             let ignored = target.ignored.map(|(e, _)| e);
             // Those who may take over, nearest first (equal distances in UUID order): sight is
             // tested until one is seen, and that one is chased.
-            let mut takers: Vec<(f64, usize)> = candidates
-                .iter()
-                .enumerate()
+            let mut takers: Vec<(f64, usize)> = filed
+                .filed_round(flat(pos.0), range)
+                .map(|&(i, _)| (i, candidates[i]))
                 .filter(|(_, (player, at, _))| {
                     Some(*player) != ignored
                         && Some(*player) != target.player
