@@ -1,6 +1,8 @@
 //! Membership: each zombie's pack counters, and the decisions of loose zombies (join the
 //! nearest pack with room, or form one) and of members (stray away), on their activations.
 
+use std::sync::{Mutex, MutexGuard};
+
 use bevy_ecs::query::Has;
 use rustc_hash::{FxHashMap, FxHashSet};
 use valence::math::DVec2;
@@ -56,17 +58,29 @@ pub(super) struct DecisionGrids {
     /// all while every zombie is in a pack.
     everyone: SpatialGrid<Entity>,
     everyone_at: Option<u64>,
+    /// These two are filled only on a tick someone decides.
     loose: SpatialGrid<Entity>,
-    /// Filled only on a tick someone decides.
     packs: SpatialGrid<PackId>,
     /// The materialised packs' centroids, copied from their index into a hash map: every
     /// member looks its pack up here each tick.
     centroids: FxHashMap<PackId, DVec2>,
-    /// The zombies whose turn it is to decide this tick, where they stand.
-    deciders: Vec<(Entity, DVec2)>,
     /// What one decision found near the zombie.
     nearby: Vec<(Entity, DVec2)>,
     near_packs: Vec<(PackId, DVec2)>,
+}
+
+/// The zombies of one walk that leave their pack, and those whose turn it is to decide.
+#[derive(Default)]
+struct Turns {
+    leavers: Vec<(Entity, PackId)>,
+    deciders: Vec<(Entity, DVec2)>,
+}
+
+/// The walk's gatherings (a panic elsewhere in the walk leaves them as they were).
+fn lock(turns: &Mutex<Turns>) -> MutexGuard<'_, Turns> {
+    turns
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Each zombie in an entity-ticking chunk is activated once a tick: a member that strays past
@@ -97,58 +111,78 @@ pub(super) fn member_decisions(
         loose: SpatialGrid::new(rules.cohesion_radius),
         packs: SpatialGrid::new(rules.cohesion_radius),
         centroids: FxHashMap::default(),
-        deciders: Vec::new(),
         nearby: Vec::new(),
         near_packs: Vec::new(),
     });
-    grids.loose.clear();
     grids.centroids.clear();
     grids.centroids.extend(packs.materialised_centroids());
-    // One walk over every zombie fills the loose grid and runs the counters; the few zombies
-    // whose turn it is to decide do so after it.
-    grids.deciders.clear();
-    for (entity, pos, pursuing, mut brain, mut march) in &mut zombies {
-        let at = flat(pos.0);
+    // One walk over every zombie runs the counters, on every core: each zombie's counters are
+    // its own. The few that leave their pack or whose turn it is to decide are gathered.
+    let turns = Mutex::new(Turns::default());
+    {
+        let (centroids, packs) = (&grids.centroids, &*packs);
+        zombies
+            .par_iter_mut()
+            .for_each_mut(|(entity, pos, pursuing, mut brain, mut march)| {
+                // A zombie acts only in entity-ticking chunks; elsewhere it is frozen.
+                if !ticking.contains_block(pos.0) {
+                    return;
+                }
+                let at = flat(pos.0);
+                let from_centroid = match brain.pack {
+                    Some(id) => match centroids.get(&id).copied().or_else(|| {
+                        // Not materialised: the pack is gone, or a ghost (which has no members).
+                        packs.get(id).map(|p| p.centroid)
+                    }) {
+                        Some(centroid) => Some(at.distance(centroid)),
+                        None => {
+                            brain.pack = None;
+                            return;
+                        }
+                    },
+                    None => None,
+                };
+                // A chasing zombie is out of formation, not out of its pack, and decides nothing.
+                if pursuing {
+                    return;
+                }
+                match brain.counters.activate(from_centroid, rules) {
+                    Step::Wait => {}
+                    Step::Leave => {
+                        if let Some(id) = brain.pack.take() {
+                            lock(&turns).leavers.push((entity, id));
+                        }
+                        march.0 = None;
+                    }
+                    Step::Decide => lock(&turns).deciders.push((entity, at)),
+                }
+            });
+    }
+    let Turns {
+        leavers,
+        mut deciders,
+    } = turns
+        .into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    for (entity, id) in leavers {
+        if let Some(pack) = packs.get_mut(id) {
+            pack.members.retain(|m| *m != entity);
+        }
+    }
+    if deciders.is_empty() {
+        return;
+    }
+    // In entity order: the cores gathered them in any order, and who decides first claims
+    // the loose zombies round it.
+    deciders.sort_unstable_by_key(|(entity, _)| *entity);
+    grids.loose.clear();
+    for (entity, pos, pursuing, brain, _) in &zombies {
         if brain.pack.is_none() && !pursuing {
-            grids.loose.insert(entity, at);
-        }
-        // A zombie acts only in entity-ticking chunks; elsewhere it is frozen.
-        if !ticking.contains_block(pos.0) {
-            continue;
-        }
-        let from_centroid = match brain.pack {
-            Some(id) => match grids.centroids.get(&id).copied().or_else(|| {
-                // Not materialised: the pack is gone, or a ghost (which has no members).
-                packs.get(id).map(|p| p.centroid)
-            }) {
-                Some(centroid) => Some(at.distance(centroid)),
-                None => {
-                    brain.pack = None;
-                    continue;
-                }
-            },
-            None => None,
-        };
-        // A chasing zombie is out of formation, not out of its pack, and decides nothing.
-        if pursuing {
-            continue;
-        }
-        match brain.counters.activate(from_centroid, rules) {
-            Step::Wait => {}
-            Step::Leave => {
-                if let Some(pack) = brain.pack.take().and_then(|id| packs.get_mut(id)) {
-                    pack.members.retain(|m| *m != entity);
-                }
-                march.0 = None;
-            }
-            Step::Decide => grids.deciders.push((entity, at)),
+            grids.loose.insert(entity, flat(pos.0));
         }
     }
 
     let scan = rules.scan_cap as usize;
-    if grids.deciders.is_empty() {
-        return;
-    }
     let divisor = rules.decision_divisor as u64;
     if grids.everyone_at.is_none_or(|at| now >= at + divisor) {
         grids.everyone.clear();
@@ -164,7 +198,7 @@ pub(super) fn member_decisions(
     let mut joins: Vec<(Entity, PackId)> = Vec::new();
     let mut forming: Vec<Vec<Entity>> = Vec::new();
     let mut claimed = FxHashSet::default();
-    for &(entity, at) in &grids.deciders {
+    for (entity, at) in deciders {
         if claimed.contains(&entity) {
             continue;
         }
