@@ -76,12 +76,9 @@ fn quiet_limit(h: &mut Harness) -> usize {
     let z = zombie(h);
     let kind = h.app.world.get::<Zombie>(z).unwrap().kind;
     let speed = h.app.world.resource::<ZombieKinds>().get(kind).speed;
-    let watchdog = h
-        .app
-        .world
-        .resource::<ChaseRules>()
-        .hop
-        .watchdog_ticks(speed);
+    // Near the player its strolls hop R at a time.
+    let rules = h.app.world.resource::<ChaseRules>();
+    let watchdog = rules.hop.watchdog_ticks(rules.hop_reach(false), speed);
     MAX_REST_TICKS as usize + watchdog as usize + 2
 }
 

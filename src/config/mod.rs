@@ -197,7 +197,8 @@ pub struct ZombiesConfig {
     pub attack_windup_s: f64,
     /// Seconds between two attacks of one zombie.
     pub attack_cooldown_s: f64,
-    /// Blocks a zombie with no target strolls from where it stands.
+    /// Blocks a zombie with no target strolls from where it stands; far from every player, the
+    /// length of its hops on a stroll or a march (see `ChaseRules::hop_reach`).
     pub wander_radius: f64,
     /// Zombies chasing someone break the wooden doors in their way, as vanilla's do on Hard.
     pub break_doors: bool,

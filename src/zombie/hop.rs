@@ -29,9 +29,10 @@ pub struct HopRules {
 }
 
 impl HopRules {
-    /// Watchdog countdown in ticks for a zombie walking `speed` blocks/s: `k * R / v`.
-    pub fn watchdog_ticks(&self, speed: f64) -> u64 {
-        ((self.watchdog_k * self.radius / speed.max(0.01)) * self.tick_rate)
+    /// Watchdog countdown in ticks for a zombie walking `speed` blocks/s on hops of `reach`
+    /// blocks (R but far from players, see `ChaseRules::hop_reach`): `k * R / v`.
+    pub fn watchdog_ticks(&self, reach: f64, speed: f64) -> u64 {
+        ((self.watchdog_k * reach / speed.max(0.01)) * self.tick_rate)
             .ceil()
             .max(1.0) as u64
     }
@@ -215,9 +216,9 @@ mod tests {
     #[test]
     fn watchdog_is_k_r_over_v() {
         // 1.5 * 3.36 / 5.32 s = 0.947 s = 19 ticks at 20 TPS.
-        assert_eq!(RULES.watchdog_ticks(5.32), 19);
+        assert_eq!(RULES.watchdog_ticks(RULES.radius, 5.32), 19);
         // The slowest seed type (3.64 blocks/s) gets more time, not a cut hop.
-        assert!(RULES.watchdog_ticks(3.64) as f64 / 20.0 > 3.36 / 3.64);
+        assert!(RULES.watchdog_ticks(RULES.radius, 3.64) as f64 / 20.0 > 3.36 / 3.64);
     }
 
     #[test]

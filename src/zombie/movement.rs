@@ -148,7 +148,8 @@ pub(super) fn plan(
     ground: &Ground<'_, impl Voxels>,
     tally: &Tally,
 ) -> Option<Entity> {
-    let watchdog = ground.rules.hop.watchdog_ticks(kind.speed);
+    let reach = ground.rules.hop_reach(far && !dest.chasing());
+    let watchdog = ground.rules.hop.watchdog_ticks(reach, kind.speed);
     walker.outcome = None;
     if let Some(order) = siege.filter(|_| dest.chasing()) {
         // The siege leads: walk to its next block, jump for its pillar, or stand and work.
@@ -180,6 +181,7 @@ pub(super) fn plan(
                 dest: to,
                 why: dest.why,
                 far,
+                reach,
                 watchdog,
             };
             plan_hop(walker, hop, pos, ground, tally);
@@ -206,11 +208,13 @@ pub(super) struct Ground<'a, W> {
 }
 
 /// The hop being walked: where to and why, whether far from every player (beyond
-/// `lod.full_radius`), and the watchdog's countdown.
+/// `lod.full_radius`), how far it goes ([`ChaseRules::hop_reach`]) and the watchdog's
+/// countdown.
 struct Hop {
     dest: DVec3,
     why: Why,
     far: bool,
+    reach: f64,
     watchdog: u64,
 }
 
@@ -275,7 +279,7 @@ fn plan_hop(
     if event == HopEvent::Reached && chasing {
         walker.chase_hops = walker.chase_hops.wrapping_add(1);
     }
-    let goal = hop_goal(pos, hop.dest, rules.hop.radius);
+    let goal = hop_goal(pos, hop.dest, hop.reach);
     let start = BlockPos::from_pos(pos);
     let end = standable_near(world, goal);
     // A hop that ends where nobody stands (in a hill, a tree) cannot be reached: a stroll or
@@ -289,7 +293,7 @@ fn plan_hop(
     // (a pack on the march) takes the straight way when the ground allows it: the same path
     // on open ground for a tenth of the block reads. Far from every player it walks (or
     // swims) on as far as the straight way goes, or turns aside (keeping to one side), and
-    // when no way makes a step searches the square its hop spans only: nobody watches it
+    // when no way makes a step searches the square a hop of R spans only: nobody watches it
     // pick its way round a tree, and the next hop turns aside again.
     let path = if chasing {
         find_path(world, start, end, limits)
@@ -316,7 +320,8 @@ fn plan_hop(
     Tally::count(&tally.expanded_nodes, path.expanded as u64);
     walker.stuck = chasing && !path.complete && walker.planner.stalled();
     walker.plans = walker.plans.saturating_add(1);
-    walker.waypoints = waypoints(start, &path.nodes, rules.hop.radius / 2.0);
+    // Every half hop a waypoint (and at every change of height): a far hop's few stay inline.
+    walker.waypoints = waypoints(start, &path.nodes, hop.reach / 2.0);
     walker.goal = Some(goal);
     // The body faces the hop's goal, steady from hop to hop; a hop that leads well aside of
     // it (a far walker turning aside, a detour) faces where it leads, not sideways.
@@ -574,6 +579,65 @@ mod tests {
             BlockPos::new(9, 1, 4),
         ];
         (ground, way)
+    }
+
+    #[test]
+    fn far_from_players_a_stroll_is_one_hop_and_a_chase_still_hops_r() {
+        let config = crate::config::Config::default();
+        let rules = ChaseRules::new(&config, 20.0);
+        let kind = &config.zombies.types[0];
+        let world = Grid::new([-16, 0, -16], [16, 4, 16]).floor(0);
+        let ground = Ground {
+            world: &world,
+            edits: &[],
+            rules: &rules,
+            now: 100,
+        };
+        let from = DVec3::new(0.5, 1.0, 0.5);
+        let stroll = Destination {
+            to: Some(DVec3::new(7.5, 1.0, 0.5)),
+            why: Why::Stroll,
+        };
+        let chase = Destination {
+            to: Some(DVec3::new(12.5, 1.0, 0.5)),
+            why: Why::Chase(Entity::from_raw(1)),
+        };
+        let hop = |dest: &Destination, far: bool| {
+            let mut walker = Walker::default();
+            plan(
+                &mut walker,
+                dest,
+                kind,
+                from,
+                far,
+                false,
+                None,
+                &ground,
+                &Tally::default(),
+            );
+            let goal = walker.goal.expect("planned");
+            let mut last = None;
+            while let Some(&w) = walker.waypoints.front() {
+                last = Some(w);
+                walker.waypoints.pop_front();
+            }
+            (goal.distance(from), last.expect("a way"))
+        };
+        let r = config.chase.hop_radius;
+        // Near a player every hop is R; far from all of them a stroll goes all the way.
+        assert!((hop(&stroll, false).0 - r).abs() < 1e-9);
+        let (far_stroll, last) = hop(&stroll, true);
+        assert!((far_stroll - 7.0).abs() < 1e-9, "{far_stroll}");
+        assert_eq!(last, BlockPos::new(7, 1, 0), "walks to the stroll's end");
+        // A chase keeps the hop rule wherever it is.
+        for far in [false, true] {
+            assert!((hop(&chase, far).0 - r).abs() < 1e-9);
+        }
+        // The watchdog gives the longer hop its time: k * reach / v.
+        assert!(
+            rules.hop.watchdog_ticks(rules.hop_reach(true), kind.speed)
+                > 2 * rules.hop.watchdog_ticks(rules.hop_reach(false), kind.speed)
+        );
     }
 
     #[test]
