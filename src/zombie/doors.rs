@@ -107,6 +107,11 @@ pub(super) fn break_doors(
         )
     };
     for (entity, target, pos, id, mut swings, breaking) in &mut zombies {
+        // A chaser at no door looks for one on its turn only: the rest wait for theirs.
+        let looks = staggered(entity, now, DOOR_LOOK_TICKS);
+        if breaking.is_none() && !looks {
+            continue;
+        }
         let target = target
             .player
             .and_then(|t| players.get(t).ok())
@@ -122,7 +127,7 @@ pub(super) fn break_doors(
         });
         let door = kept.or_else(|| {
             target
-                .filter(|_| staggered(entity, now, DOOR_LOOK_TICKS))
+                .filter(|_| looks)
                 .and_then(|t| door_beside(&NavVoxels::new(&nav, &layer), pos.0, t))
         });
         let cracks = |layer: &mut ChunkLayer, door: BlockPos, stage: u8| {
