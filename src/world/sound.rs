@@ -1,10 +1,13 @@
 //! Sounds played at a place in the world.
 
+use bevy_ecs::query::ReadOnlyWorldQuery;
 use valence::layer::Layer;
 use valence::prelude::*;
 use valence::protocol::packets::play::{PlaySoundS2c, WorldEventS2c};
 use valence::protocol::sound::{SoundCategory, SoundId};
 use valence::protocol::{Sound, VarInt, WritePacket};
+
+use crate::grid::{flat, SpatialGrid};
 
 /// Vanilla sends a sound to players within 16 blocks, more for one louder than 1
 /// (`PlayerList.broadcast` with `16 * volume`).
@@ -64,20 +67,40 @@ pub fn play_except(
         .write_packet(&packet(sound, SoundCategory::Block, at, loudness, seed));
 }
 
-/// Plays `sound` at `at` to the `listeners` within vanilla's range of it: for sounds many
-/// zombies make, which would flood every client in view distance.
-pub fn play_near<'a>(
-    listeners: impl IntoIterator<Item = (Mut<'a, Client>, &'a Position)>,
-    sound: Sound,
-    category: SoundCategory,
-    at: DVec3,
-    loudness: (f32, f32),
-    seed: i64,
-) {
-    let range = range(loudness.0);
-    for (mut client, pos) in listeners {
-        if pos.0.distance_squared(at) <= range * range {
-            client.write_packet(&packet(sound, category, at, loudness, seed));
+/// The players who may hear the sounds many zombies make, filed by where they stand so that a
+/// sound looks at those round it, not at every player on the server.
+pub struct Listeners(SpatialGrid<Entity>);
+
+impl Listeners {
+    /// Files `players` in cells of a quiet sound's range (16 blocks).
+    pub fn new<'a>(players: impl IntoIterator<Item = (Entity, &'a Position)>) -> Self {
+        let mut grid = SpatialGrid::new(range(1.0));
+        for (player, pos) in players {
+            grid.insert(player, flat(pos.0));
+        }
+        Self(grid)
+    }
+
+    /// Plays `sound` at `at` to the listeners within vanilla's range of it (`clients` finds
+    /// each one's client): for sounds many zombies make, which would flood every client in
+    /// view distance.
+    pub fn play_near<F: ReadOnlyWorldQuery>(
+        &self,
+        clients: &mut Query<(&mut Client, &Position), F>,
+        sound: Sound,
+        category: SoundCategory,
+        at: DVec3,
+        loudness: (f32, f32),
+        seed: i64,
+    ) {
+        let range = range(loudness.0);
+        for &(listener, _) in self.0.filed_round(flat(at), range) {
+            let Ok((mut client, pos)) = clients.get_mut(listener) else {
+                continue;
+            };
+            if pos.0.distance_squared(at) <= range * range {
+                client.write_packet(&packet(sound, category, at, loudness, seed));
+            }
         }
     }
 }

@@ -10,6 +10,7 @@ use valence::protocol::Sound;
 use super::body::Body;
 use super::{Dozing, Dying, Zombie};
 use crate::random::mix;
+use crate::world::sound::Listeners;
 
 /// A zombie groans on average every 120 ticks: vanilla's interval of 80 and then a chance that
 /// grows each tick (`Mob.baseTick`), here one chance in three at a point of each 40-tick window.
@@ -25,9 +26,11 @@ fn groans(seed: u64, now: u64) -> bool {
 pub(super) fn groan(
     zombies: Query<(&Position, &EntityId), (With<Zombie>, Without<Dying>, Without<Dozing>)>,
     mut listeners: Query<(&mut Client, &Position), Without<Zombie>>,
+    players: Query<(Entity, &Position), (With<Client>, Without<Zombie>)>,
     server: Res<Server>,
 ) {
     let now = server.current_tick() as u64;
+    let near = Listeners::new(&players);
     for (pos, id) in &zombies {
         let seed = id.get() as u64;
         if !groans(seed, now) {
@@ -38,7 +41,7 @@ pub(super) fn groan(
         let r = |bits: u64| (bits & 0xffff) as f32 / 65536.0;
         let pitch = (r(draw) - r(draw >> 16)) * 0.2 + 1.0;
         let mouth = pos.0 + DVec3::new(0.0, 1.74, 0.0);
-        crate::world::sound::play_near(
+        near.play_near(
             &mut listeners,
             Sound::EntityZombieAmbient,
             SoundCategory::Hostile,
@@ -72,15 +75,17 @@ pub(super) fn step(
         (With<Zombie>, Changed<Position>, Without<Dying>),
     >,
     mut listeners: Query<(&mut Client, &Position), Without<Zombie>>,
+    players: Query<(Entity, &Position), (With<Client>, Without<Zombie>)>,
     server: Res<Server>,
 ) {
     let now = server.current_tick() as u64;
+    let near = Listeners::new(&players);
     for (pos, old, body, mut stride, id) in &mut zombies {
         let moved = DVec2::new(pos.0.x - old.get().x, pos.0.z - old.get().z);
         if !body.on_ground || !stride.walk(moved.length()) {
             continue;
         }
-        crate::world::sound::play_near(
+        near.play_near(
             &mut listeners,
             Sound::EntityZombieStep,
             SoundCategory::Hostile,
