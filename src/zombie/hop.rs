@@ -126,8 +126,8 @@ impl HopPlanner {
         } else if self.backoff_until.is_some() {
             return Decision::Wait;
         }
-        if let Some((at, from)) = self.last_plan {
-            if now.saturating_sub(at) < rules.collapse_ticks && event != HopEvent::Retarget {
+        if let Some((_, from)) = self.last_plan {
+            if self.recent(now, rules) && event != HopEvent::Retarget {
                 self.backoff_until = Some(now + rules.backoff_ticks);
                 self.watchdog_at = now + watchdog;
                 return Decision::BackOff;
@@ -145,6 +145,12 @@ impl HopPlanner {
         self.plans_in_place = 0;
         self.planned(now, pos, watchdog);
         Decision::Plan { jump: false }
+    }
+
+    /// Whether a plan at `now` would come within the collapse window of the last one.
+    pub fn recent(&self, now: u64, rules: &HopRules) -> bool {
+        self.last_plan
+            .is_some_and(|(at, _)| now.saturating_sub(at) < rules.collapse_ticks)
     }
 
     /// Whether the zombie is boxed in: `give_up_plans` plans in a row have not moved it

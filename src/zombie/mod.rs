@@ -221,38 +221,27 @@ fn move_zombies(
                     rules: &rules,
                     now,
                 };
-                let kind = kinds.get(zombie.kind);
                 let far = lod.tier >= Tier::Half;
-                let asks = movement::plan(
-                    &mut walker,
+                let turn = movement::Turn {
                     dest,
-                    kind,
+                    kind: kinds.get(zombie.kind),
                     pos,
                     far,
+                    // Beyond `lod.full_radius` of every player clients see it every 8th tick
+                    // at most (`lod.half_sync_ticks`), not closely enough to tell a glide
+                    // from a walk.
+                    glides: far && !lod.crowded(),
                     at_door,
-                    siege.order(),
-                    &ground,
-                    &tally,
-                );
+                    siege: siege.order(),
+                    steps,
+                };
+                let (pos, asks) = movement::act(&mut walker, &mut body, &turn, &ground, &tally);
                 if request.0 != asks {
                     request.0 = asks;
                 }
                 if goal.0 != walker.goal() {
                     goal.0 = walker.goal();
                 }
-                let per_tick = kind.speed / rules.hop.tick_rate;
-                // Beyond `lod.full_radius` of every player clients see it every 8th tick at
-                // most (`lod.half_sync_ticks`), not closely enough to tell a glide from a walk.
-                let glides = far && !lod.crowded();
-                let pos = movement::walk(
-                    &mut walker,
-                    &mut body,
-                    ground.world,
-                    pos,
-                    per_tick,
-                    steps,
-                    glides,
-                );
                 body.at = Some(pos);
                 sync::sync(
                     &walker,

@@ -132,12 +132,80 @@ impl Walker {
     }
 }
 
+/// What a zombie acts on in one activation: what it is after, where its body stands, and for
+/// how many ticks.
+pub(super) struct Turn<'a> {
+    pub(super) dest: &'a Destination,
+    pub(super) kind: &'a ZombieType,
+    pub(super) pos: DVec3,
+    /// Beyond `lod.full_radius` of every player, or in a crowd's back rows.
+    pub(super) far: bool,
+    /// No client sees it closely (see [`glide`]).
+    pub(super) glides: bool,
+    pub(super) at_door: bool,
+    pub(super) siege: Option<Order>,
+    /// The ticks the activation stands for (8 or 16 in the far tiers).
+    pub(super) steps: u64,
+}
+
+/// One activation: the plan ([`plan`]), then the walk ([`walk`]). A hop that ends before the
+/// activation does is followed at once by the next, walked for the ticks left, so a far
+/// walker keeps its pace over hop ends (it stood still for the rest of each such activation,
+/// a tenth to a fifth of its speed); not when it planned this very tick (a second plan would
+/// collapse into a back-off), nor on news for the errands module. Returns where the body
+/// ends, and the player to besiege.
+pub(super) fn act(
+    walker: &mut Walker,
+    body: &mut Body,
+    turn: &Turn<'_>,
+    ground: &Ground<'_, impl Voxels>,
+    tally: &Tally,
+) -> (DVec3, Option<Entity>) {
+    let per_tick = turn.kind.speed / ground.rules.hop.tick_rate;
+    let step = |walker: &mut Walker, body: &mut Body, pos: DVec3, steps: u64| {
+        let asks = plan(
+            walker,
+            turn.dest,
+            turn.kind,
+            pos,
+            turn.far,
+            turn.at_door,
+            turn.siege,
+            ground,
+            tally,
+        );
+        let (pos, idle) = walk(
+            walker,
+            body,
+            ground.world,
+            pos,
+            per_tick,
+            steps,
+            turn.glides,
+        );
+        (pos, idle, asks)
+    };
+    let (pos, idle, asks) = step(walker, body, turn.pos, turn.steps);
+    // It walked to the end of a hop planned before this tick, and has somewhere to go.
+    let walks_on = idle > 0
+        && !walker.planner.recent(ground.now, &ground.rules.hop)
+        && turn.dest.to.is_some()
+        && walker.waypoints.is_empty()
+        && walker.outcome.is_none()
+        && !(walker.sieging || walker.holding);
+    if !walks_on {
+        return (pos, asks);
+    }
+    let (pos, _, asks) = step(walker, body, pos, idle);
+    (pos, asks)
+}
+
 /// A zombie's plan on one of its activations: a new hop when something calls for one, or a
 /// stand in reach of its target or at a door (the attack and door systems do the rest, and a
 /// zombie at a door does not give its target up); during a siege, the siege's `order`.
 /// `far`: beyond `lod.full_radius` of every player. Returns the player to besiege, for a
 /// chaser whose hops bring it no closer.
-pub(super) fn plan(
+fn plan(
     walker: &mut Walker,
     dest: &Destination,
     kind: &ZombieType,
@@ -370,9 +438,9 @@ impl Walker {
 }
 
 /// Walks the waypoints for `steps` ticks at `per_tick` blocks a tick (the ticks of one
-/// activation); returns where the body ends. `glides`: no client sees the body closely (see
-/// [`glide`]).
-pub(super) fn walk(
+/// activation); returns where the body ends, and the ticks it stood at the end of its hop.
+/// `glides`: no client sees the body closely (see [`glide`]).
+fn walk(
     walker: &mut Walker,
     body: &mut Body,
     world: &impl Voxels,
@@ -380,7 +448,7 @@ pub(super) fn walk(
     per_tick: f64,
     steps: u64,
     glides: bool,
-) -> DVec3 {
+) -> (DVec3, u64) {
     let (pos, glided, left) = if glides {
         let (pos, glided, blocks_left) = glide(walker, body, world, pos, per_tick * steps as f64);
         let left = (blocks_left / per_tick).round() as u64;
@@ -391,9 +459,9 @@ pub(super) fn walk(
     } else {
         (pos, None, steps)
     };
-    let (pos, heading) = walk_steps(walker, body, world, pos, per_tick, left);
+    let (pos, heading, idle) = walk_steps(walker, body, world, pos, per_tick, left);
     walker.heading = heading.or(glided);
-    pos
+    (pos, idle)
 }
 
 /// A body on the ground that no client sees closely glides along its waypoints instead of
@@ -443,9 +511,8 @@ fn glide(
         body.blocked = between.is_none();
         return (between.unwrap_or(reached), heading, 0.0);
     }
-    // Its last waypoint reached: at rest until the next plan.
-    body.blocked = false;
-    (pos, heading, 0.0)
+    // Its last waypoint reached: the blocks left are the walk's, which rests.
+    (pos, heading, left)
 }
 
 /// On the ground, still and not about to jump: its ticks can be taken in one go.
@@ -453,7 +520,8 @@ fn steady(walker: &Walker, body: &Body) -> bool {
     body.on_ground && body.vel_y == 0.0 && body.knockback == DVec3::ZERO && !walker.jump
 }
 
-/// The walk: where the body ends, and the way it last walked.
+/// The walk: where the body ends, the way it last walked, and the ticks it then stood with
+/// nowhere to go.
 fn walk_steps(
     walker: &mut Walker,
     body: &mut Body,
@@ -461,7 +529,7 @@ fn walk_steps(
     mut pos: DVec3,
     per_tick: f64,
     steps: u64,
-) -> (DVec3, Option<DVec3>) {
+) -> (DVec3, Option<DVec3>, u64) {
     let mut heading = None;
     // Ticks on level footing merge into one stride of at most a block (a body 0.6 wide cannot
     // pass a whole block in less than 1.6): a slow tier walks as far for fewer block reads,
@@ -518,7 +586,7 @@ fn walk_steps(
         walker.count_blocked(body.blocked, ticks);
         left -= ticks;
     }
-    (pos, heading)
+    (pos, heading, left)
 }
 
 /// Snaps a point to the nearest standable block within a small neighbourhood.
@@ -556,7 +624,7 @@ mod tests {
         let mut body = Body::default();
         let mut pos = DVec3::new(0.5, 1.0, 0.5);
         for _ in 0..ticks / steps {
-            pos = walk(&mut walker, &mut body, world, pos, 0.115, steps, glides);
+            pos = walk(&mut walker, &mut body, world, pos, 0.115, steps, glides).0;
             if glides && body.on_ground {
                 assert!(stands_free(world, pos), "glided into {pos}");
             }
@@ -638,6 +706,49 @@ mod tests {
             rules.hop.watchdog_ticks(rules.hop_reach(true), kind.speed)
                 > 2 * rules.hop.watchdog_ticks(rules.hop_reach(false), kind.speed)
         );
+    }
+
+    #[test]
+    fn a_far_walker_keeps_its_pace_over_hop_ends() {
+        let config = crate::config::Config::default();
+        let rules = ChaseRules::new(&config, 20.0);
+        let kind = &config.zombies.types[0];
+        let world = Grid::new([-4, 0, -4], [160, 4, 4]).floor(0);
+        let march = Destination {
+            to: Some(DVec3::new(150.5, 1.0, 0.5)),
+            why: Why::March,
+        };
+        let ticks = 640;
+        let expected = kind.speed / 20.0 * ticks as f64;
+        // The half and quarter tiers' activations, gliding and walking.
+        for (steps, glides) in [(8, true), (16, true), (16, false)] {
+            let (mut walker, mut body) = (Walker::default(), Body::default());
+            let mut pos = DVec3::new(0.5, 1.0, 0.5);
+            for turn in 0..ticks / steps {
+                let ground = Ground {
+                    world: &world,
+                    edits: &[],
+                    rules: &rules,
+                    now: 1000 + turn * steps,
+                };
+                let turn = Turn {
+                    dest: &march,
+                    kind,
+                    pos,
+                    far: true,
+                    glides,
+                    at_door: false,
+                    siege: None,
+                    steps,
+                };
+                pos = act(&mut walker, &mut body, &turn, &ground, &Tally::default()).0;
+            }
+            let walked = pos.x - 0.5;
+            assert!(
+                walked > 0.97 * expected && walked < expected + 0.1,
+                "{steps} ticks a turn: {walked:.2} blocks of {expected:.2}"
+            );
+        }
     }
 
     #[test]
