@@ -649,11 +649,17 @@ mod tests {
         (ground, way)
     }
 
+    /// The default chase rules at 20 ticks a second, and the first default zombie type.
+    fn defaults() -> (ChaseRules, ZombieType) {
+        let config = crate::config::Config::default();
+        let kind = config.zombies.types[0].clone();
+        (ChaseRules::new(&config, 20.0), kind)
+    }
+
     #[test]
     fn far_from_players_a_stroll_is_one_hop_and_a_chase_still_hops_r() {
-        let config = crate::config::Config::default();
-        let rules = ChaseRules::new(&config, 20.0);
-        let kind = &config.zombies.types[0];
+        let (rules, kind) = defaults();
+        let kind = &kind;
         let world = Grid::new([-16, 0, -16], [16, 4, 16]).floor(0);
         let ground = Ground {
             world: &world,
@@ -691,7 +697,7 @@ mod tests {
             }
             (goal.distance(from), last.expect("a way"))
         };
-        let r = config.chase.hop_radius;
+        let r = rules.hop.radius;
         // Near a player every hop is R; far from all of them a stroll goes all the way.
         assert!((hop(&stroll, false).0 - r).abs() < 1e-9);
         let (far_stroll, last) = hop(&stroll, true);
@@ -710,9 +716,8 @@ mod tests {
 
     #[test]
     fn a_far_walker_keeps_its_pace_over_hop_ends() {
-        let config = crate::config::Config::default();
-        let rules = ChaseRules::new(&config, 20.0);
-        let kind = &config.zombies.types[0];
+        let (rules, kind) = defaults();
+        let kind = &kind;
         let world = Grid::new([-4, 0, -4], [160, 4, 4]).floor(0);
         let march = Destination {
             to: Some(DVec3::new(150.5, 1.0, 0.5)),
