@@ -512,6 +512,7 @@ fn glide(
         return (between.unwrap_or(reached), heading, 0.0);
     }
     // Its last waypoint reached: the blocks left are the walk's, which rests.
+    body.blocked = false;
     (pos, heading, left)
 }
 
