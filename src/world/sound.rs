@@ -86,7 +86,7 @@ impl Listeners {
     /// view distance.
     pub fn play_near<F: ReadOnlyWorldQuery>(
         &self,
-        clients: &mut Query<(&mut Client, &Position), F>,
+        clients: &mut Query<(Entity, &mut Client, &Position), F>,
         sound: Sound,
         category: SoundCategory,
         at: DVec3,
@@ -95,7 +95,7 @@ impl Listeners {
     ) {
         let range = range(loudness.0);
         for &(listener, _) in self.0.filed_round(flat(at), range) {
-            let Ok((mut client, pos)) = clients.get_mut(listener) else {
+            let Ok((_, mut client, pos)) = clients.get_mut(listener) else {
                 continue;
             };
             if pos.0.distance_squared(at) <= range * range {

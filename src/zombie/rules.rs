@@ -26,20 +26,6 @@ pub struct ChaseRules {
 }
 
 impl ChaseRules {
-    /// How far one hop goes. A chase hops R at a time, the hop rule's. Far from every player
-    /// (beyond `lod.full_radius`, or in a crowd's back rows) a stroll or a march goes
-    /// `wander_radius` a hop (not less than R): its way there is the straight way on, the same
-    /// line in fewer plans, and a stroll is one hop, as vanilla's is one path.
-    pub fn hop_reach(&self, far_errand: bool) -> f64 {
-        if far_errand {
-            self.wander_radius.max(self.hop.radius)
-        } else {
-            self.hop.radius
-        }
-    }
-}
-
-impl ChaseRules {
     /// The config keys the rules are made from: a reload that changes none of them leaves
     /// the rules as they are.
     const KEYS: [&str; 5] = [
@@ -79,6 +65,18 @@ impl ChaseRules {
             give_up_ticks: ticks(chase.give_up_s),
             wander_radius: config.zombies.wander_radius,
             wake_radius: config.daylight.wake_radius,
+        }
+    }
+
+    /// How far one hop goes. A chase hops R at a time, the hop rule's. Far from every player
+    /// (beyond `lod.full_radius`, or in a crowd's back rows) a stroll or a march goes
+    /// `wander_radius` a hop (not less than R): its way there is the straight way on, the same
+    /// line in fewer plans, and a stroll is one hop, as vanilla's is one path.
+    pub fn hop_reach(&self, far_errand: bool) -> f64 {
+        if far_errand {
+            self.wander_radius.max(self.hop.radius)
+        } else {
+            self.hop.radius
         }
     }
 }

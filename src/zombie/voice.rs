@@ -25,12 +25,11 @@ fn groans(seed: u64, now: u64) -> bool {
 
 pub(super) fn groan(
     zombies: Query<(&Position, &EntityId), (With<Zombie>, Without<Dying>, Without<Dozing>)>,
-    mut listeners: Query<(&mut Client, &Position), Without<Zombie>>,
-    players: Query<(Entity, &Position), (With<Client>, Without<Zombie>)>,
+    mut listeners: Query<(Entity, &mut Client, &Position), Without<Zombie>>,
     server: Res<Server>,
 ) {
     let now = server.current_tick() as u64;
-    let near = Listeners::new(&players);
+    let near = Listeners::new(listeners.iter().map(|(player, _, pos)| (player, pos)));
     for (pos, id) in &zombies {
         let seed = id.get() as u64;
         if !groans(seed, now) {
@@ -74,12 +73,11 @@ pub(super) fn step(
         (&Position, &OldPosition, &Body, &mut Stride, &EntityId),
         (With<Zombie>, Changed<Position>, Without<Dying>),
     >,
-    mut listeners: Query<(&mut Client, &Position), Without<Zombie>>,
-    players: Query<(Entity, &Position), (With<Client>, Without<Zombie>)>,
+    mut listeners: Query<(Entity, &mut Client, &Position), Without<Zombie>>,
     server: Res<Server>,
 ) {
     let now = server.current_tick() as u64;
-    let near = Listeners::new(&players);
+    let near = Listeners::new(listeners.iter().map(|(player, _, pos)| (player, pos)));
     for (pos, old, body, mut stride, id) in &mut zombies {
         let moved = DVec2::new(pos.0.x - old.get().x, pos.0.z - old.get().z);
         if !body.on_ground || !stride.walk(moved.length()) {
