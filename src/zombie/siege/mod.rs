@@ -36,7 +36,8 @@ const NO_CRACKS: u8 = 255;
 /// The client forgets cracks not refreshed for 400 ticks (`LevelRenderer`): a slow dig sends
 /// its stage again before that.
 const CRACKS_REFRESH_TICKS: u64 = 300;
-/// A plan that has made no headway this long is dropped, and the zombie asks again.
+/// A plan that has made no headway this long (no step walked, no block dug at) is dropped,
+/// and the zombie asks again.
 const STALL_TICKS: u64 = 200;
 /// After a search finds nothing, the next is this many ticks later.
 const RETRY_TICKS: u64 = 200;
@@ -302,16 +303,18 @@ pub(super) fn work_sieges(
         let drop = if let Some(b) = next_break {
             match work.dig(plan, b, eyes, &rules, &protected, &mut edits, &mut swings) {
                 None => true,
-                Some(true) => {
-                    stats.broken += 1;
-                    changed.send(BlocksChanged::between(b, b));
-                    if let Some(step) = plan.steps.front_mut() {
-                        step.breaks.remove(0);
+                Some(broke) => {
+                    if broke {
+                        stats.broken += 1;
+                        changed.send(BlocksChanged::between(b, b));
+                        if let Some(step) = plan.steps.front_mut() {
+                            step.breaks.remove(0);
+                        }
                     }
+                    // A tick of digging is headway, however long the block takes.
                     plan.progress_at = now;
                     false
                 }
-                Some(false) => false,
             }
         } else if let Some(p) = place {
             // A pillar's block goes in once the body is up off it, high enough.
