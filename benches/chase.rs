@@ -4,7 +4,9 @@
 //!   time, paths per zombie per second, nodes per path, lag (goal to target distance);
 //! - `scenario=every_tick`: the same chase plus what re-planning every tick straight to the
 //!   target would add (the seed's 1,800-paths-per-second alternative);
-//! - `scenario=astar`: our A* against the `pathfinding` crate's on the same terrain.
+//! - `scenario=astar`: our A* against the `pathfinding` crate's on the same terrain;
+//! - `scenario=siege`: the siege's search, from the surface to a player buried a few blocks
+//!   down within reach of a siege: time and nodes per search.
 //!
 //! Run with `cargo bench --bench chase` (or `scripts/bench.sh`); `HORDE_BENCH_QUICK=1` runs
 //! only the smallest scenarios, and a name after `--` only the scenarios that contain it.
@@ -20,6 +22,8 @@ use horde::world::{
 };
 use horde::zombie::path::{find_path, heuristic, neighbours, PathLimits};
 use horde::zombie::record::new_zombie;
+use horde::zombie::siege::path::{siege_path, Ground};
+use horde::zombie::siege::SiegeRules;
 use horde::zombie::{ChaseStats, HopGoal, Target, Zombie, ZombieKinds};
 use valence::prelude::*;
 use valence::testing::{create_mock_client, MockClientHelper};
@@ -443,6 +447,68 @@ fn astar_scenario(pairs: usize) {
     );
 }
 
+fn siege_scenario(searches: usize) {
+    let mut sim = Sim::new(3.36, 0);
+    let kinds = sim.app.world.resource::<ZombieKinds>().clone();
+    let kind = kinds.get(kinds.find("zombie").unwrap());
+    let config = Config::default();
+    let rules = SiegeRules::new(&config.siege);
+    let mut seed = horde::random::generator(777);
+    let centre = sim.centres[0];
+    let mut jobs = Vec::new();
+    while jobs.len() < searches {
+        let (x, z) = (
+            (centre.x + (rng(&mut seed) - 0.5) * 48.0) as i32,
+            (centre.z + (rng(&mut seed) - 0.5) * 48.0) as i32,
+        );
+        // The player 2 to 6 blocks under the surface, 4 to 16 blocks off, flat.
+        let angle = rng(&mut seed) * std::f64::consts::TAU;
+        let off = 4.0 + rng(&mut seed) * 12.0;
+        let (tx, tz) = (x as f64 + angle.cos() * off, z as f64 + angle.sin() * off);
+        let depth = 2 + (rng(&mut seed) * 5.0) as i32;
+        let l = layer(&mut sim.app);
+        if let (Some(y), Some(ty)) = (
+            standable_top(l, x, z),
+            standable_top(l, tx.floor() as i32, tz.floor() as i32),
+        ) {
+            let target = DVec3::new(tx, (ty - depth) as f64, tz);
+            jobs.push((BlockPos::new(x, y, z), target));
+        }
+    }
+    let (_, facts) = &readers(&mut sim.app);
+    let ground = Ground {
+        world: facts,
+        rules: &rules,
+        walk_ticks: (20.0 / kind.speed.max(0.1)).ceil() as u32,
+        protected: &|_| false,
+    };
+    let (mut best, mut times) = (Duration::MAX, Vec::new());
+    let (mut found, mut steps) = (0, 0);
+    for _ in 0..ASTAR_ROUNDS {
+        let round = Instant::now();
+        let mut these = Vec::with_capacity(jobs.len());
+        (found, steps) = (0, 0);
+        for &(start, target) in &jobs {
+            let one = Instant::now();
+            let way = siege_path(&ground, start, target, kind.reach * 0.8);
+            these.push(ms(one.elapsed()) * 1000.0);
+            if let Some(way) = way {
+                found += 1;
+                steps += way.len();
+            }
+        }
+        if round.elapsed() < best {
+            (best, times) = (round.elapsed(), these);
+        }
+    }
+    let (mean, p99) = summary(&mut times);
+    println!(
+        "scenario=siege searches={searches} found={found} steps_per_way={:.1} us_per_search={mean:.0} p99_us={p99:.0} max_us={:.0}",
+        steps as f64 / found.max(1) as f64,
+        times.last().copied().unwrap_or(0.0),
+    );
+}
+
 fn main() {
     let quick = std::env::var_os("HORDE_BENCH_QUICK").is_some();
     // `cargo bench --bench chase -- astar` runs only the scenarios whose name has "astar".
@@ -452,6 +518,9 @@ fn main() {
     let radii: &[f64] = if quick { &[3.36] } else { &[3.36, 6.0, 12.0] };
     if wanted("astar") {
         astar_scenario(if quick { 50 } else { 500 });
+    }
+    if wanted("siege") {
+        siege_scenario(if quick { 20 } else { 200 });
     }
     for &zombies in sizes {
         if wanted("hop") {

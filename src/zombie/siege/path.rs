@@ -132,8 +132,45 @@ fn at(p: BlockPos, dx: i32, dy: i32, dz: i32) -> BlockPos {
 
 const SIDES: [(i32, i32); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
 
-/// One move's steps: one, but for a pillar of several blocks.
-type MoveSteps = SmallVec<[Step; 1]>;
+/// A move out of a block: one step, or a pillar of this many blocks stacked where it stands
+/// (its steps, one a block, are spelt out only for the way taken: [`Move::steps`]).
+enum Move {
+    Step(Step),
+    Pillar(i32),
+}
+
+impl Move {
+    fn to(&self, from: BlockPos) -> BlockPos {
+        match self {
+            Move::Step(step) => step.to,
+            Move::Pillar(height) => at(from, 0, *height, 0),
+        }
+    }
+
+    fn steps<V: Voxels>(self, g: &Ground<'_, V>, from: BlockPos) -> Vec<Step> {
+        match self {
+            Move::Step(step) => vec![step],
+            Move::Pillar(height) => (1..=height)
+                .map_while(|level| pillar_level(g, from, level).map(|(step, _)| step))
+                .collect(),
+        }
+    }
+}
+
+/// The `level`th block of a pillar stacked from `from` (1 the block it stands in) and the
+/// ticks it takes, or `None` where the pillar stops: its head hits what cannot be dug or
+/// the block would go where nobody builds.
+fn pillar_level<V: Voxels>(g: &Ground<'_, V>, from: BlockPos, level: i32) -> Option<(Step, u32)> {
+    let (base, head) = (at(from, 0, level - 1, 0), at(from, 0, level + 1, 0));
+    let t = g.clear(head).filter(|_| !(g.protected)(base))?;
+    let step = Step {
+        to: at(base, 0, 1, 0),
+        breaks: (t > 0).then_some(head).into_iter().collect(),
+        place: Some(base),
+        how: How::Pillar,
+    };
+    Some((step, PLACE_TICKS + JUMP_TICKS + t))
+}
 
 /// The moves out of `from`, each with its cost in scaled ticks; a pillar rises at most
 /// `siege.max_build_height` above `start`. The same blocks give the same moves in the same
@@ -142,7 +179,7 @@ fn moves<V: Voxels>(
     g: &Ground<'_, V>,
     from: BlockPos,
     start: BlockPos,
-    out: &mut Vec<(MoveSteps, u32)>,
+    out: &mut Vec<(Move, u32)>,
 ) {
     out.clear();
     let walk = g.walk_ticks;
@@ -153,13 +190,13 @@ fn moves<V: Voxels>(
             .filter(|(_, t)| *t > 0)
             .map(|(p, _)| *p)
             .collect();
-        let steps: MoveSteps = smallvec::smallvec![Step {
+        let step = Step {
             to,
             breaks,
             place,
             how,
-        }];
-        (steps, (ticks + dig) * SCALE)
+        };
+        (Move::Step(step), (ticks + dig) * SCALE)
     };
     for (dx, dz) in SIDES {
         let side = at(from, dx, 0, dz);
@@ -226,21 +263,14 @@ fn moves<V: Voxels>(
     } else if g.floor(at(from, 0, -1, 0)) {
         // A pillar of one block or more at once: the search knows the floor only of blocks
         // already there, so a pillar's blocks are one move (each placed block a step).
-        let (mut steps, mut ticks) = (MoveSteps::new(), 0);
+        let mut ticks = 0;
         let most = g.rules.max_build_height - (from.y - start.y);
-        for k in 1..=most {
-            let (base, head) = (at(from, 0, k - 1, 0), at(from, 0, k + 1, 0));
-            let Some(t) = g.clear(head).filter(|_| !(g.protected)(base)) else {
+        for level in 1..=most {
+            let Some((_, t)) = pillar_level(g, from, level) else {
                 break;
             };
-            ticks += PLACE_TICKS + JUMP_TICKS + t;
-            steps.push(Step {
-                to: at(base, 0, 1, 0),
-                breaks: (t > 0).then_some(head).into_iter().collect(),
-                place: Some(base),
-                how: How::Pillar,
-            });
-            out.push((steps.clone(), ticks * SCALE));
+            ticks += t;
+            out.push((Move::Pillar(level), ticks * SCALE));
         }
     }
     // Straight down through the floor.
@@ -304,8 +334,8 @@ pub fn siege_path<V: Voxels>(
         }
         expanded += 1;
         moves(g, node, start, &mut out);
-        for (index, (steps, price)) in out.iter().enumerate() {
-            let to = steps.last().expect("a move has a step").to;
+        for (index, (step, price)) in out.iter().enumerate() {
+            let to = step.to(node);
             let next = cost + price;
             if on_the_way(to) && best.get(&to).is_none_or(|(c, _)| next < *c) {
                 let estimate = h(to);
@@ -327,7 +357,7 @@ pub fn siege_path<V: Voxels>(
     let mut steps = Vec::new();
     for (from, index) in taken.into_iter().rev() {
         moves(g, from, start, &mut out);
-        steps.extend(out.swap_remove(index as usize).0);
+        steps.extend(out.swap_remove(index as usize).0.steps(g, from));
     }
     Some(steps)
 }
@@ -433,10 +463,10 @@ mod tests {
         assert!(steps
             .iter()
             .all(|s| s.how != How::Pillar || s.place == Some(at(s.to, 0, -1, 0))));
-        let low = SiegeRules {
+        let low = SiegeRules::new(&SiegeConfig {
             max_build_height: 1,
-            ..rules()
-        };
+            ..SiegeConfig::default()
+        });
         let steps = search(&g, [0, 1, 0], player, &low);
         assert!(
             steps.is_none_or(|s| s.iter().filter(|s| s.how == How::Pillar).count() <= 1),

@@ -16,9 +16,9 @@ pub use crate::world::{climbable, falls};
 #[derive(Resource, Debug, Clone, PartialEq)]
 pub struct SiegeRules {
     pub enabled: bool,
-    pub dig_speed: f32,
-    pub max_hardness: f32,
-    pub never_break: Vec<BlockKind>,
+    /// Each block kind's dig time, by its raw id: [`SiegeRules::break_ticks`] of a solid
+    /// block. Worked out once, as a search asks for it thousands of times.
+    dig_ticks: Vec<Option<u32>>,
     pub build_block: BlockState,
     /// Blocks a zombie may stack under itself above where it started.
     pub max_build_height: i32,
@@ -37,14 +37,10 @@ const NEVER: [BlockKind; 4] = [
 
 impl SiegeRules {
     pub fn new(config: &SiegeConfig) -> Self {
-        let kind =
-            |name: &str| BlockKind::from_str(name.strip_prefix("minecraft:").unwrap_or(name));
         Self {
             enabled: config.enabled,
-            dig_speed: config.dig_speed,
-            max_hardness: config.max_hardness,
-            never_break: config.never_break.iter().filter_map(|n| kind(n)).collect(),
-            build_block: kind(&config.build_block).map_or(BlockState::DIRT, |k| k.to_state()),
+            dig_ticks: dig_ticks(config),
+            build_block: block_kind(&config.build_block).map_or(BlockState::DIRT, |k| k.to_state()),
             max_build_height: config.max_build_height as i32,
             edits_per_tick: config.edits_per_tick,
             node_budget: config.node_budget as usize,
@@ -52,34 +48,55 @@ impl SiegeRules {
         }
     }
 
-    /// Ticks a zombie takes to dig `state` bare-handed, `None` where it never does: the first
-    /// tick at which vanilla's progress, added up, reaches a whole block (multiplied in `f32`
-    /// as vanilla does). Air and what a body walks through cost nothing.
+    /// Ticks a zombie takes to dig `state` bare-handed, `None` where it never does. Air and
+    /// what a body walks through cost nothing.
     pub fn break_ticks(&self, state: BlockState) -> Option<u32> {
         if !crate::world::is_solid(state) {
             return Some(0);
         }
-        let kind = state.to_kind();
-        let never = NEVER.contains(&kind)
-            || self.never_break.contains(&kind)
-            || state.is_liquid()
-            || is_door(state)
-            || state.block_entity_kind().is_some()
-            || hardness(kind) < 0.0
-            || hardness(kind) > self.max_hardness;
-        if never {
-            return None;
-        }
-        let per_tick = dig_progress(kind, ItemKind::Air) * self.dig_speed;
-        if per_tick >= 1.0 {
-            return Some(1);
-        }
-        let mut ticks = (1.0 / per_tick).floor() as u32;
-        while per_tick * (ticks as f32) < 1.0 {
-            ticks += 1;
-        }
-        Some(ticks.max(1))
+        self.dig_ticks[state.to_kind().to_raw() as usize]
     }
+}
+
+/// The block a config names, with or without `minecraft:`.
+fn block_kind(name: &str) -> Option<BlockKind> {
+    BlockKind::from_str(name.strip_prefix("minecraft:").unwrap_or(name))
+}
+
+/// Every block kind's bare-hand dig time at `siege.dig_speed`, `None` for what is never
+/// broken: the first tick at which vanilla's progress, added up, reaches a whole block
+/// (multiplied in `f32` as vanilla does).
+fn dig_ticks(config: &SiegeConfig) -> Vec<Option<u32>> {
+    let listed: Vec<BlockKind> = config
+        .never_break
+        .iter()
+        .filter_map(|name| block_kind(name))
+        .collect();
+    BlockKind::ALL
+        .iter()
+        .map(|&kind| {
+            let state = kind.to_state();
+            let never = NEVER.contains(&kind)
+                || listed.contains(&kind)
+                || state.is_liquid()
+                || is_door(state)
+                || state.block_entity_kind().is_some()
+                || hardness(kind) < 0.0
+                || hardness(kind) > config.max_hardness;
+            if never {
+                return None;
+            }
+            let per_tick = dig_progress(kind, ItemKind::Air) * config.dig_speed;
+            if per_tick >= 1.0 {
+                return Some(1);
+            }
+            let mut ticks = (1.0 / per_tick).floor() as u32;
+            while per_tick * (ticks as f32) < 1.0 {
+                ticks += 1;
+            }
+            Some(ticks.max(1))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -103,10 +120,10 @@ mod tests {
         assert_eq!(r.break_ticks(BlockState::AIR), Some(0));
         assert_eq!(r.break_ticks(BlockState::GRASS), Some(0), "walked through");
         assert_eq!(r.break_ticks(BlockState::WATER), Some(0), "swum through");
-        let twice = SiegeRules {
+        let twice = SiegeRules::new(&SiegeConfig {
             dig_speed: 2.0,
-            ..rules()
-        };
+            ..SiegeConfig::default()
+        });
         assert_eq!(twice.break_ticks(BlockState::STONE), Some(75));
     }
 
@@ -122,19 +139,19 @@ mod tests {
         ] {
             assert_eq!(r.break_ticks(state), None, "{state:?}");
         }
-        let soft_obsidian = SiegeRules {
+        let soft_obsidian = SiegeRules::new(&SiegeConfig {
             max_hardness: 100.0,
-            ..rules()
-        };
+            ..SiegeConfig::default()
+        });
         assert_eq!(
             soft_obsidian.break_ticks(BlockState::OBSIDIAN),
             None,
             "never"
         );
-        let listed = SiegeRules {
-            never_break: vec![BlockKind::Dirt],
-            ..rules()
-        };
+        let listed = SiegeRules::new(&SiegeConfig {
+            never_break: vec!["minecraft:dirt".into()],
+            ..SiegeConfig::default()
+        });
         assert_eq!(listed.break_ticks(BlockState::DIRT), None);
         assert!(falls(BlockKind::Gravel) && falls(BlockKind::RedConcretePowder));
         assert!(!falls(BlockKind::Dirt));
