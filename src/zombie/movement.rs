@@ -516,6 +516,17 @@ fn glide(
     (pos, heading, left)
 }
 
+/// How near a waypoint's middle the body has it. A besieger stands where its step says, well
+/// inside the block (a body is 0.6 wide): off the middle its shoulder is under the block beside,
+/// and a pillar's jump or a dig's reach may fail there.
+fn arrival(walker: &Walker) -> f64 {
+    if walker.sieging {
+        0.1
+    } else {
+        0.3
+    }
+}
+
 /// On the ground, still and not about to jump: its ticks can be taken in one go.
 fn steady(walker: &Walker, body: &Body) -> bool {
     body.on_ground && body.vel_y == 0.0 && body.knockback == DVec3::ZERO && !walker.jump
@@ -544,7 +555,7 @@ fn walk_steps(
         while let Some(&w) = walker.waypoints.front() {
             let to = DVec2::new(w.x as f64 + 0.5 - pos.x, w.z as f64 + 0.5 - pos.z);
             let rise = w.y as f64 - pos.y;
-            if to.length() < 0.3 {
+            if to.length() < arrival(walker) {
                 if rise.abs() < 1.2 {
                     walker.waypoints.pop_front();
                     continue;
@@ -608,6 +619,7 @@ fn standable_near(world: &impl Voxels, p: DVec3) -> BlockPos {
 mod tests {
     use super::*;
     use crate::world::Grid;
+    use crate::zombie::siege::path::{How, Step};
 
     /// Walks (or glides) `ticks` ticks in activations of `steps` from the middle of (0, 1, 0)
     /// towards `waypoints`; returns where the body ends and how many ticks it was blocked.
@@ -753,6 +765,57 @@ mod tests {
             assert!(
                 walked > 0.97 * expected && walked < expected + 0.1,
                 "{steps} ticks a turn: {walked:.2} blocks of {expected:.2}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_pillar_is_jumped_from_the_middle_of_its_block() {
+        let (rules, kind) = defaults();
+        // A ledge over the next block, two above the feet: a body off the middle of its own
+        // block has a shoulder under it and cannot jump.
+        let mut world = Grid::new([-4, 0, -4], [4, 6, 4]).floor(0);
+        world.fill([-4, 3, -1], [4, 4, -1], BlockState::STONE);
+        let base = BlockPos::new(0, 1, 0);
+        let siege = Order::of(&Step {
+            to: BlockPos::new(0, 2, 0),
+            breaks: Default::default(),
+            place: Some(base),
+            how: How::Pillar,
+        });
+        let chase = Destination {
+            to: Some(DVec3::new(0.5, 4.0, 3.5)),
+            why: Why::Chase(Entity::from_raw(1)),
+        };
+        // From 0.39 and 0.25 off the middle, towards the ledge.
+        for z in [0.11, 0.25] {
+            let (mut walker, mut body) = (Walker::default(), Body::default());
+            let mut pos = DVec3::new(0.5, 1.0, z);
+            let mut highest = pos.y;
+            for now in 100..120 {
+                let ground = Ground {
+                    world: &world,
+                    edits: &[],
+                    rules: &rules,
+                    now,
+                };
+                let turn = Turn {
+                    dest: &chase,
+                    kind: &kind,
+                    pos,
+                    far: false,
+                    glides: false,
+                    at_door: false,
+                    siege: Some(siege),
+                    steps: 1,
+                };
+                pos = act(&mut walker, &mut body, &turn, &ground, &Tally::default()).0;
+                highest = highest.max(pos.y);
+            }
+            // High enough for the block to go in under it (`work_sieges`).
+            assert!(
+                highest >= base.y as f64 + 1.0,
+                "from z {z}: rose to {highest:.2}"
             );
         }
     }

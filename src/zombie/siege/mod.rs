@@ -91,12 +91,24 @@ impl Siege {
     /// The order for the body, while a siege is on.
     pub fn order(&self) -> Option<Order> {
         let plan = self.plan.as_ref()?;
-        let step = plan.steps.front()?;
+        plan.steps.front().map(Order::of)
+    }
+}
+
+impl Order {
+    /// What the body does for `step`: walks to it once nothing is to be dug or placed first;
+    /// for a pillar, jumps from the middle of its block (off the middle, a shoulder under a
+    /// block beside stops the jump, and the block never goes in).
+    pub fn of(step: &Step) -> Self {
         let placing = step.place.is_some();
-        Some(Order {
-            walk_to: (step.breaks.is_empty() && !placing).then_some(step.to),
+        let walk_to = match (step.how, step.place) {
+            (How::Pillar, Some(base)) => Some(base),
+            _ => (step.breaks.is_empty() && !placing).then_some(step.to),
+        };
+        Order {
+            walk_to,
             jump: placing && step.how == How::Pillar,
-        })
+        }
     }
 }
 
