@@ -66,6 +66,9 @@ class Server {
       this.wake()
       resolve({ code, signal })
     }))
+    // A server that exits mid-run closes its stdin: the next console line's write fails here,
+    // and `until` then reports the exit with the server's last words (not an EPIPE crash).
+    this.child.stdin.on('error', () => {})
     this.queue = Promise.resolve()
   }
 
