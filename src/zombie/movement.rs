@@ -516,9 +516,9 @@ fn glide(
     (pos, heading, left)
 }
 
-/// How near a waypoint's middle the body has it. A besieger stands where its step says, well
-/// inside the block (a body is 0.6 wide): off the middle its shoulder is under the block beside,
-/// and a pillar's jump or a dig's reach may fail there.
+/// How near the middle of a waypoint's block a body counts as there. A besieger stands well
+/// inside the block its step names (a body is 0.6 wide): 0.3 off the middle its shoulder is
+/// under the block beside, where a ledge stops a pillar's jump.
 fn arrival(walker: &Walker) -> f64 {
     if walker.sieging {
         0.1
