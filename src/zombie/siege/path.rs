@@ -416,19 +416,24 @@ mod tests {
         assert!(dug.iter().all(|p| p.x == 3));
     }
 
+    /// A box of `block` on open ground `size` blocks each way from the zombie at (0, 1, 0),
+    /// and the player in the room cleared inside it.
+    fn sealed_box(size: i32, block: BlockState) -> (Grid, [f64; 3]) {
+        let mut g = flat(size);
+        g.fill([4, 1, -2], [8, 4, 2], block);
+        g.fill([5, 1, -1], [7, 2, 1], BlockState::AIR);
+        (g, [6.5, 1.0, 0.5])
+    }
+
     #[test]
     fn a_sealed_dirt_box_is_dug_into_and_an_obsidian_one_is_not() {
-        let mut g = flat(10);
-        g.fill([4, 1, -2], [8, 4, 2], BlockState::DIRT);
-        g.fill([5, 1, -1], [7, 2, 1], BlockState::AIR);
-        let player = [6.5, 1.0, 0.5];
+        let (g, player) = sealed_box(10, BlockState::DIRT);
         let dug = search(&g, [0, 1, 0], player, &rules()).unwrap();
         assert!(!breaks(&dug).is_empty());
         let last = dug.last().unwrap().to;
         assert!(strikes(last, DVec3::from_array(player), 1.6), "{last:?}");
 
-        g.fill([4, 1, -2], [8, 4, 2], BlockState::OBSIDIAN);
-        g.fill([5, 1, -1], [7, 2, 1], BlockState::AIR);
+        let (g, player) = sealed_box(10, BlockState::OBSIDIAN);
         let blocked = search(&g, [0, 1, 0], player, &rules());
         // At best it walks up to the box: nothing of it is dug.
         assert!(blocked.as_deref().is_none_or(|s| breaks(s).is_empty()));
@@ -442,10 +447,7 @@ mod tests {
     fn a_cobblestone_box_on_open_ground_is_dug_into_within_the_budget() {
         // Ten seconds a block: an unbounded search would first walk every block of open
         // ground within forty blocks, beyond its budget, and find nothing.
-        let mut g = flat(60);
-        g.fill([4, 1, -2], [8, 4, 2], BlockState::COBBLESTONE);
-        g.fill([5, 1, -1], [7, 2, 1], BlockState::AIR);
-        let player = [6.5, 1.0, 0.5];
+        let (g, player) = sealed_box(60, BlockState::COBBLESTONE);
         let dug = search(&g, [0, 1, 0], player, &rules()).unwrap();
         assert_eq!(breaks(&dug).len(), 2, "{dug:?}");
         let last = dug.last().unwrap().to;
