@@ -22,7 +22,7 @@ use horde::world::{
 };
 use horde::zombie::path::{find_path, heuristic, neighbours, PathLimits};
 use horde::zombie::record::new_zombie;
-use horde::zombie::siege::path::{siege_path, Ground};
+use horde::zombie::siege::path::{siege_path, walk_ticks, Ground};
 use horde::zombie::siege::SiegeRules;
 use horde::zombie::{ChaseStats, HopGoal, Target, Zombie, ZombieKinds};
 use valence::prelude::*;
@@ -479,7 +479,7 @@ fn siege_scenario(searches: usize) {
     let ground = Ground {
         world: facts,
         rules: &rules,
-        walk_ticks: (20.0 / kind.speed.max(0.1)).ceil() as u32,
+        walk_ticks: walk_ticks(kind.speed),
         protected: &|_| false,
     };
     let (mut best, mut times) = (Duration::MAX, Vec::new());

@@ -1,6 +1,7 @@
 //! Checks of every range and of the rules that tie keys together.
 
 use super::{Bound, Config, ConfigError, ConnectionModeSetting};
+use crate::world::block_kind;
 
 impl Config {
     /// Checks every range and cross-key rule.
@@ -52,18 +53,15 @@ impl Config {
 
 impl Config {
     fn validate_siege(&self) -> Result<(), ConfigError> {
-        let block = |name: &str| {
-            valence::prelude::BlockKind::from_str(name.strip_prefix("minecraft:").unwrap_or(name))
-        };
         for (i, name) in self.siege.never_break.iter().enumerate() {
-            if block(name).is_none() {
+            if block_kind(name).is_none() {
                 return Err(ConfigError(format!(
                     "siege.never_break[{i}] = {name:?}: no block has this name"
                 )));
             }
         }
         let build = &self.siege.build_block;
-        let whole = block(build).is_some_and(|k| {
+        let whole = block_kind(build).is_some_and(|k| {
             let state = k.to_state();
             let mut shapes = state.collision_shapes();
             let cube = shapes.next().is_some_and(|b| {

@@ -219,8 +219,7 @@ const FILL_LIMIT: i64 = 32_768;
 
 /// `fill`: sets every loaded block of the box between two corners to `block`.
 pub fn fill(world: &mut World, a: BlockPos, b: BlockPos, block: &str) -> String {
-    let name = block.strip_prefix("minecraft:").unwrap_or(block);
-    let Some(kind) = BlockKind::from_str(name) else {
+    let Some(kind) = super::block_kind(block) else {
         return format!("error=\"no block named {block}\"");
     };
     let (min, max) = (
@@ -249,7 +248,7 @@ pub fn fill(world: &mut World, a: BlockPos, b: BlockPos, block: &str) -> String 
         }
     }
     world.send_event(BlocksChanged { min, max });
-    format!("filled={set} unloaded={unloaded} block={name}")
+    format!("filled={set} unloaded={unloaded} block={}", kind.to_str())
 }
 
 #[cfg(test)]

@@ -188,6 +188,11 @@ pub fn ground_around(
     })
 }
 
+/// The block a config or a command names, with or without `minecraft:`.
+pub fn block_kind(name: &str) -> Option<BlockKind> {
+    BlockKind::from_str(name.strip_prefix("minecraft:").unwrap_or(name))
+}
+
 /// The feet height of the highest spot in a column with dry solid ground and two free blocks.
 pub fn standable_top(layer: &ChunkLayer, x: i32, z: i32) -> Option<i32> {
     let top = MIN_Y + HEIGHT as i32 - 1;

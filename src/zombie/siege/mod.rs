@@ -22,7 +22,7 @@ use valence::protocol::packets::play::BlockBreakingProgressS2c;
 use valence::protocol::sound::SoundCategory;
 use valence::protocol::{Sound, VarInt, WritePacket};
 
-use self::path::{siege_path, Ground, How, Step};
+use self::path::{siege_path, walk_ticks, Ground, How, Step};
 pub use self::rules::{climbable, falls, SiegeRules};
 use super::{Body, Dying, SiegeRequest, Target, Zombie, ZombieKinds};
 use crate::building::rules::spawn_protected;
@@ -207,7 +207,7 @@ pub(super) fn plan_sieges(
         let ground = Ground {
             world: &world,
             rules: &rules,
-            walk_ticks: (20.0 / kind.speed.max(0.1)).ceil() as u32,
+            walk_ticks: walk_ticks(kind.speed),
             protected: &protected,
         };
         siege_path(&ground, due.feet, due.goal, kind.reach * 0.8)

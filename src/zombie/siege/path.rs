@@ -59,6 +59,11 @@ pub enum How {
     Bridge,
 }
 
+/// Ticks a zombie of `speed` (blocks a second) takes to walk a block: [`Ground::walk_ticks`].
+pub fn walk_ticks(speed: f64) -> u32 {
+    (20.0 / speed.max(0.1)).ceil() as u32
+}
+
 /// The search's view of the world.
 pub struct Ground<'a, V> {
     pub world: &'a V,
@@ -307,7 +312,8 @@ pub fn siege_path<V: Voxels>(
 ) -> Option<Vec<Step>> {
     let h = |p| estimate(p, target, reach, g.walk_ticks);
     let flat = |p: BlockPos| DVec2::new(p.x as f64 + 0.5 - target.x, p.z as f64 + 0.5 - target.z);
-    let (from, straight) = (flat(start), flat(start).length());
+    let from = flat(start);
+    let straight = from.length();
     let on_the_way = |p| (flat(p) - from).length() + flat(p).length() <= straight + DETOUR;
     // Each reached block's best cost, and the block it was reached from with the index of
     // the move taken there: the steps are found again along the way at the end, not kept

@@ -9,6 +9,7 @@ use valence::prelude::*;
 
 use crate::building::rules::{dig_progress, hardness};
 use crate::config::SiegeConfig;
+use crate::world::block_kind;
 use crate::world::door::is_door;
 pub use crate::world::{climbable, falls};
 
@@ -56,11 +57,6 @@ impl SiegeRules {
         }
         self.dig_ticks[state.to_kind().to_raw() as usize]
     }
-}
-
-/// The block a config names, with or without `minecraft:`.
-fn block_kind(name: &str) -> Option<BlockKind> {
-    BlockKind::from_str(name.strip_prefix("minecraft:").unwrap_or(name))
 }
 
 /// Every block kind's bare-hand dig time at `siege.dig_speed`, `None` for what is never
