@@ -163,10 +163,6 @@ impl Loader {
         }
     }
 
-    pub fn is_loading(&self, pos: ChunkPos) -> bool {
-        self.in_flight.contains(&pos)
-    }
-
     /// Chunks read since the last call.
     pub fn finished(&mut self) -> Vec<(ChunkPos, Loaded)> {
         let done: Vec<_> = self.done.try_iter().collect();
