@@ -40,6 +40,7 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context};
 use bevy_ecs::schedule::ExecutorKind;
+use bevy_tasks::{ComputeTaskPool, TaskPoolBuilder};
 use valence::keepalive::KeepaliveSettings;
 use valence::log::{info, warn};
 use valence::network::NetworkPlugin;
@@ -159,6 +160,11 @@ pub fn build_base(launch: Launch) -> anyhow::Result<App> {
     let listing = Arc::new(status::Listing::new(&config, world_name, icon));
     let access = access::Access::load(server_dir, config.server.whitelist)?;
 
+    // The pool the crowd's loops share (`par_iter`, the sieges' searches, Valence's client
+    // loops): a thread a core. With one thread fewer the tick thread waited less for a core
+    // but did the missing thread's work itself, and ticks ran longer (BENCHMARKS, #39). Made
+    // here, once a process, rather than by whichever schedule happens to run first.
+    ComputeTaskPool::init(|| TaskPoolBuilder::new().thread_name("compute".into()).build());
     let mut app = App::new();
     let defaults = ServerSettings::default();
     app.insert_resource(ServerSettings {

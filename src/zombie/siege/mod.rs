@@ -13,7 +13,7 @@ pub mod rules;
 
 use std::collections::VecDeque;
 
-use bevy_tasks::{ComputeTaskPool, TaskPool};
+use bevy_tasks::ComputeTaskPool;
 
 use valence::entity::{EntityAnimations, EntityId};
 use valence::layer::Layer;
@@ -216,7 +216,7 @@ pub(super) fn plan_sieges(
     let found: Vec<Option<Vec<Step>>> = match due.as_slice() {
         [] => return,
         [one] => vec![search(one)],
-        several => ComputeTaskPool::init(TaskPool::default).scope(|scope| {
+        several => ComputeTaskPool::get().scope(|scope| {
             for one in several {
                 scope.spawn(async { search(one) });
             }
