@@ -1,13 +1,37 @@
 //! Files written whole, so that a crash never leaves half of one: a temp file beside it,
 //! fsynced, renamed over it, the folder fsynced. The file keeps its permissions (config.toml
-//! holds passwords).
+//! holds passwords). And compressed files read with a cap, so that a small hostile one cannot
+//! inflate into all the memory there is.
 
 use std::fs::{self, File};
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use anyhow::Context;
+
+/// Reads what `from` (a decompressor) gives, refusing more than `cap` bytes. The buffer grows
+/// to at most `cap` and one byte, never to the next power of two past it.
+pub fn read_capped(mut from: impl Read, cap: usize) -> anyhow::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    let mut block = vec![0; 64 << 10];
+    loop {
+        let n = match from.read(&mut block) {
+            Ok(0) => return Ok(bytes),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e.into()),
+        };
+        if bytes.len() + n > cap {
+            anyhow::bail!("it inflates past the {} MiB cap", cap >> 20);
+        }
+        if bytes.capacity() < bytes.len() + n {
+            let grown = (bytes.len() * 2).clamp(bytes.len() + n, cap);
+            bytes.reserve_exact(grown - bytes.len());
+        }
+        bytes.extend_from_slice(&block[..n]);
+    }
+}
 
 /// Removes the temp files a crash left in `dir` (a write killed before its rename): they hold
 /// disk space until the same file is written again. Returns how many went.
@@ -72,5 +96,22 @@ mod tests {
         assert_eq!(remove_leftovers(&dir), 1);
         assert!(!dir.join("r.0.0.mca.tmp").exists() && dir.join("r.0.0.mca").exists());
         assert_eq!(remove_leftovers(&dir.join("missing")), 0);
+    }
+
+    #[test]
+    fn a_read_stops_at_its_cap() {
+        let cap = 1 << 20;
+        assert_eq!(read_capped(&vec![7u8; cap][..], cap).unwrap().len(), cap);
+        let over = read_capped(&vec![7u8; cap + 1][..], cap).unwrap_err();
+        assert_eq!(over.to_string(), "it inflates past the 1 MiB cap");
+        let bytes = read_capped(std::io::repeat(0), 3 << 20);
+        assert!(bytes.is_err(), "an endless stream ends at the cap");
+    }
+
+    #[test]
+    fn the_buffer_never_outgrows_the_cap() {
+        let cap = (1 << 20) + 5;
+        let bytes = read_capped(&vec![1u8; cap][..], cap).unwrap();
+        assert!(bytes.capacity() <= cap, "{}", bytes.capacity());
     }
 }

@@ -2,7 +2,6 @@
 //! fallback to the previous copy, never silently overwritten when it cannot be read.
 
 use std::fs;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
@@ -15,6 +14,12 @@ use valence::nbt::{Compound, Value};
 use crate::world::anvil::DATA_VERSION;
 /// Key holding our own format version, for migrating old saves later.
 const FORMAT_KEY: &str = "HordeFormat";
+
+/// Most bytes a `.dat` file may inflate to. horde's own files grow with the zombies they keep,
+/// some 50 bytes a ghost member: 192 MiB holds about four million, four times what the
+/// benchmarks keep; vanilla's playerdata stays within a few KiB. Past it the file is
+/// unreadable, as a damaged one is, so a small gzip bomb cannot take the memory.
+const DAT_CAP: usize = 192 << 20;
 
 /// A save file and its format version.
 #[derive(Debug, Clone)]
@@ -163,12 +168,15 @@ enum ReadError {
     Unreadable(anyhow::Error),
 }
 
-/// Gunzips and parses one NBT root compound, refusing trailing bytes.
+/// Gunzips (up to [`DAT_CAP`]) and parses one NBT root compound, refusing trailing bytes.
 fn decode(bytes: &[u8]) -> anyhow::Result<Compound> {
-    let mut raw = Vec::new();
-    GzDecoder::new(bytes)
-        .read_to_end(&mut raw)
-        .context("not gzip data, or truncated")?;
+    let raw =
+        crate::files::read_capped(GzDecoder::new(bytes), DAT_CAP).map_err(|e| match e
+            .downcast_ref::<std::io::Error>()
+        {
+            Some(_) => e.context("not gzip data, or truncated"),
+            None => e,
+        })?;
     let mut slice = raw.as_slice();
     let (root, _) = Compound::from_binary(&mut slice).context("not NBT, or truncated")?;
     if !slice.is_empty() {
@@ -249,5 +257,31 @@ mod tests {
         let err = SaveFile::new(dir.join("x.dat"), 1).load().unwrap_err();
         assert!(err.to_string().contains("newer horde"), "{err}");
         assert!(dir.join("x.dat").exists(), "never moved or overwritten");
+    }
+
+    #[test]
+    fn a_file_that_inflates_past_the_cap_is_unreadable() {
+        use std::io::Write;
+        let dir = crate::scratch::ScratchDir::new("save-bomb");
+        let file = SaveFile::new(dir.join("x.dat"), 1);
+        file.write(&sample(1)).unwrap();
+        file.write(&sample(2)).unwrap();
+        let mut gz = GzEncoder::new(Vec::new(), Compression::best());
+        let block = vec![0u8; 1 << 20];
+        for _ in 0..=DAT_CAP >> 20 {
+            gz.write_all(&block).unwrap();
+        }
+        let bomb = gz.finish().unwrap();
+        assert!(bomb.len() < 1 << 20, "a small file: {} bytes", bomb.len());
+        fs::write(file.path(), &bomb).unwrap();
+        let err = decode(&bomb).unwrap_err();
+        assert_eq!(err.to_string(), "it inflates past the 192 MiB cap");
+        let loaded = file.load().unwrap().unwrap();
+        assert_eq!(
+            loaded.get("Time"),
+            Some(&Value::Long(1)),
+            "the previous copy"
+        );
+        assert_eq!(fs::read(dir.join("x.dat.corrupt")).unwrap(), bomb);
     }
 }

@@ -1,10 +1,11 @@
-//! The `region/` folder: `r.X.Z.mca` files of 32×32 chunks in 4 KiB sectors, laid out by
-//! `fastanvil`. Reads go through a small cache of open files; a write rebuilds the region in
-//! memory and renames it into place, so a crash mid-save leaves the previous file whole.
+//! The `region/` folder: `r.X.Z.mca` files of 32×32 chunks in 4 KiB sectors. Reads go through
+//! a small cache of open files and inflate a chunk no further than [`CHUNK_CAP`]; a write
+//! rebuilds the region in memory with `fastanvil` and renames it into place, so a crash
+//! mid-save leaves the previous file whole.
 
 use std::collections::{HashMap, HashSet};
 use std::fs::{self, File};
-use std::io::{Cursor, Seek};
+use std::io::{Cursor, Read, Seek};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
@@ -34,10 +35,14 @@ pub struct Written {
     pub bytes: u64,
 }
 
-/// A region file open for reading, with a second handle on it to check a chunk's layout before
-/// fastanvil reads the chunk, and its length when opened.
+/// Most bytes one chunk's NBT may inflate to, from its region or its `.mcc` file. A region
+/// chunk is at most 1 MiB compressed (255 sectors), which deflate can inflate a thousandfold;
+/// vanilla's largest chunks, full of block entities, stay within a few MiB. A chunk past the
+/// cap is unreadable, as a damaged one is.
+const CHUNK_CAP: usize = 64 << 20;
+
+/// A region file open for reading, and its length when opened.
 struct OpenRegion {
-    region: Region<File>,
     file: File,
     len: u64,
 }
@@ -84,8 +89,7 @@ impl RegionFolder {
                 Ok(file) if file.metadata()?.len() < HEADER_BYTES as u64 => None,
                 Ok(file) => Some(OpenRegion {
                     len: file.metadata()?.len(),
-                    file: file.try_clone()?,
-                    region: Region::from_stream(file).context("region header")?,
+                    file,
                 }),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
                 Err(e) => return Err(e.into()),
@@ -95,18 +99,15 @@ impl RegionFolder {
         let Some(Some(open)) = self.open.get_mut(&region) else {
             return Ok(None);
         };
-        let (_, (x, z)) = region_of(pos);
-        let sound = slot_is_sound(open.len, z * 32 + x, |at, buf| {
-            open.file.read_exact_at(buf, at)
-        })?;
-        if !sound {
+        let read_at = |at: u64, buf: &mut [u8]| open.file.read_exact_at(buf, at);
+        if !slot_is_sound(open.len, slot(pos), read_at)? {
             anyhow::bail!(
                 "chunk x={} z={}: its location or length in the region file is damaged",
                 pos.x,
                 pos.z
             );
         }
-        read_chunk(&mut open.region, &self.root, pos)
+        read_chunk(read_at, &self.root, region, pos)
     }
 
     /// Copies a region file whose data cannot be read to `r.X.Z.mca.corrupt` (`.corrupt2`...)
@@ -144,6 +145,16 @@ impl RegionFolder {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
             Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
         };
+        // Each chunk as the file holds it, read before fastanvil takes the bytes over.
+        let mut originals = Vec::with_capacity(chunks.len());
+        for &pos in chunks {
+            let original = if slot_is_sound_in(&old, slot(pos)) {
+                read_chunk_in(&old, &self.root, region, pos)
+            } else {
+                Ok(None)
+            };
+            originals.push(original.or_else(|_| self.keep_aside(region).map(|_| None))?);
+        }
         let mut file = if old.is_empty() || holds_no_chunk(&old) {
             Region::create(Cursor::new(Vec::new()))?
         } else if layout_is_sound(&old) {
@@ -152,17 +163,10 @@ impl RegionFolder {
             // Locations fastanvil would write through: keep the file for the operator and
             // carry what can still be read into a new one.
             self.keep_aside(region)?;
-            self.salvage(region, old)?
+            self.salvage(region, &old)?
         };
         let mut written = Written::default();
-        for &pos in chunks {
-            let original = match read_chunk(&mut file, &self.root, pos) {
-                Ok(original) => original,
-                Err(_) => {
-                    self.keep_aside(region)?;
-                    None
-                }
-            };
+        for (&pos, original) in chunks.iter().zip(originals) {
             let Some(chunk) = write(pos, original) else {
                 continue;
             };
@@ -188,18 +192,12 @@ impl RegionFolder {
     }
 
     /// A new region holding every chunk of a damaged one that still reads.
-    fn salvage(&self, region: RegionPos, old: Vec<u8>) -> anyhow::Result<Region<Cursor<Vec<u8>>>> {
-        let sound: Vec<bool> = (0..1024)
-            .map(|i| old.len() >= HEADER_BYTES && slot_is_sound_in(&old, i))
-            .collect();
+    fn salvage(&self, region: RegionPos, old: &[u8]) -> anyhow::Result<Region<Cursor<Vec<u8>>>> {
         let mut new = Region::create(Cursor::new(Vec::new()))?;
-        let Ok(mut damaged) = Region::from_stream(Cursor::new(old)) else {
-            return Ok(new);
-        };
-        for (i, _) in sound.iter().enumerate().filter(|(_, sound)| **sound) {
+        for i in (0..1024).filter(|&i| slot_is_sound_in(&old, i)) {
             let (x, z) = (i % 32, i / 32);
             let pos = ChunkPos::new(region.0 * 32 + x as i32, region.1 * 32 + z as i32);
-            if let Ok(Some(chunk)) = read_chunk(&mut damaged, &self.root, pos) {
+            if let Ok(Some(chunk)) = read_chunk_in(&old, &self.root, region, pos) {
                 let mut bytes = Vec::new();
                 chunk.to_binary(&mut bytes, "")?;
                 new.write_chunk(x, z, &bytes)?;
@@ -244,15 +242,26 @@ fn slot_is_sound(
     Ok(length >= 1 && length + 4 <= count * sector && offset * sector + 4 + length <= len)
 }
 
-/// [`slot_is_sound`] for a region file in memory.
+/// A chunk's slot in its region's header: `z * 32 + x`.
+fn slot(pos: ChunkPos) -> usize {
+    let (_, (x, z)) = region_of(pos);
+    z * 32 + x
+}
+
+/// Reads `buf.len()` bytes at `at` of a region file in memory.
+fn read_in(bytes: &[u8], at: u64, buf: &mut [u8]) -> std::io::Result<()> {
+    let from = usize::try_from(at)
+        .ok()
+        .and_then(|at| bytes.get(at..at.checked_add(buf.len())?));
+    buf.copy_from_slice(from.ok_or(std::io::ErrorKind::UnexpectedEof)?);
+    Ok(())
+}
+
+/// [`slot_is_sound`] for a region file in memory; a file shorter than its header holds none.
 fn slot_is_sound_in(bytes: &[u8], slot: usize) -> bool {
-    let read_at = |at: u64, buf: &mut [u8]| {
-        let at = at as usize;
-        let from = bytes.get(at..at + buf.len());
-        buf.copy_from_slice(from.ok_or(std::io::ErrorKind::UnexpectedEof)?);
-        Ok(())
-    };
-    slot_is_sound(bytes.len() as u64, slot, read_at).unwrap_or(false)
+    bytes.len() >= HEADER_BYTES
+        && slot_is_sound(bytes.len() as u64, slot, |at, buf| read_in(bytes, at, buf))
+            .unwrap_or(false)
 }
 
 /// Sectors `offset..offset + count` of each chunk present.
@@ -279,39 +288,57 @@ fn layout_is_sound(bytes: &[u8]) -> bool {
     spans.windows(2).all(|w| w[0].0 + w[0].1 <= w[1].0)
 }
 
-/// A chunk's NBT from a region, including one vanilla keeps in its own `c.X.Z.mcc` file
-/// because it outgrew the region's 1 MiB limit (flagged by the compression byte's high bit).
-fn read_chunk<S: std::io::Read + Seek>(
-    region: &mut Region<S>,
+/// A chunk's NBT from region file `region` read through `read_at`, its slot found sound; one
+/// vanilla keeps in its own `c.X.Z.mcc` file because it outgrew the region's 1 MiB limit
+/// (flagged by the compression byte's high bit) is read from there. Either inflates no
+/// further than [`CHUNK_CAP`]; an error names the file.
+fn read_chunk(
+    mut read_at: impl FnMut(u64, &mut [u8]) -> std::io::Result<()>,
     dir: &Path,
+    region: RegionPos,
     pos: ChunkPos,
 ) -> anyhow::Result<Option<Compound>> {
-    let (_, (x, z)) = region_of(pos);
-    match region.read_chunk(x, z) {
-        Ok(Some(bytes)) => Ok(Some(nbt(&bytes)?)),
-        Ok(None) => Ok(None),
-        Err(fastanvil::Error::UnknownCompression(scheme)) if scheme & 0x80 != 0 => {
-            let path = dir.join(format!("c.{}.{}.mcc", pos.x, pos.z));
-            let data = fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
-            let mut bytes = Vec::new();
-            match scheme & 0x7f {
-                1 => std::io::Read::read_to_end(
-                    &mut flate2::read::GzDecoder::new(&data[..]),
-                    &mut bytes,
-                )?,
-                2 => std::io::Read::read_to_end(
-                    &mut flate2::read::ZlibDecoder::new(&data[..]),
-                    &mut bytes,
-                )?,
-                3 => {
-                    bytes = data;
-                    bytes.len()
-                }
-                other => anyhow::bail!("unknown compression {other} of {}", path.display()),
-            };
-            Ok(Some(nbt(&bytes)?))
-        }
-        Err(e) => Err(anyhow::anyhow!("{e}")),
+    let mut entry = [0; 4];
+    read_at(slot(pos) as u64 * 4, &mut entry)?;
+    let offset = u64::from(u32::from_be_bytes([0, entry[0], entry[1], entry[2]]));
+    if offset == 0 && entry[3] == 0 {
+        return Ok(None);
+    }
+    let mut head = [0; 5];
+    read_at(offset * SECTOR_BYTES as u64, &mut head)?;
+    let length = u32::from_be_bytes([head[0], head[1], head[2], head[3]]) as usize;
+    let scheme = head[4];
+    let bytes = if scheme & 0x80 != 0 {
+        let path = dir.join(format!("c.{}.{}.mcc", pos.x, pos.z));
+        let file = File::open(&path).with_context(|| format!("reading {}", path.display()))?;
+        inflate(scheme & 0x7f, file).with_context(|| path.display().to_string())?
+    } else {
+        // The slot's soundness bounds the length by its sectors: at most 1 MiB.
+        let mut data = vec![0; length.saturating_sub(1)];
+        read_at(offset * SECTOR_BYTES as u64 + 5, &mut data)?;
+        inflate(scheme, &data[..]).with_context(|| format!("r.{}.{}.mca", region.0, region.1))?
+    };
+    Ok(Some(nbt(&bytes)?))
+}
+
+/// [`read_chunk`] for a region file in memory.
+fn read_chunk_in(
+    bytes: &[u8],
+    dir: &Path,
+    region: RegionPos,
+    pos: ChunkPos,
+) -> anyhow::Result<Option<Compound>> {
+    read_chunk(|at, buf| read_in(bytes, at, buf), dir, region, pos)
+}
+
+/// A chunk's bytes as its compression byte says: gzip (1), zlib (2) or none (3), as 1.20.1
+/// writes them (LZ4, 4, came with 1.20.5), at most [`CHUNK_CAP`] of them.
+fn inflate(scheme: u8, data: impl Read) -> anyhow::Result<Vec<u8>> {
+    match scheme {
+        1 => crate::files::read_capped(flate2::read::GzDecoder::new(data), CHUNK_CAP),
+        2 => crate::files::read_capped(flate2::read::ZlibDecoder::new(data), CHUNK_CAP),
+        3 => crate::files::read_capped(data, CHUNK_CAP),
+        other => anyhow::bail!("unknown compression {other}"),
     }
 }
 
@@ -614,5 +641,65 @@ mod tests {
             tag(&folder.read(ChunkPos::new(1, 1)).unwrap().unwrap()),
             Some(5)
         );
+    }
+
+    /// A region holding one chunk at slot 0, compressed as `scheme` says, `data` after it.
+    fn one_chunk_region(scheme: u8, data: &[u8]) -> Vec<u8> {
+        let sectors = (5 + data.len()).div_ceil(SECTOR_BYTES);
+        let mut bytes = vec![0; HEADER_BYTES + sectors * SECTOR_BYTES];
+        bytes[..4].copy_from_slice(&[0, 0, 2, sectors as u8]);
+        let length = (data.len() + 1) as u32;
+        bytes[HEADER_BYTES..HEADER_BYTES + 4].copy_from_slice(&length.to_be_bytes());
+        bytes[HEADER_BYTES + 4] = scheme;
+        bytes[HEADER_BYTES + 5..HEADER_BYTES + 5 + data.len()].copy_from_slice(data);
+        bytes
+    }
+
+    /// Zeros past the cap, zlib-compressed: some 65 KB that would inflate to 64 MiB and more.
+    fn bomb() -> Vec<u8> {
+        use std::io::Write;
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+        let block = vec![0u8; 1 << 20];
+        for _ in 0..=CHUNK_CAP >> 20 {
+            z.write_all(&block).unwrap();
+        }
+        z.finish().unwrap()
+    }
+
+    #[test]
+    fn a_chunk_that_inflates_past_the_cap_is_refused_naming_its_file() {
+        let dir = crate::scratch::ScratchDir::new("region-bomb");
+        let bomb = bomb();
+        assert!(bomb.len() < 255 * SECTOR_BYTES, "fits a region chunk");
+        fs::write(dir.join("r.0.0.mca"), one_chunk_region(2, &bomb)).unwrap();
+        let mut folder = RegionFolder::new(&dir);
+        let err = folder.read(ChunkPos::new(0, 0)).unwrap_err();
+        assert_eq!(
+            format!("{err:#}"),
+            "r.0.0.mca: it inflates past the 64 MiB cap"
+        );
+        // The same in its own file, as vanilla keeps a chunk past 1 MiB compressed.
+        fs::write(dir.join("r.0.0.mca"), one_chunk_region(0x82, &[])).unwrap();
+        fs::write(dir.join("c.0.0.mcc"), &bomb).unwrap();
+        let err = RegionFolder::new(&dir)
+            .read(ChunkPos::new(0, 0))
+            .unwrap_err();
+        let path = dir.join("c.0.0.mcc");
+        assert_eq!(
+            format!("{err:#}"),
+            format!("{}: it inflates past the 64 MiB cap", path.display())
+        );
+        // Within the cap it reads.
+        let mut nbt = Vec::new();
+        chunk(7).to_binary(&mut nbt, "").unwrap();
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut z, &nbt).unwrap();
+        fs::write(
+            dir.join("r.0.0.mca"),
+            one_chunk_region(2, &z.finish().unwrap()),
+        )
+        .unwrap();
+        let read = RegionFolder::new(&dir).read(ChunkPos::new(0, 0)).unwrap();
+        assert_eq!(read.as_ref().and_then(tag), Some(7));
     }
 }
