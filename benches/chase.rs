@@ -15,8 +15,9 @@ use rand::{Rng, RngCore};
 use rand_pcg::Pcg32;
 use std::time::{Duration, Instant};
 
+use horde::common::body::Dead;
 use horde::config::Config;
-use horde::player::{Dead, Health};
+use horde::player::Health;
 use horde::world::{
     standable_top, ChunkLifecycle, LayerVoxels, Nav, NavVoxels, Overworld, WorldSpawn,
 };

@@ -1,4 +1,4 @@
-// Writes src/building/data.rs: the 1.20.1 block facts digging needs (hardness, which tools
+// Writes src/blocks/data.rs: the 1.20.1 block facts digging needs (hardness, which tools
 // dig a block fast and which harvest it, what it drops), from minecraft-data, the data the
 // mineflayer test clients dig by. Its block and item ids are Valence's raw ids.
 //   node scripts/gen-block-data.js   (after scripts/test.sh has installed the node modules)
@@ -64,5 +64,5 @@ pub(super) static DROP: [u16; ${blocks.length}] = [
 ${rows(blocks.map((b) => (b.drops && b.drops.length ? b.drops[0] : 65535)), 16)}
 ];
 `
-fs.writeFileSync(path.join(__dirname, '..', 'src', 'building', 'data.rs'), text)
-console.log(`wrote src/building/data.rs: ${blocks.length} blocks, ${materials.length} materials, ${harvestSets.length} harvest sets`)
+fs.writeFileSync(path.join(__dirname, '..', 'src', 'blocks', 'data.rs'), text)
+console.log(`wrote src/blocks/data.rs: ${blocks.length} blocks, ${materials.length} materials, ${harvestSets.length} harvest sets`)

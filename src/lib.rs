@@ -4,8 +4,10 @@
 //! together into the server.
 
 pub mod access;
+pub mod blocks;
 pub mod building;
 pub mod combat;
+pub mod common;
 pub mod config;
 pub mod console;
 pub mod daylight;
@@ -23,6 +25,7 @@ pub mod pack;
 pub mod player;
 pub mod random;
 pub mod save;
+pub mod schedule;
 #[cfg(test)]
 mod scratch;
 pub mod service;
@@ -48,32 +51,6 @@ use valence::prelude::*;
 use valence::ServerSettings;
 
 use config::{Config, ConnectionModeSetting};
-
-/// The phases of horde's tick in `Update`, in this order. Every system of ours runs in one,
-/// so that where it stands in the tick is written down, as Valence's crates order theirs.
-#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum TickSet {
-    /// Console and RCON commands, with the whole world at hand.
-    Commands,
-    /// Plugins rebuild what they derived from a configuration a `reload` changed.
-    Config,
-    /// The world: the clock, chunks arriving and leaving (and which are entity-ticking), the
-    /// spawn point.
-    World,
-    /// Players join, take the damage of the last tick, die and respawn.
-    Players,
-    /// Zombies: restored from the save, spawned, the sun's effects, then the chase in
-    /// [`zombie::chase::ZombieSet`]'s order, with packs between classifying and moving.
-    Zombies,
-    /// Hunts count the tick's kills and send their waves.
-    Hunts,
-}
-
-/// horde's work in `PostUpdate` that Valence's layers read (the chunks players need, zombies
-/// filed into their layers): before Valence writes the layers, and apart from the passes
-/// `metrics` times as Valence's own.
-#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct BeforeLayersSet;
 
 /// What to serve and how.
 pub struct Launch {
@@ -225,22 +202,6 @@ pub fn build_base(launch: Launch) -> anyhow::Result<App> {
     app.insert_resource(config)
         .insert_resource(config::ConfigPath(config_path))
         .insert_resource(access)
-        .configure_sets(
-            Update,
-            (
-                TickSet::Commands,
-                TickSet::Config,
-                TickSet::World,
-                TickSet::Players,
-                TickSet::Zombies,
-                TickSet::Hunts,
-            )
-                .chain(),
-        )
-        .configure_set(
-            PostUpdate,
-            BeforeLayersSet.before(valence::layer::UpdateLayersPreClientSet),
-        )
         // Systems run one after another: nearly all of ours touch the zombies, so they could
         // hardly run side by side, and handing each system to a thread pool costs a wake-up
         // a system. On two cores under load, Valence's pool threads waited about as long to be
@@ -249,6 +210,7 @@ pub fn build_base(launch: Launch) -> anyhow::Result<App> {
         .edit_schedule(Update, one_by_one)
         .edit_schedule(PostUpdate, one_by_one)
         .add_plugins(plugins)
+        .add_plugins(schedule::SchedulePlugin)
         .add_plugins((
             config::ConfigPlugin,
             metrics::MetricsPlugin,

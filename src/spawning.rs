@@ -8,11 +8,11 @@ use rand::Rng;
 use rand_pcg::Pcg32;
 use valence::prelude::*;
 
+use crate::common::body::{huntable, Dead};
 use crate::config::Config;
 use crate::daylight::SkyMap;
 use crate::noise::{Curiosity, CuriosityRules, Curious, HordeCall};
 use crate::pack::Packs;
-use crate::player::{huntable, Dead};
 use crate::time::WorldClock;
 use crate::weather::Weather;
 use crate::world::{standable_top, Overworld};
@@ -26,8 +26,8 @@ impl Plugin for SpawningPlugin {
         app.add_systems(
             Update,
             (spawn_in_the_dark, answer_calls)
-                .in_set(crate::TickSet::Zombies)
-                .before(crate::zombie::ZombieSet::Classify),
+                .in_set(crate::schedule::TickSet::Zombies)
+                .before(crate::schedule::ZombieSet::Classify),
         );
     }
 }

@@ -19,7 +19,7 @@ impl Plugin for TimePlugin {
             Update,
             (advance_clock, send_clock)
                 .chain()
-                .in_set(crate::TickSet::World),
+                .in_set(crate::schedule::TickSet::World),
         );
     }
 }

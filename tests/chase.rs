@@ -623,7 +623,9 @@ fn a_crowd_round_a_player_is_tiered_by_rank_and_its_back_rows_sent_less_often() 
     for _ in 0..TICKS {
         for &z in &row {
             let mut body = h.app.world.get_mut::<Body>(z).unwrap();
-            body.at = body.at.map(|at| at + DVec3::new(0.0, 0.0, 0.02));
+            if let Some(at) = body.at() {
+                body.place(at + DVec3::new(0.0, 0.0, 0.02));
+            }
         }
         h.app.update();
         for frame in h.helper.collect_received().0 {
@@ -721,7 +723,7 @@ fn a_walker_far_from_players_goes_round_a_wall_by_turning_aside_without_a_search
     let mut arrived = false;
     for _ in 0..600 {
         h.app.update();
-        let at = h.app.world.get::<Body>(zombie).unwrap().at.unwrap();
+        let at = h.app.world.get::<Body>(zombie).unwrap().at().unwrap();
         if at.x > errand.x - 1.5 {
             arrived = true;
             break;
@@ -762,7 +764,7 @@ fn a_walker_boxed_in_rests_instead_of_planning_every_step_it_cannot_take() {
         // A plan that finds it stuck jumps on the spot: where its body really is, not the
         // position clients were last sent, stays in the shaft's column below the rim.
         let sent = h.app.world.get::<Position>(zombie).unwrap().0;
-        let at = h.app.world.get::<Body>(zombie).unwrap().at.unwrap_or(sent);
+        let at = h.app.world.get::<Body>(zombie).unwrap().feet(sent);
         let block = BlockPos::from_pos(at);
         assert!(
             (block.x, block.z) == (o.x, o.z) && block.y < o.y + 3,
@@ -790,7 +792,7 @@ fn a_zombie_at_rest_falls_when_the_ground_under_it_is_dug_away_near_a_player_or_
         // Its first stroll, then the rest after it: standing, with nowhere to go.
         let resting = |h: &Harness| {
             let body = h.app.world.get::<Body>(zombie).unwrap();
-            body.on_ground && h.app.world.get::<Destination>(zombie).unwrap().to.is_none()
+            body.on_ground() && h.app.world.get::<Destination>(zombie).unwrap().to.is_none()
         };
         let mut still = 0;
         for _ in 0..400 {

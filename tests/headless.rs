@@ -4,7 +4,8 @@
 
 mod support;
 
-use horde::player::{DamageCause, DamagePlayer, Health};
+use horde::common::events::{DamageCause, DamagePlayer};
+use horde::player::Health;
 use horde::time::WorldClock;
 use horde::world::{
     ChunkLifecycle, LayerVoxels, Nav, NavVoxels, Voxels, WorldSpawn, SPAWN_CHUNK_RADIUS,

@@ -5,10 +5,11 @@
 
 mod support;
 
+use horde::common::body::Dying;
 use horde::config::{Config, HuntPreset};
 use horde::hunt::HuntZombie;
 use horde::world::{standable_top, Overworld};
-use horde::zombie::{Arena, Dying, Target, Vitality};
+use horde::zombie::{Arena, Target, Vitality};
 use support::headless::{harness_with, Harness};
 use valence::prelude::*;
 use valence::protocol::packets::play::BossBarS2c;

@@ -4,8 +4,10 @@
 
 mod support;
 
-use horde::items::{DropItem, GroundItem, ItemRecord};
-use horde::player::Dead;
+use horde::common::body::Dead;
+use horde::common::events::DropItem;
+use horde::common::stacks::ItemRecord;
+use horde::items::GroundItem;
 use support::headless::{harness, harness_in, Harness};
 use valence::entity::item::Stack;
 use valence::inventory::DropItemStackEvent;

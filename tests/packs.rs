@@ -6,10 +6,11 @@ mod support;
 
 use std::collections::HashSet;
 
+use horde::common::body::Dying;
 use horde::config::Config;
 use horde::pack::{PackBrain, PackState, Packs};
 use horde::world::{standable_top, Overworld};
-use horde::zombie::{Dying, Zombie};
+use horde::zombie::Zombie;
 use support::headless::{harness_with, Harness};
 use valence::prelude::*;
 

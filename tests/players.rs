@@ -3,7 +3,8 @@
 
 mod support;
 
-use horde::player::{Dead, Health, MAX_HEALTH};
+use horde::common::body::Dead;
+use horde::player::{Health, MAX_HEALTH};
 use support::headless::harness;
 use valence::prelude::*;
 use valence::status::RequestRespawnEvent;

@@ -214,9 +214,10 @@ fn count_rebuilds(rules: Res<horde::zombie::ChaseRules>, mut rebuilt: ResMut<Reb
 fn a_reload_rebuilds_the_chase_rules_only_when_their_keys_change() {
     let config = quiet_config();
     let mut h = reloadable(config.clone());
-    h.app
-        .insert_resource(Rebuilt::default())
-        .add_systems(Update, count_rebuilds.after(horde::TickSet::Config));
+    h.app.insert_resource(Rebuilt::default()).add_systems(
+        Update,
+        count_rebuilds.after(horde::schedule::TickSet::Config),
+    );
     h.app.update();
     h.app.world.resource_mut::<Rebuilt>().0 = 0;
     let mut edited = config.clone();

@@ -3,9 +3,11 @@
 
 mod support;
 
+use horde::common::body::Dead;
+use horde::common::events::{DamageCause, DamagePlayer};
 use horde::config::Config;
 use horde::player::hunger::Food;
-use horde::player::{DamageCause, DamagePlayer, Dead, Health};
+use horde::player::Health;
 use support::headless::{harness_with, Harness};
 use valence::entity::entity::{Air, Flags};
 use valence::movement::MovementEvent;

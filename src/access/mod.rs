@@ -45,8 +45,8 @@ impl Plugin for AccessPlugin {
         app.add_systems(
             Update,
             (
-                follow_reloads.in_set(crate::TickSet::Config),
-                (mark_operators, disconnect_kicked).in_set(crate::TickSet::Players),
+                follow_reloads.in_set(crate::schedule::TickSet::Config),
+                (mark_operators, disconnect_kicked).in_set(crate::schedule::TickSet::Players),
             ),
         );
     }

@@ -5,10 +5,9 @@
 //! sky map see it the tick it happens. A refused action sends the player the true blocks
 //! (Valence acknowledges the action's sequence), so no client keeps a block the server lacks.
 //!
-//! The rules are in `rules`; `data` holds the block facts they need, generated from
-//! minecraft-data.
+//! The rules are in `rules`; the block facts they need (hardness, tools, drops) are
+//! [`crate::blocks`]'.
 
-mod data;
 pub mod rules;
 
 use bevy_ecs::query::Has;
@@ -21,26 +20,33 @@ use valence::protocol::packets::play::BlockUpdateS2c;
 use valence::protocol::{Direction, Hand, VarInt, WritePacket};
 
 use crate::access::{Kicked, Operator};
+use crate::blocks::{breakable, dig_progress, drop};
+use crate::common::body::Dead;
+use crate::common::events::DropItem;
+use crate::common::events::{Noise, NoiseKind};
+use crate::common::stacks::ItemRecord;
 use crate::config::Config;
 use crate::items::rules::{popped, DIG_PICKUP_DELAY};
-use crate::items::{DropItem, ItemRecord};
-use crate::noise::{Noise, NoiseKind};
-use crate::player::{Dead, OFF_HAND};
+use crate::player::OFF_HAND;
 use crate::random::{generator, mix};
 use crate::world::door::{is_door, other_half};
 use crate::world::sound::{block_sounds, door_sound, level_event, play_except, BLOCK_BROKEN};
+use crate::world::spawn_protected;
 use crate::world::{BlocksChanged, Overworld, WorldSpawn, HEIGHT, MIN_Y};
 use crate::zombie::body::{BODY_HEIGHT, HALF_WIDTH};
 use crate::zombie::Zombie;
-use rules::{
-    breakable, dig_done, dig_progress, drop, eyes, in_reach, placed_state, spawn_protected,
-};
+use rules::{dig_done, eyes, in_reach, placed_state};
 
 pub struct BuildingPlugin;
 
 impl Plugin for BuildingPlugin {
     fn build(&self, app: &mut App) {
-        app.add_systems(Update, (dig, place).chain().in_set(crate::TickSet::Players));
+        app.add_systems(
+            Update,
+            (dig, place)
+                .chain()
+                .in_set(crate::schedule::TickSet::Players),
+        );
     }
 }
 

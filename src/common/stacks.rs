@@ -1,11 +1,19 @@
-//! One item on the ground as a record, for drops and saves alike, written as vanilla 1.20.1
-//! writes an `ItemEntity` (`minecraft:item` with `Item`, `Age`, `PickupDelay`), so that the
-//! same compound serves horde's own file and the world's `entities/` regions.
+//! Item stacks as vanilla makes, stores and saves them, and one item on the ground as a record,
+//! for drops and saves alike, written as vanilla 1.20.1 writes an `ItemEntity`
+//! (`minecraft:item` with `Item`, `Age`, `PickupDelay`), so that the same compound serves
+//! horde's own file and the world's `entities/` regions.
 
 use valence::nbt::{Compound, List, Value};
 use valence::prelude::*;
 
-use super::rules::LIFETIME;
+use super::entity::{entity_header, pos_and_motion};
+
+/// Ticks an item lies before it despawns (`ItemEntity.LIFETIME`).
+pub const LIFETIME: u32 = 6000;
+
+/// Player inventory slots: the hotbar, then the rest, as vanilla fills them.
+const HOTBAR: std::ops::Range<u16> = 36..45;
+const MAIN: std::ops::Range<u16> = 9..36;
 
 /// An item on the ground.
 #[derive(Debug, Clone, PartialEq)]
@@ -23,18 +31,7 @@ pub struct ItemRecord {
 impl ItemRecord {
     /// Vanilla's compound, with `tag` marking it as one of horde's.
     pub fn to_nbt(&self, uuid: [i32; 4], tag: &str) -> Compound {
-        let mut e = Compound::new();
-        e.insert("id", "minecraft:item");
-        e.insert(
-            "Pos",
-            List::Double(vec![self.pos.x, self.pos.y, self.pos.z]),
-        );
-        e.insert(
-            "Motion",
-            List::Double(vec![self.velocity.x, self.velocity.y, self.velocity.z]),
-        );
-        e.insert("Rotation", List::Float(vec![0.0, 0.0]));
-        e.insert("UUID", Value::IntArray(uuid.to_vec()));
+        let mut e = entity_header("minecraft:item", self.pos, self.velocity, [0.0; 2], uuid);
         e.insert("FallDistance", 0.0f32);
         e.insert("Fire", -1i16);
         e.insert("Air", 300i16);
@@ -70,20 +67,6 @@ impl ItemRecord {
             pickup_delay: short("PickupDelay"),
         })
     }
-}
-
-/// A saved entity's `Pos` (three finite numbers, or it is refused) and `Motion` (none if
-/// missing, at most 10 blocks a tick).
-pub fn pos_and_motion(e: &Compound) -> Result<(DVec3, DVec3), String> {
-    let three = |key| match e.get(key) {
-        Some(Value::List(List::Double(v))) if v.len() == 3 && v.iter().all(|v| v.is_finite()) => {
-            Some(DVec3::new(v[0], v[1], v[2]))
-        }
-        _ => None,
-    };
-    let pos = three("Pos").ok_or("Pos missing or not three numbers")?;
-    let motion = three("Motion").map_or(DVec3::ZERO, |m| m.clamp_length_max(10.0));
-    Ok((pos, motion))
 }
 
 /// A stack as vanilla saves one anywhere (`ItemStack.save`): `id`, `Count` and its `tag`.
@@ -128,6 +111,38 @@ pub fn new_stack(kind: ItemKind, count: u8, tag: Option<Compound>) -> ItemStack 
         }
     }
     stack
+}
+
+/// Puts `stack` into a player's inventory as vanilla's `Inventory.add` does: onto stacks of
+/// the same item with room, then into free slots, the hotbar first. Returns what did not fit.
+pub fn insert(inventory: &mut Inventory, stack: &ItemStack) -> u8 {
+    let max = stack.item.max_stack().max(1);
+    let mut left = stack.count();
+    for slot in HOTBAR.chain(MAIN) {
+        if left == 0 {
+            return 0;
+        }
+        let Some(here) = inventory.slot(slot) else {
+            continue;
+        };
+        if here.item == stack.item && here.nbt == stack.nbt && here.count() < max {
+            let moved = left.min(max - here.count());
+            let count = here.count() + moved;
+            inventory.set_slot_amount(slot, count);
+            left -= moved;
+        }
+    }
+    for slot in HOTBAR.chain(MAIN) {
+        if left == 0 {
+            return 0;
+        }
+        if inventory.slot(slot).is_none() {
+            let moved = left.min(max);
+            inventory.set_slot(slot, stack.clone().with_count(moved));
+            left -= moved;
+        }
+    }
+    left
 }
 
 #[cfg(test)]

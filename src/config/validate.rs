@@ -1,7 +1,7 @@
 //! Checks of every range and of the rules that tie keys together.
 
 use super::{Bound, Config, ConfigError, ConnectionModeSetting};
-use crate::world::block_kind;
+use crate::blocks::block_kind;
 
 impl Config {
     /// Checks every range and cross-key rule.
@@ -69,7 +69,7 @@ impl Config {
             });
             cube && shapes.next().is_none()
                 && state.block_entity_kind().is_none()
-                && !crate::zombie::siege::falls(k)
+                && !crate::blocks::falls(k)
         });
         if !whole {
             return Err(ConfigError(format!(

@@ -35,8 +35,10 @@ impl Plugin for ConsolePlugin {
         if self.stdin {
             read_stdin(inbox.sender());
         }
-        app.insert_resource(inbox)
-            .add_systems(Update, run_commands.in_set(crate::TickSet::Commands));
+        app.insert_resource(inbox).add_systems(
+            Update,
+            run_commands.in_set(crate::schedule::TickSet::Commands),
+        );
     }
 }
 
@@ -159,12 +161,18 @@ pub fn execute(world: &mut World, command: Command) -> String {
                 to[2].resolve(from.z),
             )
         }),
-        Command::Damage { player, amount } => {
-            player::commands::hurt(world, &player, amount, player::DamageCause::Command)
-        }
-        Command::Kill { player } => {
-            player::commands::hurt(world, &player, f32::INFINITY, player::DamageCause::Kill)
-        }
+        Command::Damage { player, amount } => player::commands::hurt(
+            world,
+            &player,
+            amount,
+            crate::common::events::DamageCause::Command,
+        ),
+        Command::Kill { player } => player::commands::hurt(
+            world,
+            &player,
+            f32::INFINITY,
+            crate::common::events::DamageCause::Kill,
+        ),
         Command::Summon { at, kind } => {
             let pos = from_spawn(world, at);
             if !crate::world::in_spawnable_bounds(pos) {

@@ -12,7 +12,9 @@ use valence::entity::{EntityId, EntityStatuses};
 use valence::log::info;
 use valence::prelude::*;
 
+use crate::common::body::Dying;
 use crate::config::Config;
+use crate::schedule::ZombieSet;
 use crate::time::WorldClock;
 use crate::weather::{biome_rains, Weather};
 use crate::world::chunks::ChunkDropped;
@@ -20,8 +22,7 @@ use crate::world::{BlocksChanged, LayerVoxels, Overworld, Voxels};
 use crate::zombie::attack::{hurt_effect, wound, Frames};
 use crate::zombie::body::EYE_HEIGHT;
 use crate::zombie::{
-    staggered, Arena, Burning, Dozing, Dying, Equipment, Pursuing, Shade, Vitality, Zombie,
-    ZombieSet, ZombieStruck,
+    staggered, Arena, Burning, Dozing, Equipment, Pursuing, Shade, Vitality, Zombie, ZombieStruck,
 };
 pub use rules::{sunlight, Exposure, Phase, Sunlight};
 pub use sky::SkyMap;
@@ -43,7 +44,7 @@ impl Plugin for DaylightPlugin {
                 day_sleep,
             )
                 .chain()
-                .in_set(crate::TickSet::Zombies)
+                .in_set(crate::schedule::TickSet::Zombies)
                 .before(ZombieSet::Classify),
         );
     }

@@ -14,11 +14,12 @@ use valence::protocol::packets::play::ExperienceBarUpdateS2c;
 use valence::protocol::sound::SoundCategory;
 use valence::protocol::{Sound, VarInt, WritePacket};
 
+use crate::common::body::Dying;
+use crate::common::body::{Dead, EYE_HEIGHT};
 use crate::config::Config;
-use crate::player::{Dead, EYE_HEIGHT};
 use crate::random::generator;
 use crate::world::{LayerVoxels, Overworld};
-use crate::zombie::{Dying, Equipment, Zombie};
+use crate::zombie::{Equipment, Zombie};
 pub use record::OrbRecord;
 pub use rules::Levels;
 use rules::{FOLLOW_RANGE, LIFETIME, ORB, SCAN_EVERY, TAKE_DELAY};
@@ -33,6 +34,10 @@ impl Plugin for ExperiencePlugin {
             .add_event::<PlaceOrb>()
             .add_systems(
                 Update,
+                bar_for_joining_players.in_set(crate::schedule::TickSet::Players),
+            )
+            .add_systems(
+                Update,
                 (
                     reward_zombie_kills,
                     drop_the_dead_players_experience,
@@ -41,7 +46,7 @@ impl Plugin for ExperiencePlugin {
                     collect_orbs,
                 )
                     .chain()
-                    .in_set(crate::TickSet::Hunts),
+                    .in_set(crate::schedule::TickSet::Hunts),
             )
             // After Valence's join and respawn packets, which reset the client's bar.
             .add_systems(
@@ -86,6 +91,16 @@ pub struct Orb {
 
 #[derive(Resource)]
 struct OrbRng(rand_pcg::Pcg32);
+
+/// A player who joins starts with an empty bar, and collects orbs; the save fills the bar
+/// later in the tick for a player it knows.
+fn bar_for_joining_players(mut commands: Commands, joined: Query<Entity, Added<Client>>) {
+    for player in &joined {
+        commands
+            .entity(player)
+            .insert((Experience::default(), Collector::default()));
+    }
+}
 
 /// A zombie a player killed gives its reward where it fell.
 fn reward_zombie_kills(

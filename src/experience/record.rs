@@ -6,7 +6,7 @@ use valence::nbt::{Compound, List, Value};
 use valence::prelude::*;
 
 use super::rules::LIFETIME;
-use crate::items::record::pos_and_motion;
+use crate::common::entity::{entity_header, pos_and_motion};
 
 /// An orb in the world.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -24,18 +24,7 @@ pub const ID: &str = "minecraft:experience_orb";
 impl OrbRecord {
     /// Vanilla's compound, with `tag` marking it as one of horde's.
     pub fn to_nbt(&self, uuid: [i32; 4], tag: &str) -> Compound {
-        let mut e = Compound::new();
-        e.insert("id", ID);
-        e.insert(
-            "Pos",
-            List::Double(vec![self.pos.x, self.pos.y, self.pos.z]),
-        );
-        e.insert(
-            "Motion",
-            List::Double(vec![self.velocity.x, self.velocity.y, self.velocity.z]),
-        );
-        e.insert("Rotation", List::Float(vec![0.0, 0.0]));
-        e.insert("UUID", Value::IntArray(uuid.to_vec()));
+        let mut e = entity_header(ID, self.pos, self.velocity, [0.0; 2], uuid);
         e.insert("OnGround", self.velocity.y == 0.0);
         e.insert("Tags", List::String(vec![tag.to_string()]));
         e.insert("Health", 5i16);

@@ -15,13 +15,14 @@ use valence::boss_bar::{
 use valence::log::info;
 use valence::prelude::*;
 
+use crate::common::body::huntable;
+use crate::common::body::Dying;
+use crate::common::events::PlayerKill;
 use crate::config::{Config, HuntPreset};
-use crate::player::huntable;
-use crate::player::PlayerKill;
 use crate::random::Stream;
 use crate::world::{ground_around, ground_at, Overworld, WorldSpawn};
 use crate::zombie::record::new_zombie;
-use crate::zombie::{Arena, Dying, ZombieKinds};
+use crate::zombie::{Arena, ZombieKinds};
 use rand::RngCore;
 use rules::{kill_goal, roulette, wave_size, wave_ticks, Progress};
 
@@ -52,7 +53,7 @@ impl Plugin for HuntPlugin {
                     export_hunt.run_if(crate::metrics::once_a_second),
                 )
                     .chain()
-                    .in_set(crate::TickSet::Hunts),
+                    .in_set(crate::schedule::TickSet::Hunts),
             );
     }
 }

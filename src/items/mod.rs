@@ -3,7 +3,6 @@
 //! like, is picked up on touch (with the pick-up animation and sound) and despawns after 6000
 //! ticks in a loaded chunk. Every drop comes through [`DropItem`]; the rules are in `rules`.
 
-pub mod record;
 pub mod rules;
 
 use rand::Rng;
@@ -15,12 +14,14 @@ use valence::prelude::*;
 use valence::protocol::packets::play::ItemPickupAnimationS2c;
 use valence::protocol::{VarInt, WritePacket};
 
+use crate::common::body::Dying;
+use crate::common::body::{Dead, EYE_HEIGHT};
+use crate::common::events::DropItem;
+use crate::common::stacks::{insert, ItemRecord};
 use crate::config::Config;
-use crate::player::{Dead, EYE_HEIGHT};
 use crate::random::generator;
 use crate::world::{LayerVoxels, Overworld, Voxels};
-use crate::zombie::{Dying, Equipment, Zombie};
-pub use record::{new_stack, ItemRecord};
+use crate::zombie::{Equipment, Zombie};
 use rules::{LIFETIME, THROWN_PICKUP_DELAY};
 
 pub struct ItemsPlugin;
@@ -42,14 +43,10 @@ impl Plugin for ItemsPlugin {
                     pick_up,
                 )
                     .chain()
-                    .in_set(crate::TickSet::Hunts),
+                    .in_set(crate::schedule::TickSet::Hunts),
             );
     }
 }
-
-/// Puts an item on the ground.
-#[derive(Event, Debug, Clone)]
-pub struct DropItem(pub ItemRecord);
 
 /// An item lying in the world; its stack is Valence's [`Stack`], shown to every client.
 #[derive(Component, Debug, Clone, Copy, PartialEq)]
@@ -66,10 +63,6 @@ struct ItemRng(rand_pcg::Pcg32);
 
 /// Vanilla's chance that a mob drops a piece it wears (`Mob.DEFAULT_EQUIPMENT_DROP_CHANCE`).
 pub const EQUIPMENT_DROP_CHANCE: f32 = 0.085;
-
-/// Player inventory slots: the hotbar, then the rest, as vanilla fills them.
-const HOTBAR: std::ops::Range<u16> = 36..45;
-const MAIN: std::ops::Range<u16> = 9..36;
 
 /// A stack thrown out of an inventory window or with `Q` lands in front of the player.
 fn throw_from_inventory(
@@ -356,36 +349,4 @@ pub fn show_pick_up(
     layer
         .view_except_writer(ChunkPos::from_pos(at), player)
         .write_packet(&animation(player_id.get()));
-}
-
-/// Puts `stack` into a player's inventory as vanilla's `Inventory.add` does: onto stacks of
-/// the same item with room, then into free slots, the hotbar first. Returns what did not fit.
-pub fn insert(inventory: &mut Inventory, stack: &ItemStack) -> u8 {
-    let max = stack.item.max_stack().max(1);
-    let mut left = stack.count();
-    for slot in HOTBAR.chain(MAIN) {
-        if left == 0 {
-            return 0;
-        }
-        let Some(here) = inventory.slot(slot) else {
-            continue;
-        };
-        if here.item == stack.item && here.nbt == stack.nbt && here.count() < max {
-            let moved = left.min(max - here.count());
-            let count = here.count() + moved;
-            inventory.set_slot_amount(slot, count);
-            left -= moved;
-        }
-    }
-    for slot in HOTBAR.chain(MAIN) {
-        if left == 0 {
-            return 0;
-        }
-        if inventory.slot(slot).is_none() {
-            let moved = left.min(max);
-            inventory.set_slot(slot, stack.clone().with_count(moved));
-            left -= moved;
-        }
-    }
-    left
 }

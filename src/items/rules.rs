@@ -26,8 +26,8 @@ pub const ITEM: Body = Body {
 };
 const HALF_WIDTH: f64 = ITEM.half_width;
 const HEIGHT: f64 = ITEM.height;
-/// Ticks an item lies before it despawns (`ItemEntity.LIFETIME`).
-pub const LIFETIME: u32 = 6000;
+
+pub use crate::common::stacks::LIFETIME;
 /// Ticks before anyone may pick up a dug block's drop, and a thrown or dead player's
 /// (`setDefaultPickUpDelay` and `Player.drop`).
 pub const DIG_PICKUP_DELAY: u32 = 10;

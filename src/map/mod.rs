@@ -66,7 +66,7 @@ impl Plugin for MapPlugin {
                 Update,
                 (pass_on_terrain, note_merges, publish)
                     .chain()
-                    .after(crate::TickSet::Hunts),
+                    .after(crate::schedule::TickSet::Hunts),
             );
     }
 }

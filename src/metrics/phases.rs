@@ -14,7 +14,7 @@ use valence::entity::{InitEntitiesSet, UpdateTrackedDataSet};
 use valence::layer::UpdateLayersPreClientSet;
 use valence::prelude::*;
 
-use crate::{BeforeLayersSet, TickSet};
+use crate::schedule::{BeforeLayersSet, TickSet};
 
 /// The phases, in the order they run, as the recording names them.
 pub const NAMES: [&str; 6] = ["world", "players", "zombies", "layers", "clients", "flush"];

@@ -28,19 +28,23 @@ use valence::log::info;
 use valence::movement::MovementEvent;
 use valence::prelude::*;
 
+use crate::common::body::Dead;
+use crate::common::body::Dying;
+use crate::common::events::{DamageCause, DamagePlayer};
+use crate::common::events::{Noise, NoiseKind};
 use crate::config::Config;
-use crate::player::{DamageCause, DamagePlayer, Dead};
 use crate::random::{generator, mix};
+use crate::schedule::ZombieSet;
 use crate::time::WorldClock;
 use crate::weather::Weather;
 use crate::world::{LayerVoxels, Overworld};
 use crate::zombie::chase::line_of_sight;
 use crate::zombie::{
-    body, staggered, Arena, Body, Dozing, Dying, Lod, Lure, Target, Zombie, ZombieSet, ZombieStruck,
+    body, staggered, Arena, Body, Dozing, Lod, Lure, Target, Zombie, ZombieStruck,
 };
 pub use heat::HeatMap;
 pub use lights::Lights;
-pub use rules::{Curiosity, CuriosityRules, NoiseKind, Voice};
+pub use rules::{Curiosity, CuriosityRules, Voice};
 
 pub struct NoisePlugin;
 
@@ -56,19 +60,9 @@ impl Plugin for NoisePlugin {
                 Update,
                 (players_make_noise, gather, lights::track, listen)
                     .chain()
-                    .in_set(ZombieSet::Decide)
-                    .after(crate::zombie::chase::choose_targets)
-                    .before(crate::zombie::chase::mark_pursuers),
+                    .in_set(ZombieSet::Sense),
             );
     }
-}
-
-/// Something loud happened at `at`. Sent by whoever made it (building, the doors zombies
-/// break, the console) or seen here (blows, deaths, players moving and hurt).
-#[derive(Event, Debug, Clone, Copy, PartialEq)]
-pub struct Noise {
-    pub at: DVec3,
-    pub kind: NoiseKind,
 }
 
 /// A chunk's heat passed `noise.summon_threshold` by night: the spawner sends `zombies` from
@@ -336,7 +330,7 @@ fn listen(
                 return;
             }
             let world = &LayerVoxels::new(layer);
-            let pos = body.at.unwrap_or(position.0);
+            let pos = body.feet(position.0);
             let eye = pos + DVec3::new(0.0, body::EYE_HEIGHT, 0.0);
             let chunk = ChunkPos::from_pos(pos);
             let mut best: Option<(DVec3, f32)> = None;

@@ -5,27 +5,9 @@
 use valence::math::DVec3;
 use valence::prelude::BlockPos;
 
+use crate::common::events::NoiseKind;
 use crate::config::NoiseConfig;
 use crate::world::{is_solid, Voxels};
-
-/// What made a noise. Each kind has its loudness and range in `[noise]`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum NoiseKind {
-    Dig,
-    Place,
-    Fight,
-    Death,
-    Door,
-    DoorBreak,
-    Sprint,
-    Jump,
-    Hurt,
-    /// An operator's `noise` command: its own range and loudness.
-    Made {
-        range: f32,
-        loudness: f32,
-    },
-}
 
 /// A noise's loudness and range in blocks through open air.
 #[derive(Debug, Clone, Copy, PartialEq)]

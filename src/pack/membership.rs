@@ -8,9 +8,10 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use valence::math::DVec2;
 use valence::prelude::*;
 
+use crate::common::body::Dying;
 use crate::config::{Config, ConfigChanged};
 use crate::world::chunks::EntityTicking;
-use crate::zombie::{Arena, Dying, March, Pursuing, Zombie};
+use crate::zombie::{Arena, March, Pursuing, Zombie};
 
 use super::rules::{
     centroid, considers_packs, forms_pack, pack_to_join, Candidate, Counters, Step,

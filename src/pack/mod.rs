@@ -27,8 +27,8 @@ use valence::math::DVec2;
 use valence::prelude::*;
 
 use crate::metrics::Label;
+use crate::schedule::ZombieSet;
 use crate::world::ChunkLifecycle;
-use crate::zombie::ZombieSet;
 
 pub use membership::PackBrain;
 pub use state::{CostWindow, Pack, PackRecord, PackState, PackStats, PackSummary, Packs};
@@ -64,7 +64,7 @@ impl Plugin for PackPlugin {
             Update,
             export_packs
                 .after(state::stop_clock)
-                .in_set(crate::TickSet::Zombies)
+                .in_set(crate::schedule::TickSet::Zombies)
                 .run_if(crate::metrics::once_a_second),
         );
         app.insert_resource(Packs::default())
@@ -79,9 +79,7 @@ impl Plugin for PackPlugin {
                     state::stop_clock,
                 )
                     .chain()
-                    .in_set(crate::TickSet::Zombies)
-                    .after(ZombieSet::Classify)
-                    .before(ZombieSet::Decide),
+                    .in_set(ZombieSet::Lead),
             );
     }
 }

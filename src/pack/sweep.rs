@@ -6,13 +6,14 @@ use bevy_ecs::query::Has;
 use valence::log::{info, warn};
 use valence::prelude::*;
 
+use crate::common::body::Dying;
 use crate::config::{Config, ConfigChanged};
 use crate::time::WorldClock;
 use crate::weather::Weather;
 use crate::world::chunks::EntityTicking;
 use crate::world::Overworld;
 use crate::zombie::{
-    Burning, Dying, Equipment, March, Pursuing, Vitality, Zombie, ZombieKinds, ZombieRecord,
+    Burning, Equipment, March, Pursuing, Vitality, Zombie, ZombieKinds, ZombieRecord,
 };
 
 use super::merge::merge_packs;

@@ -4,9 +4,11 @@
 use valence::prelude::*;
 
 use super::effects::{self, Active, Effect, Effects};
-use super::{DamageCause, DamagePlayer, Health, Kills};
+use super::{Health, Kills};
+use crate::common::events::DropItem;
+use crate::common::events::{DamageCause, DamagePlayer};
+use crate::common::stacks::{insert, new_stack, ItemRecord};
 use crate::config::Config;
-use crate::items::{insert, new_stack, DropItem, ItemRecord};
 
 /// `list`: who is online and how many zombies each has slain.
 pub fn list(world: &mut World) -> String {

@@ -15,126 +15,12 @@ use valence::protocol::{VarInt, WritePacket};
 
 use super::armour;
 use super::hunger::Exhaust;
-use super::{Dead, Health, SpawnProtection};
+use super::{Health, SpawnProtection};
 use crate::combat::HurtFrames;
+use crate::common::body::Dead;
+use crate::common::events::{DamageCause, DamagePlayer};
 use crate::config::{Config, Difficulty};
 use crate::world::Overworld;
-
-/// Hurts a player; death follows at zero health.
-#[derive(Event, Debug, Clone, Copy)]
-pub struct DamagePlayer {
-    pub player: Entity,
-    pub amount: f32,
-    pub cause: DamageCause,
-}
-
-/// Why a player is hurt: vanilla's damage types that horde deals.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum DamageCause {
-    /// Fell below the world.
-    Void,
-    /// An operator's `damage` command (vanilla's `generic`).
-    Command,
-    /// An operator's `kill` (vanilla's `generic_kill`).
-    Kill,
-    /// Struck by a zombie (its raw entity id).
-    Mob(i32),
-    /// Hit the ground; the distance fallen, in blocks.
-    Fall(f32),
-    Drown,
-    Lava,
-    /// Stood in a fire block.
-    InFire,
-    /// Burning.
-    OnFire,
-    /// The head in a solid block.
-    InWall,
-    Starve,
-}
-
-impl DamageCause {
-    /// Index in the 1.20.1 `damage_type` registry, which picks the client's effect and sound.
-    pub fn type_id(self) -> i32 {
-        match self {
-            DamageCause::Void => 29,
-            DamageCause::Command => 16,
-            DamageCause::Kill => 17,
-            DamageCause::Mob(_) => 25,
-            DamageCause::Fall(_) => 8,
-            DamageCause::Drown => 5,
-            DamageCause::Lava => 22,
-            DamageCause::InFire => 19,
-            DamageCause::OnFire => 28,
-            DamageCause::InWall => 20,
-            DamageCause::Starve => 35,
-        }
-    }
-
-    /// Whether armour leaves it whole (vanilla's `#minecraft:bypasses_armor` tag).
-    pub fn bypasses_armour(self) -> bool {
-        !matches!(
-            self,
-            DamageCause::Mob(_) | DamageCause::Lava | DamageCause::InFire
-        )
-    }
-
-    /// The exhaustion a blow of this type costs (each damage type's `exhaustion`).
-    fn exhaustion(self) -> f32 {
-        match self {
-            DamageCause::Mob(_) | DamageCause::Lava | DamageCause::InFire => 0.1,
-            _ => 0.0,
-        }
-    }
-
-    /// Whether the invulnerability frames of the last blow do not hold it off (operators'
-    /// commands, so that `damage` deals what it says).
-    fn ignores_frames(self) -> bool {
-        matches!(self, DamageCause::Command | DamageCause::Kill)
-    }
-
-    /// Vanilla's death message (`death.attack.*`, `death.fell.*`), with `.player` when a
-    /// zombie hurt the player lately (`escaping`).
-    pub fn death_message(self, name: &str, escaping: bool) -> String {
-        let fleeing = |plain: &str, whilst: &str| {
-            if escaping {
-                format!("{name} {whilst} Zombie")
-            } else {
-                format!("{name} {plain}")
-            }
-        };
-        match self {
-            DamageCause::Void => fleeing(
-                "fell out of the world",
-                "didn't want to live in the same world as",
-            ),
-            DamageCause::Command => format!("{name} died"),
-            DamageCause::Kill => format!("{name} was killed"),
-            DamageCause::Mob(_) => format!("{name} was slain by Zombie"),
-            // A fall of more than 5 blocks is "significant" (`CombatTracker`).
-            DamageCause::Fall(d) if d > 5.0 => match escaping {
-                true => format!("{name} was doomed to fall by Zombie"),
-                false => format!("{name} fell from a high place"),
-            },
-            DamageCause::Fall(_) => fleeing(
-                "hit the ground too hard",
-                "hit the ground too hard whilst trying to escape",
-            ),
-            DamageCause::Drown => fleeing("drowned", "drowned whilst trying to escape"),
-            DamageCause::Lava => {
-                fleeing("tried to swim in lava", "tried to swim in lava to escape")
-            }
-            DamageCause::InFire => fleeing("went up in flames", "walked into fire whilst fighting"),
-            DamageCause::OnFire => {
-                fleeing("burned to death", "was burnt to a crisp whilst fighting")
-            }
-            DamageCause::InWall => fleeing(
-                "suffocated in a wall",
-                "suffocated in a wall whilst fighting",
-            ),
-            DamageCause::Starve => fleeing("starved to death", "starved to death whilst fighting"),
-        }
-    }
-}
 
 /// A mob's blow as the difficulty scales it against a player (`DamageSource.scalesWithDifficulty`:
 /// Easy `min(d / 2 + 1, d)`, Normal `d`, Hard `1.5 d`).

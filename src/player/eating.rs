@@ -15,7 +15,8 @@ use valence::protocol::sound::SoundCategory;
 use valence::protocol::{Hand, Sound, WritePacket};
 
 use super::hunger::{food_of, rotten_flesh_hungers, Food, MAX_FOOD, ROTTEN_FLESH_HUNGER};
-use super::{Dead, OFF_HAND};
+use super::OFF_HAND;
+use crate::common::body::{Dead, EYE_HEIGHT};
 use crate::random::{generator, mix};
 use crate::world::Overworld;
 
@@ -108,7 +109,7 @@ pub(super) fn eat(
             continue;
         }
         let mut rng = generator(mix(now ^ player.to_bits()));
-        let mouth = pos.0 + DVec3::new(0.0, super::EYE_HEIGHT, 0.0);
+        let mouth = pos.0 + DVec3::new(0.0, EYE_HEIGHT, 0.0);
         let left = eating.done.saturating_sub(now) as u32;
         if left > 0 {
             if left <= CHEW_FROM && left.is_multiple_of(4) {

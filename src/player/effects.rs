@@ -9,7 +9,7 @@ use valence::protocol::packets::play::entity_status_effect_s2c::Flags;
 use valence::protocol::packets::play::{EntityStatusEffectS2c, RemoveEntityStatusEffectS2c};
 use valence::protocol::{VarInt, WritePacket};
 
-use super::Dead;
+use crate::common::body::Dead;
 
 /// The effects horde models.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

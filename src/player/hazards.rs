@@ -9,9 +9,10 @@ use valence::entity::entity::{Air, Flags};
 use valence::movement::MovementEvent;
 use valence::prelude::*;
 
-use super::damage::{DamageCause, DamagePlayer};
 use super::effects::{Effect, Effects};
-use super::{AwaitingSpawn, Dead, Health, EYE_HEIGHT};
+use super::{AwaitingSpawn, Health};
+use crate::common::body::{Dead, EYE_HEIGHT};
+use crate::common::events::{DamageCause, DamagePlayer};
 use crate::config::Config;
 use crate::weather::Weather;
 use crate::world::{climbable, is_solid, LayerVoxels, Overworld, Voxels, MIN_Y};

@@ -11,8 +11,9 @@ use valence::entity::entity::Flags;
 use valence::movement::MovementEvent;
 use valence::prelude::*;
 
-use super::damage::{DamageCause, DamagePlayer};
-use super::{Dead, Health, MAX_HEALTH};
+use super::{Health, MAX_HEALTH};
+use crate::common::body::Dead;
+use crate::common::events::{DamageCause, DamagePlayer};
 use crate::config::{Config, Difficulty};
 use crate::world::{LayerVoxels, Overworld, Voxels};
 

@@ -17,6 +17,8 @@ use valence::protocol::packets::play::HealthUpdateS2c;
 use valence::protocol::{VarInt, WritePacket};
 use valence::status::RequestRespawnEvent;
 
+use crate::common::body::Dead;
+use crate::common::events::{DamageCause, DamagePlayer, PlayerKill};
 use crate::config::{Config, GameModeSetting};
 use crate::world::{Overworld, WorldSpawn, MIN_Y};
 
@@ -31,7 +33,6 @@ mod hotbar;
 pub mod hunger;
 
 use damage::LastBlow;
-pub use damage::{DamageCause, DamagePlayer};
 use hazards::{Exposure, MAX_AIR};
 use hunger::{Exhaust, Food};
 
@@ -64,7 +65,7 @@ impl Plugin for PlayerPlugin {
                     despawn_disconnected_clients,
                 )
                     .chain()
-                    .in_set(crate::TickSet::Players),
+                    .in_set(crate::schedule::TickSet::Players),
             )
             .add_systems(EventLoopPreUpdate, hotbar::reread_selected_slot)
             // After Valence's respawn packet: a client resets its health when it respawns.
@@ -80,34 +81,13 @@ pub const OFF_HAND: u16 = 45;
 
 /// Full health, as vanilla.
 pub const MAX_HEALTH: f32 = 20.0;
-/// A standing player's eyes above their feet: where they reach from and are seen at.
-pub const EYE_HEIGHT: f64 = 1.62;
-
-/// Players zombies may hunt: alive and in survival or adventure.
-pub fn huntable(mode: &GameMode) -> bool {
-    matches!(mode, GameMode::Survival | GameMode::Adventure)
-}
-
 /// A player's health in half hearts.
 #[derive(Component, Debug, Clone, Copy, PartialEq)]
 pub struct Health(pub f32);
 
-/// A player's blow killed `victim`. Announced by whoever resolves the blow (the zombie
-/// attack); players count their kills from it, hunts their round's.
-#[derive(Event, Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PlayerKill {
-    pub player: Entity,
-    pub victim: Entity,
-}
-
 /// What a player has killed, for `list`.
 #[derive(Component, Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Kills(pub u32);
-
-/// The player is on the death screen.
-#[derive(Component, Debug)]
-#[component(storage = "SparseSet")] // comes and goes: kept apart, so the row stays put
-pub struct Dead;
 
 /// Mobs cannot hurt the player before this tick (vanilla's `spawnInvulnerableTime`).
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
@@ -173,8 +153,6 @@ fn join_players(
             charge::Charge::default(),
             armour::Worn::default(),
             effects::Effects::default(),
-            crate::experience::Experience::default(),
-            crate::experience::Collector::default(),
             Kills::default(),
             SpawnProtection::from(now, &config),
         ));

@@ -10,9 +10,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use valence::nbt::{Compound, List, Value};
 use valence::prelude::*;
 
+use crate::common::entity::entity_header;
+use crate::common::stacks::stack_to_nbt;
+use crate::common::stacks::ItemRecord;
 use crate::experience::OrbRecord;
-use crate::items::record::stack_to_nbt;
-use crate::items::{ItemRecord, EQUIPMENT_DROP_CHANCE};
+use crate::items::EQUIPMENT_DROP_CHANCE;
 use crate::zombie::ZombieRecord;
 
 /// The tag on every entity horde wrote.
@@ -65,26 +67,25 @@ pub fn by_chunk(
 
 /// An item on the ground as vanilla saves one, tagged as ours.
 pub fn item_entity(item: &ItemRecord, uuid: uuid::Uuid) -> Compound {
-    let ints = uuid_ints(uuid);
-    item.to_nbt([ints[0], ints[1], ints[2], ints[3]], TAG)
+    item.to_nbt(uuid_array(uuid), TAG)
 }
 
 /// An experience orb as vanilla saves one, tagged as ours.
 pub fn orb_entity(orb: &OrbRecord, uuid: uuid::Uuid) -> Compound {
-    let ints = uuid_ints(uuid);
-    orb.to_nbt([ints[0], ints[1], ints[2], ints[3]], TAG)
+    orb.to_nbt(uuid_array(uuid), TAG)
 }
 
 /// A zombie as vanilla 1.20.1 saves one (`Entity`, `LivingEntity`, `Mob` and `Zombie`'s
 /// `addAdditionalSaveData`).
 pub fn entity(z: &StandingZombie) -> Compound {
     let r = &z.record;
-    let mut e = Compound::new();
-    e.insert("id", "minecraft:zombie");
-    e.insert("Pos", List::Double(vec![z.pos.x, z.pos.y, z.pos.z]));
-    e.insert("Motion", List::Double(vec![0.0; 3]));
-    e.insert("Rotation", List::Float(vec![z.yaw, z.pitch]));
-    e.insert("UUID", Value::IntArray(uuid_ints(z.uuid)));
+    let mut e = entity_header(
+        "minecraft:zombie",
+        z.pos,
+        DVec3::ZERO,
+        [z.yaw, z.pitch],
+        uuid_array(z.uuid),
+    );
     e.insert("FallDistance", 0.0f32);
     e.insert("Fire", r.fire_ticks.min(i16::MAX as u16) as i16);
     e.insert("Air", 300i16);
@@ -133,11 +134,11 @@ pub fn entity(z: &StandingZombie) -> Compound {
 }
 
 /// A UUID as vanilla's four big-endian ints.
-fn uuid_ints(uuid: uuid::Uuid) -> Vec<i32> {
-    uuid.as_bytes()
-        .chunks(4)
-        .map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]))
-        .collect()
+fn uuid_array(uuid: uuid::Uuid) -> [i32; 4] {
+    let b = uuid.as_bytes();
+    std::array::from_fn(|i| {
+        i32::from_be_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]])
+    })
 }
 
 #[cfg(test)]

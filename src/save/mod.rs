@@ -21,11 +21,14 @@ use valence::log::{error, info, warn};
 use valence::nbt::{Compound, Value};
 use valence::prelude::*;
 
+use crate::common::body::Dying;
+use crate::common::events::DropItem;
+use crate::common::stacks::ItemRecord;
 use crate::config::{Config, HuntPreset};
 use crate::daylight::{Phase, WorldPhase};
 use crate::experience::{Experience, Levels, Orb, OrbRecord, PlaceOrb};
 use crate::hunt::{HuntZombie, Hunts, Round};
-use crate::items::{DropItem, GroundItem, ItemRecord};
+use crate::items::GroundItem;
 use crate::metrics::Label;
 use crate::noise::Lights;
 use crate::pack::{Pack, PackBrain, PackState, Packs};
@@ -33,13 +36,12 @@ use crate::player::hazards::{Exposure, MAX_AIR};
 use crate::player::hunger::Food;
 use crate::player::{Health, MAX_HEALTH};
 use crate::random::Stream;
+use crate::schedule::ZombieSet;
 use crate::time::WorldClock;
 use crate::weather::Weather;
 use crate::world::anvil::EntityRegions;
 use crate::world::{snapshot_terrain, Overworld, TerrainSave, WorldDir};
-use crate::zombie::{
-    Arena, Body, Burning, Dying, Equipment, Vitality, Zombie, ZombieKinds, ZombieRecord, ZombieSet,
-};
+use crate::zombie::{Arena, Body, Burning, Equipment, Vitality, Zombie, ZombieKinds, ZombieRecord};
 use entities::StandingZombie;
 pub use file::SaveFile;
 use players::{SavedBody, SavedPlayer};
@@ -100,14 +102,17 @@ impl Plugin for SavePlugin {
             .add_systems(
                 Update,
                 restore_loose_zombies
-                    .in_set(crate::TickSet::Zombies)
+                    .in_set(crate::schedule::TickSet::Zombies)
                     .before(ZombieSet::Classify),
             )
             .add_systems(
                 Update,
-                (restore_players, save_leaving_players).in_set(crate::TickSet::Zombies),
+                (restore_players, save_leaving_players).in_set(crate::schedule::TickSet::Zombies),
             )
-            .add_systems(Update, restore_items.in_set(crate::TickSet::World))
+            .add_systems(
+                Update,
+                restore_items.in_set(crate::schedule::TickSet::World),
+            )
             .add_systems(Last, autosave);
     }
 }
@@ -432,7 +437,7 @@ fn standing_zombies(world: &mut World) -> Vec<StandingZombie> {
         .iter(world)
         .map(
             |(zombie, pos, look, id, vitality, fire, equipment, body)| StandingZombie {
-                pos: body.at.unwrap_or(pos.0),
+                pos: body.feet(pos.0),
                 yaw: look.yaw,
                 pitch: look.pitch,
                 uuid: id.0,
@@ -441,7 +446,7 @@ fn standing_zombies(world: &mut World) -> Vec<StandingZombie> {
                     ZombieRecord::capture(zombie, vitality, fire, equipment),
                 ),
                 max_health: kinds.get(zombie.kind).health,
-                on_ground: body.on_ground,
+                on_ground: body.on_ground(),
                 breaks_doors,
             },
         )

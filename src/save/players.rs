@@ -7,9 +7,9 @@
 use valence::nbt::{Compound, List, Value};
 use valence::prelude::*;
 
+use crate::common::stacks::{stack_from_nbt, stack_to_nbt};
 use crate::experience::rules::MAX_LEVEL;
 use crate::experience::Levels;
-use crate::items::record::{stack_from_nbt, stack_to_nbt};
 use crate::player::hazards::{Exposure, FIRE_REST, MAX_AIR};
 use crate::player::hunger::{Food, MAX_EXHAUSTION, MAX_FOOD};
 
@@ -259,7 +259,10 @@ mod tests {
             },
             items: vec![
                 (36, ItemStack::new(ItemKind::Dirt, 12, None)),
-                (44, crate::items::new_stack(ItemKind::IronSword, 1, None)),
+                (
+                    44,
+                    crate::common::stacks::new_stack(ItemKind::IronSword, 1, None),
+                ),
                 (9, ItemStack::new(ItemKind::OakLog, 64, None)),
                 (
                     5,
@@ -268,7 +271,10 @@ mod tests {
                         37,
                     ),
                 ),
-                (45, crate::items::new_stack(ItemKind::Shield, 1, None)),
+                (
+                    45,
+                    crate::common::stacks::new_stack(ItemKind::Shield, 1, None),
+                ),
             ],
         };
         let nbt = player.to_nbt();

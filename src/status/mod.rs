@@ -36,8 +36,8 @@ impl Plugin for StatusPlugin {
             .add_systems(
                 Update,
                 (
-                    follow_config.in_set(crate::TickSet::Config),
-                    follow_players.in_set(crate::TickSet::Players),
+                    follow_config.in_set(crate::schedule::TickSet::Config),
+                    follow_players.in_set(crate::schedule::TickSet::Players),
                 ),
             );
     }

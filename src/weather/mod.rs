@@ -28,7 +28,7 @@ impl Plugin for WeatherPlugin {
             Update,
             (advance_weather, show_weather_to_joiners)
                 .chain()
-                .in_set(crate::TickSet::World),
+                .in_set(crate::schedule::TickSet::World),
         );
     }
 }

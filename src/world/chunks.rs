@@ -28,7 +28,7 @@ use super::surface::{ChunkArrived, Surface};
 use super::Overworld;
 use crate::config::{Config, ConfigChanged};
 use crate::metrics::Histogram;
-use crate::TickSet;
+use crate::schedule::TickSet;
 
 pub struct ChunksPlugin {
     pub seed: i64,
@@ -74,7 +74,7 @@ impl Plugin for ChunksPlugin {
             .insert_resource(Generator::start(self.seed, gate))
             .add_systems(
                 PostUpdate,
-                note_needed_chunks.in_set(crate::BeforeLayersSet),
+                note_needed_chunks.in_set(crate::schedule::BeforeLayersSet),
             )
             .add_systems(
                 Update,

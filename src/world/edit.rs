@@ -219,7 +219,7 @@ const FILL_LIMIT: i64 = 32_768;
 
 /// `fill`: sets every loaded block of the box between two corners to `block`.
 pub fn fill(world: &mut World, a: BlockPos, b: BlockPos, block: &str) -> String {
-    let Some(kind) = super::block_kind(block) else {
+    let Some(kind) = crate::blocks::block_kind(block) else {
         return format!("error=\"no block named {block}\"");
     };
     let (min, max) = (

@@ -24,7 +24,7 @@ pub use chunks::ChunkLifecycle;
 pub use edit::{fill, snapshot_terrain, BlocksChanged, Edits, TerrainSave};
 pub use generate::{Terrain, HEIGHT, MIN_Y, SEA_LEVEL};
 pub use nav::{patch_nav, Nav, NavChunk, NavVoxels};
-pub use voxels::{climbable, falls, is_solid, Column, Grid, LayerVoxels, Voxels};
+pub use voxels::{climbable, is_solid, Column, Grid, LayerVoxels, Voxels};
 
 /// Loads and generates the world folder given at construction.
 pub struct WorldPlugin {
@@ -50,14 +50,20 @@ impl Plugin for WorldPlugin {
             .add_event::<BlocksChanged>()
             .add_event::<surface::ChunkArrived>()
             .add_systems(Startup, create_overworld)
-            .add_systems(Update, patch_nav.in_set(crate::TickSet::Zombies))
+            .add_systems(
+                Update,
+                patch_nav
+                    .in_set(crate::schedule::TickSet::Zombies)
+                    // Plans read walkability facts: this tick's edits go in first.
+                    .before(crate::schedule::ZombieSet::Classify),
+            )
             .add_systems(
                 Update,
                 (
                     resolve_spawn,
                     edit::track_edits.before(chunks::drop_unviewed_chunks),
                 )
-                    .in_set(crate::TickSet::World),
+                    .in_set(crate::schedule::TickSet::World),
             );
     }
 }
@@ -188,11 +194,6 @@ pub fn ground_around(
     })
 }
 
-/// The block a config or a command names, with or without `minecraft:`.
-pub fn block_kind(name: &str) -> Option<BlockKind> {
-    BlockKind::from_str(name.strip_prefix("minecraft:").unwrap_or(name))
-}
-
 /// The feet height of the highest spot in a column with dry solid ground and two free blocks.
 pub fn standable_top(layer: &ChunkLayer, x: i32, z: i32) -> Option<i32> {
     let top = MIN_Y + HEIGHT as i32 - 1;
@@ -212,4 +213,29 @@ pub fn standable_top(layer: &ChunkLayer, x: i32, z: i32) -> Option<i32> {
         return (dry && clear && is_solid(ground)).then_some(y + 1);
     }
     None
+}
+
+/// Vanilla's spawn protection: within `radius` blocks of the spawn, measured as the larger
+/// of the x and z distances, only operators change blocks; 0 protects nothing.
+pub fn spawn_protected(at: BlockPos, spawn: BlockPos, radius: u32) -> bool {
+    let dx = (at.x as i64 - spawn.x as i64).abs();
+    let dz = (at.z as i64 - spawn.z as i64).abs();
+    radius > 0 && dx.max(dz) <= radius as i64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spawn_protection_is_a_square_of_the_radius() {
+        let spawn = BlockPos::new(0, 64, 0);
+        assert!(spawn_protected(BlockPos::new(16, 70, -16), spawn, 16));
+        assert!(!spawn_protected(BlockPos::new(17, 70, 0), spawn, 16));
+        assert!(!spawn_protected(spawn, spawn, 0), "0 protects nothing");
+        assert!(
+            spawn_protected(BlockPos::new(i32::MIN, 0, i32::MAX), spawn, u32::MAX),
+            "no overflow at the ends of the world"
+        );
+    }
 }

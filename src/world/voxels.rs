@@ -102,24 +102,6 @@ pub fn is_solid(block: BlockState) -> bool {
     table[block.to_raw() as usize]
 }
 
-/// Blocks that fall when nothing holds them up (vanilla's `FallingBlock`s and `Fallable`s).
-pub fn falls(kind: BlockKind) -> bool {
-    let name = kind.to_str();
-    matches!(
-        kind,
-        BlockKind::Sand
-            | BlockKind::RedSand
-            | BlockKind::Gravel
-            | BlockKind::SuspiciousSand
-            | BlockKind::SuspiciousGravel
-            | BlockKind::Anvil
-            | BlockKind::ChippedAnvil
-            | BlockKind::DamagedAnvil
-            | BlockKind::DragonEgg
-            | BlockKind::PointedDripstone
-    ) || name.ends_with("_concrete_powder")
-}
-
 /// Blocks mobs climb (vanilla's `#minecraft:climbable`).
 pub fn climbable(state: BlockState) -> bool {
     matches!(

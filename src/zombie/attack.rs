@@ -20,14 +20,16 @@ use valence::protocol::sound::SoundCategory;
 use valence::protocol::Sound;
 
 use super::body::{BODY_HEIGHT, HALF_WIDTH};
-use super::{Dying, Equipment, Target, Vitality, Zombie, ZombieKinds, ZombieStruck};
+use super::{Equipment, Target, Vitality, Zombie, ZombieKinds, ZombieStruck};
 use crate::combat::{self, weapon, HurtFrames, Stance};
+use crate::common::body::Dying;
+use crate::common::body::{huntable, Dead};
+use crate::common::events::{DamageCause, DamagePlayer, PlayerKill};
 use crate::config::{Config, ConfigChanged};
 use crate::player::armour::after_armour;
 use crate::player::charge::{in_hand, Charge};
 use crate::player::hazards::Exposure;
 use crate::player::hunger::Exhaust;
-use crate::player::{huntable, DamageCause, DamagePlayer, Dead, PlayerKill};
 use crate::world::Overworld;
 
 /// Wind-up and cooldown in ticks.
@@ -257,7 +259,7 @@ pub(super) fn players_hit_zombies(
         else {
             continue;
         };
-        let eye = player_pos.0 + DVec3::new(0.0, crate::player::EYE_HEIGHT, 0.0);
+        let eye = player_pos.0 + DVec3::new(0.0, crate::common::body::EYE_HEIGHT, 0.0);
         if distance_to_box(eye, pos.0) > PLAYER_REACH {
             continue;
         }

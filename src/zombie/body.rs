@@ -33,15 +33,37 @@ const KNOCKBACK_DECAY: f64 = 0.6;
 /// Motion state of one body.
 #[derive(Component, Debug, Clone, Default, PartialEq)]
 pub struct Body {
-    pub vel_y: f64,
-    pub on_ground: bool,
+    pub(in crate::zombie) vel_y: f64,
+    pub(in crate::zombie) on_ground: bool,
     /// Pushed away when hit; decays each tick.
-    pub knockback: DVec3,
+    pub(in crate::zombie) knockback: DVec3,
     /// The last step was stopped by a wall.
-    pub blocked: bool,
+    pub(in crate::zombie) blocked: bool,
     /// Where the body really is; `Position` (what clients are sent) follows it every few
-    /// ticks (`Tier::sync_period`), as vanilla's entity tracker does for zombies.
-    pub at: Option<DVec3>,
+    /// ticks (`Tier::sync_period`), as vanilla's entity tracker does for zombies. None until
+    /// the body first moves.
+    at: Option<DVec3>,
+}
+
+impl Body {
+    /// Where the feet really are, given the position clients were last sent.
+    pub fn feet(&self, shown: DVec3) -> DVec3 {
+        self.at.unwrap_or(shown)
+    }
+
+    /// Where the feet are if the body has moved since it was shown, else none.
+    pub fn at(&self) -> Option<DVec3> {
+        self.at
+    }
+
+    /// Puts the feet at `at`: the body's own step, or a push from outside it.
+    pub fn place(&mut self, at: DVec3) {
+        self.at = Some(at);
+    }
+
+    pub fn on_ground(&self) -> bool {
+        self.on_ground
+    }
 }
 
 /// A struck body is pushed away, and off the ground if it stood (vanilla's 0.36 hop).

@@ -11,9 +11,10 @@ use valence::prelude::*;
 use super::body;
 use super::movement::Walker;
 use super::rules::ChaseRules;
-use super::{staggered, Arena, Dozing, Dying, Lure, Pursuing, Target, Zombie, ZombieStruck};
+use super::{staggered, Arena, Dozing, Lure, Pursuing, Target, Zombie, ZombieStruck};
+use crate::common::body::Dying;
+use crate::common::body::{huntable, Dead};
 use crate::grid::{flat, may_reach, SpatialGrid};
-use crate::player::{self, huntable, Dead};
 use crate::world::{LayerVoxels, Overworld, Voxels};
 
 /// Whether no opaque block lies between two points (sampled every 0.25 blocks): zombies see
@@ -151,7 +152,11 @@ pub fn choose_targets(
                 .map(|(_, i)| candidates[i])
                 .find(|&(_, at, _)| {
                     !needs_sight
-                        || line_of_sight(&world, eye, at + DVec3::new(0.0, player::EYE_HEIGHT, 0.0))
+                        || line_of_sight(
+                            &world,
+                            eye,
+                            at + DVec3::new(0.0, crate::common::body::EYE_HEIGHT, 0.0),
+                        )
                 });
             match best {
                 Some((player, ..)) => target.set(Some(player)),

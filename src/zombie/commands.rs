@@ -3,7 +3,8 @@
 use valence::prelude::*;
 
 use super::record::new_zombie;
-use super::{Attack, ChaseStats, Destination, Dying, Lod, Tier, Why, ZombieKinds};
+use super::{Attack, ChaseStats, Destination, Lod, Tier, Why, ZombieKinds};
+use crate::common::body::Dying;
 use crate::config::Config;
 use crate::world::Overworld;
 

@@ -9,9 +9,10 @@ use valence::prelude::*;
 use valence::protocol::packets::play::BlockBreakingProgressS2c;
 use valence::protocol::{Direction, VarInt, WritePacket};
 
-use super::{staggered, Dying, Pursuing, Target, Zombie};
+use super::{staggered, Pursuing, Target, Zombie};
+use crate::common::body::Dying;
+use crate::common::events::{Noise, NoiseKind};
 use crate::config::Config;
-use crate::noise::{Noise, NoiseKind};
 use crate::world::door::{is_door, is_open_door, lower_half, other_half};
 use crate::world::sound::{level_event, BLOCK_BROKEN};
 use crate::world::{BlocksChanged, Nav, NavVoxels, Overworld, Voxels};

@@ -15,7 +15,8 @@ use valence::prelude::*;
 
 use super::movement::{Outcome, Walker};
 use super::rules::ChaseRules;
-use super::{Body, Destination, Dozing, Dying, Lod, Lure, March, Shade, Target, Why, Zombie};
+use super::{Body, Destination, Dozing, Lod, Lure, March, Shade, Target, Why, Zombie};
+use crate::common::body::Dying;
 
 /// Rests between errands last 2 to 10 s, 6 on average like vanilla's stroll.
 const MIN_REST_TICKS: u64 = 40;
@@ -168,7 +169,7 @@ pub(super) fn decide(
             let target = target
                 .player
                 .and_then(|t| Some((t, players.get(t).ok()?.0)));
-            let pos = body.at.unwrap_or(position.0);
+            let pos = body.feet(position.0);
             let errands = [(Why::March, march.0), (Why::Shade, shade.0)];
             let next = wander.choose(
                 target,

@@ -17,10 +17,11 @@ use bevy_ecs::query::Has;
 use rustc_hash::FxHashMap;
 use valence::prelude::*;
 
-use super::{Dying, HopGoal, Zombie};
+use super::{HopGoal, Zombie};
+use crate::common::body::Dead;
+use crate::common::body::Dying;
 use crate::config::{Config, LodConfig};
 use crate::grid::{flat, may_reach, SpatialGrid};
-use crate::player::Dead;
 
 /// How often a zombie acts and is sent to clients. Only a zombie near a player acts every
 /// tick and is sent at vanilla's rate.

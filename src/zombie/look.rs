@@ -6,7 +6,7 @@ use valence::protocol::ByteAngle;
 
 use super::body::EYE_HEIGHT;
 use super::lod::Tier;
-use crate::player::EYE_HEIGHT as PLAYER_EYE;
+use crate::common::body::EYE_HEIGHT as PLAYER_EYE;
 
 /// Steps of 1/256 turn a zombie must turn before clients are told, by its tier: one up close
 /// as vanilla; 4.2° past `lod.near_radius`, where that moves a face by about a pixel; 11.25°

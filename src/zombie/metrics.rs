@@ -5,7 +5,8 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use valence::prelude::*;
 
-use super::{Attack, Destination, Dozing, Dying, Why, Zombie};
+use super::{Attack, Destination, Dozing, Why, Zombie};
+use crate::common::body::Dying;
 use crate::metrics::Label;
 
 /// Zombies in the world by what they do; zombies in ghost packs are the pack's figures.

@@ -1,5 +1,5 @@
 //! Zombies. Each concern owns its part of a zombie, and the order of a tick is written here,
-//! in [`ZombieSet`] and [`ZombiePlugin`]'s `build`: tiers by distance (`lod`), then what to
+//! in the stages of [`ZombieSet`] and [`ZombiePlugin`]'s `build`: tiers by distance (`lod`), then what to
 //! do (`chase` picks targets, `errand` the destination from whichever errand holds), then, zombie
 //! by zombie, the hop (`movement` plans it with `hop` and `path` and walks it with `body`) and
 //! what clients see (`sync`, `look`; `tracking` decides who sees whom), then blows (`attack`,
@@ -32,8 +32,10 @@ mod voice;
 use bevy_ecs::query::{BatchingStrategy, Has};
 use valence::prelude::*;
 
+use crate::common::body::Dying;
+use crate::common::stacks::new_stack;
 use crate::config::ArmourTier;
-use crate::items::new_stack;
+use crate::schedule::ZombieSet;
 use crate::world::{BlocksChanged, Nav, NavVoxels, Overworld};
 pub use attack::Attack;
 pub use body::Body;
@@ -42,21 +44,6 @@ pub use lod::{Lod, Tier};
 pub use movement::{ChaseStats, Walker};
 pub use record::ZombieRecord;
 pub use rules::ChaseRules;
-
-/// The order of the zombie systems within [`crate::TickSet::Zombies`]. Daylight runs before
-/// `Classify`; packs between `Classify` and `Decide`, so members head for the waypoint their
-/// pack gives them the same tick.
-#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ZombieSet {
-    /// Tiers by distance to players: who acts this tick.
-    Classify,
-    /// Targets, then the destination.
-    Decide,
-    /// Plan, walk and sync, zombie by zombie ([`move_zombies`]), then equipment shown.
-    Move,
-    /// Blows both ways, doors, and what a blow sets off.
-    Attack,
-}
 
 pub struct ZombiePlugin;
 
@@ -79,19 +66,6 @@ impl Plugin for ZombiePlugin {
             .insert_resource(ChaseStats::default())
             .insert_resource(siege::SiegeStats::default())
             .add_event::<ZombieStruck>()
-            .configure_sets(
-                Update,
-                (
-                    ZombieSet::Classify,
-                    ZombieSet::Decide,
-                    ZombieSet::Move,
-                    ZombieSet::Attack,
-                )
-                    .chain()
-                    .in_set(crate::TickSet::Zombies)
-                    // Plans read walkability facts: this tick's edits go in first.
-                    .after(crate::world::patch_nav),
-            )
             .add_systems(
                 Update,
                 (
@@ -100,15 +74,16 @@ impl Plugin for ZombiePlugin {
                     siege::rebuild_rules,
                     attack::retime_attacks,
                 )
-                    .in_set(crate::TickSet::Config),
+                    .in_set(crate::schedule::TickSet::Config),
             )
             .add_systems(
                 Update,
                 (gear::dress_new_zombies, lod::classify_zombies).in_set(ZombieSet::Classify),
             )
+            .add_systems(Update, chase::choose_targets.in_set(ZombieSet::Target))
             .add_systems(
                 Update,
-                (chase::choose_targets, chase::mark_pursuers, errand::decide)
+                (chase::mark_pursuers, errand::decide)
                     .chain()
                     .in_set(ZombieSet::Decide),
             )
@@ -141,7 +116,7 @@ impl Plugin for ZombiePlugin {
                 Update,
                 metrics::count
                     .after(ZombieSet::Attack)
-                    .in_set(crate::TickSet::Zombies)
+                    .in_set(crate::schedule::TickSet::Zombies)
                     .run_if(crate::metrics::once_a_second),
             )
             .add_plugins(tracking::TrackingPlugin);
@@ -205,7 +180,7 @@ fn move_zombies(
                 mut look,
                 mut head,
             )| {
-                let pos = body.at.unwrap_or(position.0);
+                let pos = body.feet(position.0);
                 if body.on_ground && edits.iter().any(|e| e.reaches(BlockPos::from_pos(pos), 2)) {
                     // Its footing may have changed: a body at rest is not stepped until it moves.
                     body.on_ground = false;
@@ -242,7 +217,7 @@ fn move_zombies(
                 if goal.0 != walker.goal() {
                     goal.0 = walker.goal();
                 }
-                body.at = Some(pos);
+                body.place(pos);
                 sync::sync(
                     &walker,
                     dest,
@@ -316,16 +291,6 @@ impl Target {
 /// Health left, in half hearts.
 #[derive(Component, Debug, Clone, Copy, PartialEq)]
 pub struct Vitality(pub f32);
-
-/// Playing the death animation; removed at `until`. Every system that acts for a zombie
-/// leaves the dying alone. In the table, as [`Pursuing`] says why.
-#[derive(Component, Debug, Clone, Copy)]
-pub struct Dying {
-    pub(in crate::zombie) until: u64,
-    /// The player whose blow killed it: only then does it drop its rare loot, what it wore and
-    /// its experience.
-    pub killer: Option<Entity>,
-}
 
 /// Ticks of fire left; 0 when not burning. Daylight lights and puts out the fire; it is kept
 /// here because a zombie's record carries it.

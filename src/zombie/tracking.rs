@@ -23,7 +23,7 @@ impl Plugin for TrackingPlugin {
             // before Valence files the zombies into them.
             (drop_empty_layers, file_zombies, apply_deferred, show_layers)
                 .chain()
-                .in_set(crate::BeforeLayersSet),
+                .in_set(crate::schedule::BeforeLayersSet),
         );
     }
 }

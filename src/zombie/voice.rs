@@ -8,7 +8,8 @@ use valence::protocol::sound::SoundCategory;
 use valence::protocol::Sound;
 
 use super::body::Body;
-use super::{Dozing, Dying, Zombie};
+use super::{Dozing, Zombie};
+use crate::common::body::Dying;
 use crate::random::mix;
 use crate::world::sound::Listeners;
 

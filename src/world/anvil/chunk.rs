@@ -202,7 +202,7 @@ fn block_state(entry: &Compound) -> anyhow::Result<BlockState> {
     let Some(Value::String(name)) = entry.get("Name") else {
         bail!("a palette entry without a Name");
     };
-    let Some(kind) = crate::world::block_kind(name) else {
+    let Some(kind) = crate::blocks::block_kind(name) else {
         bail!("unknown block {name}");
     };
     let mut state = kind.to_state();

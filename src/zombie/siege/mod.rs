@@ -24,10 +24,11 @@ use valence::protocol::{Sound, VarInt, WritePacket};
 
 use self::path::{siege_path, walk_ticks, Ground, How, Step};
 pub use self::rules::{climbable, falls, SiegeRules};
-use super::{Body, Dying, SiegeRequest, Target, Zombie, ZombieKinds};
-use crate::building::rules::spawn_protected;
+use super::{Body, SiegeRequest, Target, Zombie, ZombieKinds};
+use crate::common::body::Dying;
 use crate::config::{Config, ConfigChanged};
 use crate::world::sound::{block_sounds, level_event, BLOCK_BROKEN};
+use crate::world::spawn_protected;
 use crate::world::{is_solid, BlocksChanged, Nav, NavVoxels, Overworld, WorldSpawn};
 
 /// Vanilla's level event for a broken block: the client plays its break sound and particles.
@@ -183,7 +184,7 @@ pub(super) fn plan_sieges(
         let Some(goal) = player_at(wanted) else {
             continue;
         };
-        let feet_at = body.at.unwrap_or(position.0);
+        let feet_at = body.feet(position.0);
         let rise = goal.y - feet_at.y;
         let flat = DVec2::new(goal.x - feet_at.x, goal.z - feet_at.z).length();
         if flat > REACH_FLAT || rise > rules.max_build_height as f64 + 2.0 || rise < -REACH_DEPTH {
@@ -291,7 +292,7 @@ pub(super) fn work_sieges(
         let Some(plan) = siege.plan.as_deref_mut() else {
             continue;
         };
-        let at = body.at.unwrap_or(position.0);
+        let at = body.feet(position.0);
         let feet = BlockPos::from_pos(at);
         let eyes = at + DVec3::new(0.0, super::body::EYE_HEIGHT, 0.0);
         let mut work = Work {

@@ -7,11 +7,12 @@
 
 use valence::prelude::*;
 
-use crate::building::rules::{dig_progress, hardness};
+use crate::blocks::block_kind;
+pub use crate::blocks::falls;
+use crate::blocks::{dig_progress, hardness};
 use crate::config::SiegeConfig;
-use crate::world::block_kind;
+pub use crate::world::climbable;
 use crate::world::door::is_door;
-pub use crate::world::{climbable, falls};
 
 /// The siege settings in the units the search and the digging use.
 #[derive(Resource, Debug, Clone, PartialEq)]

@@ -1,0 +1,128 @@
+//! Vanilla 1.20.1's facts about blocks, on the floor config validation and the game both read:
+//! a block's name, whether it falls, how hard it is, what digs it and what it drops. The tables
+//! in `data` are generated from minecraft-data by `scripts/gen-block-data.js`.
+
+mod data;
+
+use valence::prelude::*;
+
+/// The block a config or a command names, with or without `minecraft:`.
+pub fn block_kind(name: &str) -> Option<BlockKind> {
+    BlockKind::from_str(name.strip_prefix("minecraft:").unwrap_or(name))
+}
+
+/// Blocks that fall when nothing holds them up (vanilla's `FallingBlock`s and `Fallable`s).
+pub fn falls(kind: BlockKind) -> bool {
+    let name = kind.to_str();
+    matches!(
+        kind,
+        BlockKind::Sand
+            | BlockKind::RedSand
+            | BlockKind::Gravel
+            | BlockKind::SuspiciousSand
+            | BlockKind::SuspiciousGravel
+            | BlockKind::Anvil
+            | BlockKind::ChippedAnvil
+            | BlockKind::DamagedAnvil
+            | BlockKind::DragonEgg
+            | BlockKind::PointedDripstone
+    ) || name.ends_with("_concrete_powder")
+}
+
+/// Whether `block` can be dug at all (bedrock, barriers and liquids cannot).
+pub fn breakable(block: BlockKind) -> bool {
+    hardness(block) >= 0.0 && !block.to_state().is_liquid() && !block.to_state().is_air()
+}
+
+/// Vanilla's destroy time of `block` (its hardness); negative for unbreakable ones.
+pub fn hardness(block: BlockKind) -> f32 {
+    data::HARDNESS[block.to_raw() as usize]
+}
+
+/// Whether digging `block` with `held` yields its drop: any tool will do unless the block
+/// needs one (stone, ores) and `held` is not among them.
+pub fn harvests(block: BlockKind, held: ItemKind) -> bool {
+    let tools = data::HARVEST_TOOLS[data::HARVEST[block.to_raw() as usize] as usize];
+    tools.is_empty() || tools.contains(&held.to_raw())
+}
+
+/// What `held` digs `block` at: the tool's speed on the block's material, 1 otherwise.
+fn speed(block: BlockKind, held: ItemKind) -> f32 {
+    data::TOOL_SPEEDS[data::MATERIAL[block.to_raw() as usize] as usize]
+        .iter()
+        .find(|(tool, _)| *tool == held.to_raw())
+        .map_or(1.0, |(_, speed)| *speed)
+}
+
+/// Dig progress per tick, as vanilla's `getDestroyProgress`: the speed over the hardness, over
+/// 30 when the block will drop and over 100 when it will not. 1 or more breaks it at once.
+pub fn dig_progress(block: BlockKind, held: ItemKind) -> f32 {
+    let hardness = hardness(block);
+    if hardness < 0.0 {
+        return 0.0;
+    }
+    if hardness == 0.0 {
+        return f32::INFINITY;
+    }
+    let divisor = if harvests(block, held) { 30.0 } else { 100.0 };
+    speed(block, held) / hardness / divisor
+}
+
+/// The item a dug block gives the player, if any.
+pub fn drop(block: BlockKind, held: ItemKind) -> Option<ItemKind> {
+    if !harvests(block, held) {
+        return None;
+    }
+    ItemKind::from_raw(data::DROP[block.to_raw() as usize])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Seconds to dig at 20 ticks a second, as the wiki's tables give them.
+    fn seconds(block: BlockKind, held: ItemKind) -> f32 {
+        (1.0 / dig_progress(block, held)).ceil() / 20.0
+    }
+
+    #[test]
+    fn dig_times_follow_vanillas_rule() {
+        assert_eq!(seconds(BlockKind::Dirt, ItemKind::Air), 0.75);
+        assert_eq!(seconds(BlockKind::Dirt, ItemKind::WoodenShovel), 0.4);
+        assert_eq!(
+            seconds(BlockKind::Stone, ItemKind::Air),
+            7.5,
+            "no drop: /100"
+        );
+        assert_eq!(seconds(BlockKind::Stone, ItemKind::WoodenPickaxe), 1.15);
+        assert_eq!(seconds(BlockKind::OakLog, ItemKind::Air), 3.0);
+        assert_eq!(seconds(BlockKind::OakLog, ItemKind::IronAxe), 0.5);
+        assert!(
+            dig_progress(BlockKind::Grass, ItemKind::Air) >= 1.0,
+            "at once"
+        );
+        assert_eq!(
+            dig_progress(BlockKind::Bedrock, ItemKind::NetheritePickaxe),
+            0.0
+        );
+        assert!(!breakable(BlockKind::Bedrock) && !breakable(BlockKind::Water));
+    }
+
+    #[test]
+    fn drops_need_the_right_tool_where_vanilla_asks_for_one() {
+        assert_eq!(
+            drop(BlockKind::GrassBlock, ItemKind::Air),
+            Some(ItemKind::Dirt)
+        );
+        assert_eq!(drop(BlockKind::Stone, ItemKind::Air), None);
+        assert_eq!(
+            drop(BlockKind::Stone, ItemKind::StonePickaxe),
+            Some(ItemKind::Cobblestone)
+        );
+        assert_eq!(
+            drop(BlockKind::OakLog, ItemKind::Air),
+            Some(ItemKind::OakLog)
+        );
+        assert_eq!(drop(BlockKind::Bedrock, ItemKind::Air), None);
+    }
+}
