@@ -38,7 +38,7 @@ pub mod zombie;
 
 use std::net::{SocketAddr, TcpListener};
 use std::num::NonZeroU32;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{bail, Context};
@@ -92,14 +92,72 @@ pub fn build_app(launch: Launch) -> anyhow::Result<App> {
 /// [`build_app`] adds zombies, packs, daylight, hunts and saving on top; the load harness's
 /// floor adds a trivial zombie mover instead, to measure what Valence alone costs.
 pub fn build_base(launch: Launch) -> anyhow::Result<App> {
-    let Launch {
-        config,
-        config_path,
-        world_dir,
-        network,
-        stdin,
-    } = launch;
-    check_world_dir(&world_dir)?;
+    let network = launch.network;
+    let world_dir = &launch.world_dir;
+    open_world_dir(world_dir)?;
+    let saved = SavedWorld::load(&launch.config, world_dir)?;
+    let server_dir = server_dir(launch.config_path.as_deref(), world_dir);
+    let listing = listing(&launch.config, &server_dir, world_dir);
+    let access = access::Access::load(server_dir, launch.config.server.whitelist)?;
+
+    let mut app = new_app(&launch.config, network)?;
+    let game = if network {
+        Some(listen_for_players(
+            &mut app,
+            &launch.config,
+            &access,
+            &listing,
+        )?)
+    } else {
+        // Headless: no connection to keep alive, however long a test or benchmark runs.
+        app.insert_resource(KeepaliveSettings {
+            period: std::time::Duration::MAX,
+        });
+        None
+    };
+    let rcon = launch.config.rcon.clone();
+    let query = launch.config.query.clone();
+    let metrics = launch.config.metrics.clone();
+    let plugins = valence_plugins(network);
+    add_server(&mut app, plugins, launch, access, listing.clone(), saved);
+
+    // Every listener is bound before the server says it is up. The game port and the proxy
+    // door were bound above, and their failure stops the start; RCON and the map are
+    // auxiliary, as in vanilla: one that cannot be bound is a warning and the game goes on.
+    let rcon_listener = bind_rcon(&rcon)?;
+    let map_at = start_map(&mut app, network)?;
+    let metrics_at = start_metrics(&mut app, &metrics, network)?;
+    let listening = game.as_ref().map(|game| game.address);
+    let query_at = match (network, query.enabled, listening) {
+        (true, true, Some(game)) => start_query(&mut app, &query, game, listing),
+        _ => None,
+    };
+    if let Some(door) = game.and_then(|game| game.door) {
+        access::proxy::start(door.listener, door.inner, door.secret)?;
+    }
+
+    // Logging starts with the plugins: report the listen addresses only now.
+    if let Some(address) = listening {
+        announce_game(&app, address);
+    }
+    if let Some(listener) = rcon_listener {
+        start_rcon(&mut app, listener, rcon.password);
+    }
+    if let Some(bound) = map_at {
+        info!("map at http://{bound}/");
+    }
+    if let Some(bound) = metrics_at {
+        info!("metrics at http://{bound}/metrics");
+    }
+    if let Some(bound) = query_at {
+        info!("query (GameSpy4) on udp {bound}");
+    }
+    Ok(app)
+}
+
+/// Checks the world folder, and clears it of the temp files an interrupted save left.
+fn open_world_dir(world_dir: &Path) -> anyhow::Result<()> {
+    check_world_dir(world_dir)?;
     let leftovers: usize = ["region", "entities", "data", "playerdata"]
         .iter()
         .map(|dir| files::remove_leftovers(&world_dir.join(dir)))
@@ -107,36 +165,62 @@ pub fn build_base(launch: Launch) -> anyhow::Result<App> {
     if leftovers > 0 {
         info!("removed {leftovers} temp files an interrupted save left in the world folder");
     }
-    let mut clock = time::WorldClock::new(config.time.day_length_ticks, config.time.start_time);
-    let d = &config.daylight;
-    let mut phase = daylight::Phase::new(
-        config.server.seed,
-        d.phase_interval_ticks,
-        d.phase_jitter_ticks,
-    );
-    let mut weather = weather::Weather::new(config.server.seed);
-    save::load_world(&world_dir, &mut clock, &mut phase, &mut weather)?;
+    Ok(())
+}
 
-    // Vanilla keeps its lists beside its properties: here, beside config.toml.
-    let server_dir = config_path
-        .as_deref()
+/// The world's clock, escalation phase and weather, as its save left them (or new).
+struct SavedWorld {
+    clock: time::WorldClock,
+    phase: daylight::Phase,
+    weather: weather::Weather,
+}
+
+impl SavedWorld {
+    fn load(config: &Config, world_dir: &Path) -> anyhow::Result<Self> {
+        let mut clock = time::WorldClock::new(config.time.day_length_ticks, config.time.start_time);
+        let d = &config.daylight;
+        let mut phase = daylight::Phase::new(
+            config.server.seed,
+            d.phase_interval_ticks,
+            d.phase_jitter_ticks,
+        );
+        let mut weather = weather::Weather::new(config.server.seed);
+        save::load_world(world_dir, &mut clock, &mut phase, &mut weather)?;
+        Ok(Self {
+            clock,
+            phase,
+            weather,
+        })
+    }
+}
+
+/// Vanilla keeps its lists beside its properties: here, beside config.toml.
+fn server_dir(config_path: Option<&Path>, world_dir: &Path) -> PathBuf {
+    config_path
         .and_then(|p| p.parent())
         .map(|p| {
             if p.as_os_str().is_empty() {
-                std::path::Path::new(".")
+                Path::new(".")
             } else {
                 p
             }
         })
-        .unwrap_or(&world_dir)
-        .to_path_buf();
-    let icon = status::icon::load(&[&server_dir, &world_dir]);
+        .unwrap_or(world_dir)
+        .to_path_buf()
+}
+
+/// What the server list shows of the server: its icon beside the lists or in the world
+/// folder, and the world's name.
+fn listing(config: &Config, server_dir: &Path, world_dir: &Path) -> Arc<status::Listing> {
+    let icon = status::icon::load(&[server_dir, world_dir]);
     let world_name = world_dir
         .file_name()
         .map_or_else(|| "world".into(), |n| n.to_string_lossy().into_owned());
-    let listing = Arc::new(status::Listing::new(&config, world_name, icon));
-    let access = access::Access::load(server_dir, config.server.whitelist)?;
+    Arc::new(status::Listing::new(config, world_name, icon))
+}
 
+/// The app with its thread pool and tick settings.
+fn new_app(config: &Config, network: bool) -> anyhow::Result<App> {
     // The pool the crowd's loops share (`par_iter`, the sieges' searches, Valence's client
     // loops): a thread a core. With one thread fewer the tick thread waited less for a core
     // but did the missing thread's work itself, and ticks ran longer (BENCHMARKS, #39). Made
@@ -149,56 +233,97 @@ pub fn build_base(launch: Launch) -> anyhow::Result<App> {
         // Compression only pays over a network; headless mock clients read plain frames.
         compression_threshold: defaults.compression_threshold.filter(|_| network),
     });
+    Ok(app)
+}
+
+/// Valence's plugins, logging as operators want it; headless, without the network.
+fn valence_plugins(network: bool) -> impl PluginGroup {
     // Valence warns of every selected-slot packet it misreads (see `player::hotbar`), once a
     // scroll of the mouse wheel; operators are spared that line. `RUST_LOG` still overrides.
-    let mut plugins = DefaultPlugins.build().set(valence::log::LogPlugin {
+    let plugins = DefaultPlugins.build().set(valence::log::LogPlugin {
         filter: "wgpu=error,naga=warn,valence_server::event_loop=error".into(),
         level: valence::log::Level::INFO,
     });
-    let mut listening = None;
-    let mut door = None;
     if network {
-        let (address, listener) = bind_address(&config)?;
-        // Behind Velocity horde keeps the public port for its own door (see access::proxy) and
-        // Valence listens on loopback behind it.
-        let game_address = if config.server.connection_mode == ConnectionModeSetting::Velocity {
-            let inner = bind_address_at(SocketAddr::from(([127, 0, 0, 1], 0)))?.0;
-            door = Some((listener, inner, config.server.velocity_secret.clone()));
-            inner
-        } else {
-            address
-        };
-        app.insert_resource(NetworkSettings {
-            address: game_address,
-            max_players: config.server.max_players as usize,
-            connection_mode: match config.server.connection_mode {
-                ConnectionModeSetting::Velocity => ConnectionMode::Velocity {
-                    secret: config.server.velocity_secret.as_str().into(),
-                },
-                ConnectionModeSetting::Direct if config.server.online_mode => {
-                    ConnectionMode::Online {
-                        prevent_proxy_connections: false,
-                    }
-                }
-                ConnectionModeSetting::Direct => ConnectionMode::Offline,
-            },
-            callbacks: access.gate(listing.clone()).into(),
-            ..Default::default()
-        });
-        listening = Some(address);
+        plugins
     } else {
-        // Headless: no connection to keep alive, however long a test or benchmark runs.
-        app.insert_resource(KeepaliveSettings {
-            period: std::time::Duration::MAX,
-        });
-        plugins = plugins.disable::<NetworkPlugin>();
+        plugins.disable::<NetworkPlugin>()
     }
-    let rcon = config.rcon.clone();
+}
+
+/// Where players reach the game, and the proxy's door in front of it if there is one.
+struct GamePort {
+    address: SocketAddr,
+    door: Option<Door>,
+}
+
+/// The public port's listener, kept for the door, and the loopback address Valence listens
+/// on behind it; the proxy's secret.
+struct Door {
+    listener: TcpListener,
+    inner: SocketAddr,
+    secret: String,
+}
+
+/// Binds the game's port and sets Valence's network settings: who may connect, and how.
+fn listen_for_players(
+    app: &mut App,
+    config: &Config,
+    access: &access::Access,
+    listing: &Arc<status::Listing>,
+) -> anyhow::Result<GamePort> {
+    let (address, listener) = bind_address(config)?;
+    let mut door = None;
+    // Behind Velocity horde keeps the public port for its own door (see access::proxy) and
+    // Valence listens on loopback behind it.
+    let game_address = if config.server.connection_mode == ConnectionModeSetting::Velocity {
+        let inner = bind_address_at(SocketAddr::from(([127, 0, 0, 1], 0)))?.0;
+        door = Some(Door {
+            listener,
+            inner,
+            secret: config.server.velocity_secret.clone(),
+        });
+        inner
+    } else {
+        address
+    };
+    app.insert_resource(NetworkSettings {
+        address: game_address,
+        max_players: config.server.max_players as usize,
+        connection_mode: match config.server.connection_mode {
+            ConnectionModeSetting::Velocity => ConnectionMode::Velocity {
+                secret: config.server.velocity_secret.as_str().into(),
+            },
+            ConnectionModeSetting::Direct if config.server.online_mode => ConnectionMode::Online {
+                prevent_proxy_connections: false,
+            },
+            ConnectionModeSetting::Direct => ConnectionMode::Offline,
+        },
+        callbacks: access.gate(listing.clone()).into(),
+        ..Default::default()
+    });
+    Ok(GamePort { address, door })
+}
+
+/// The configuration, the world and the server's plugins, with the world's saved state.
+fn add_server(
+    app: &mut App,
+    plugins: impl PluginGroup,
+    launch: Launch,
+    access: access::Access,
+    listing: Arc<status::Listing>,
+    saved: SavedWorld,
+) {
+    let Launch {
+        config,
+        config_path,
+        world_dir,
+        network,
+        stdin,
+    } = launch;
     let one_by_one = |schedule: &mut Schedule| {
         schedule.set_executor_kind(ExecutorKind::SingleThreaded);
     };
-    let query = config.query.clone();
-    let metrics = config.metrics.clone();
     app.insert_resource(config)
         .insert_resource(config::ConfigPath(config_path))
         .insert_resource(access)
@@ -222,125 +347,129 @@ pub fn build_base(launch: Launch) -> anyhow::Result<App> {
             weather::WeatherPlugin,
             access::AccessPlugin,
             player::PlayerPlugin,
-            status::StatusPlugin {
-                listing: listing.clone(),
-            },
+            status::StatusPlugin { listing },
             console::ConsolePlugin { stdin },
         ))
-        .insert_resource(clock)
-        .insert_resource(weather)
-        .insert_resource(daylight::WorldPhase(phase));
+        .insert_resource(saved.clock)
+        .insert_resource(saved.weather)
+        .insert_resource(daylight::WorldPhase(saved.phase));
+}
 
-    // Every listener is bound before the server says it is up. The game port and the proxy
-    // door were bound above, and their failure stops the start; RCON and the map are
-    // auxiliary, as in vanilla: one that cannot be bound is a warning and the game goes on.
-    let rcon_listener = if rcon.enabled {
-        let ip = rcon
-            .address
-            .parse()
-            .context("rcon.address is not an IP address")?;
-        let address = SocketAddr::new(ip, rcon.port);
-        auxiliary(
-            "RCON",
-            "rcon.port",
-            console::rcon::bind(address).with_context(|| format!("cannot listen on {address}")),
-        )
-    } else {
-        None
-    };
+/// RCON's listener, bound if RCON is on.
+fn bind_rcon(rcon: &config::RconConfig) -> anyhow::Result<Option<TcpListener>> {
+    if !rcon.enabled {
+        return Ok(None);
+    }
+    let ip = rcon
+        .address
+        .parse()
+        .context("rcon.address is not an IP address")?;
+    let address = SocketAddr::new(ip, rcon.port);
+    Ok(auxiliary(
+        "RCON",
+        "rcon.port",
+        console::rcon::bind(address).with_context(|| format!("cannot listen on {address}")),
+    ))
+}
+
+/// The live map, started if it is on and the server is on a network; its address.
+fn start_map(app: &mut App, network: bool) -> anyhow::Result<Option<SocketAddr>> {
     let map = app.world.resource::<Config>().map.clone();
-    let mut map_at = None;
-    if network && map.enabled {
-        let ip = map
-            .address
-            .parse()
-            .context("map.address is not an IP address")?;
-        let address = SocketAddr::new(ip, map.port);
-        let started = map::MapPlugin::start(address, map.max_connections);
-        if let Some((plugin, bound)) = auxiliary("the map", "map.port", started) {
-            app.add_plugins(plugin);
-            map_at = Some(bound);
-        }
+    if !(network && map.enabled) {
+        return Ok(None);
     }
-    let mut metrics_at = None;
-    if network && metrics.enabled {
-        let ip = metrics
-            .address
-            .parse()
-            .context("metrics.address is not an IP address")?;
-        let exported = app.world.resource::<metrics::Exported>().clone();
-        let started = metrics::export::start(
-            SocketAddr::new(ip, metrics.port),
-            metrics.max_connections,
-            exported,
-        );
-        metrics_at = auxiliary("the metrics endpoint", "metrics.port", started);
-    }
-    let mut query_at = None;
-    if let (true, true, Some(game)) = (network, query.enabled, listening) {
-        let packets = status::query::QueryPackets::default();
-        for outcome in ["answered", "refused", "dropped"] {
-            drop(packets.get_or_create(&[("outcome", outcome)]));
-        }
-        metrics::register(
-            &mut app,
-            "horde_query_packets",
-            "Query packets by outcome: answered, refused (malformed or a bad token), dropped (over query.max_packets_per_s)",
-            packets.clone(),
-        );
-        let host = status::query::Host {
-            ip: game.ip().to_string(),
-            port: game.port(),
-        };
-        let started = status::query::start(
-            SocketAddr::new(game.ip(), query.port),
-            query.max_packets_per_s,
-            host,
-            listing,
-            packets,
-        );
-        query_at = auxiliary("the query", "query.port", started);
-    }
-    if let Some((listener, inner, secret)) = door {
-        access::proxy::start(listener, inner, secret)?;
-    }
+    let ip = map
+        .address
+        .parse()
+        .context("map.address is not an IP address")?;
+    let address = SocketAddr::new(ip, map.port);
+    let started = map::MapPlugin::start(address, map.max_connections);
+    let Some((plugin, bound)) = auxiliary("the map", "map.port", started) else {
+        return Ok(None);
+    };
+    app.add_plugins(plugin);
+    Ok(Some(bound))
+}
 
-    // Logging starts with the plugins: report the listen addresses only now.
-    if let Some(address) = listening {
-        info!("listening for Minecraft 1.20.1 clients on {address}");
-        let server = &app.world.resource::<Config>().server;
-        if server.connection_mode == ConnectionModeSetting::Velocity {
-            info!("behind Velocity: only the proxy (modern forwarding, shared secret) may connect");
-        } else if !server.online_mode {
-            warn!("online_mode is off: players are not authenticated and can join under any name");
-        }
+/// The metrics endpoint, started if it is on and the server is on a network; its address.
+fn start_metrics(
+    app: &mut App,
+    metrics: &config::MetricsConfig,
+    network: bool,
+) -> anyhow::Result<Option<SocketAddr>> {
+    if !(network && metrics.enabled) {
+        return Ok(None);
     }
-    if let Some(listener) = rcon_listener {
-        let inbox = app.world.resource::<console::Inbox>().sender();
-        let refused = prometheus_client::metrics::counter::Counter::default();
-        metrics::register(
-            &mut app,
-            "horde_rcon_refusals",
-            "RCON logins refused for a wrong password",
-            refused.clone(),
-        );
-        auxiliary(
-            "RCON",
-            "rcon.port",
-            console::rcon::start(listener, rcon.password, inbox, refused)
-                .context("cannot start RCON"),
-        );
+    let ip = metrics
+        .address
+        .parse()
+        .context("metrics.address is not an IP address")?;
+    let exported = app.world.resource::<metrics::Exported>().clone();
+    let started = metrics::export::start(
+        SocketAddr::new(ip, metrics.port),
+        metrics.max_connections,
+        exported,
+    );
+    Ok(auxiliary("the metrics endpoint", "metrics.port", started))
+}
+
+/// The query (GameSpy4) on the game's IP, its packets counted by outcome; its address.
+fn start_query(
+    app: &mut App,
+    query: &config::QueryConfig,
+    game: SocketAddr,
+    listing: Arc<status::Listing>,
+) -> Option<SocketAddr> {
+    let packets = status::query::QueryPackets::default();
+    for outcome in ["answered", "refused", "dropped"] {
+        drop(packets.get_or_create(&[("outcome", outcome)]));
     }
-    if let Some(bound) = map_at {
-        info!("map at http://{bound}/");
+    metrics::register(
+        app,
+        "horde_query_packets",
+        "Query packets by outcome: answered, refused (malformed or a bad token), dropped (over query.max_packets_per_s)",
+        packets.clone(),
+    );
+    let host = status::query::Host {
+        ip: game.ip().to_string(),
+        port: game.port(),
+    };
+    let started = status::query::start(
+        SocketAddr::new(game.ip(), query.port),
+        query.max_packets_per_s,
+        host,
+        listing,
+        packets,
+    );
+    auxiliary("the query", "query.port", started)
+}
+
+/// The game's address, and who may connect there.
+fn announce_game(app: &App, address: SocketAddr) {
+    info!("listening for Minecraft 1.20.1 clients on {address}");
+    let server = &app.world.resource::<Config>().server;
+    if server.connection_mode == ConnectionModeSetting::Velocity {
+        info!("behind Velocity: only the proxy (modern forwarding, shared secret) may connect");
+    } else if !server.online_mode {
+        warn!("online_mode is off: players are not authenticated and can join under any name");
     }
-    if let Some(bound) = metrics_at {
-        info!("metrics at http://{bound}/metrics");
-    }
-    if let Some(bound) = query_at {
-        info!("query (GameSpy4) on udp {bound}");
-    }
-    Ok(app)
+}
+
+/// RCON on its bound listener, handing lines to the console; its refusals counted.
+fn start_rcon(app: &mut App, listener: TcpListener, password: String) {
+    let inbox = app.world.resource::<console::Inbox>().sender();
+    let refused = prometheus_client::metrics::counter::Counter::default();
+    metrics::register(
+        app,
+        "horde_rcon_refusals",
+        "RCON logins refused for a wrong password",
+        refused.clone(),
+    );
+    auxiliary(
+        "RCON",
+        "rcon.port",
+        console::rcon::start(listener, password, inbox, refused).context("cannot start RCON"),
+    );
 }
 
 /// An auxiliary service's start: on failure a warning naming the key to change, and none.

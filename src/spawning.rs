@@ -4,6 +4,7 @@
 //! A noisy place calls zombies too ([`HordeCall`]): they come from the edge of where zombies
 //! act, drawn to the place.
 
+use bevy_ecs::system::SystemParam;
 use rand::Rng;
 use rand_pcg::Pcg32;
 use valence::prelude::*;
@@ -43,20 +44,54 @@ pub fn room(players: usize, per_player: u32, materialised: usize, ghosts: usize)
     (players * per_player as usize).saturating_sub(materialised + ghosts)
 }
 
+/// What both spawners read: the zombies in the world and the packs' ghosts, which count
+/// against the cap; the overworld they spawn in; the zombie kinds; the configuration and the
+/// server's tick.
+#[derive(SystemParam)]
+struct Spawner<'w, 's> {
+    zombies: Query<'w, 's, (), With<Zombie>>,
+    layers: Query<'w, 's, (Entity, &'static ChunkLayer), With<Overworld>>,
+    packs: Res<'w, Packs>,
+    kinds: Res<'w, ZombieKinds>,
+    config: Res<'w, Config>,
+    server: Res<'w, Server>,
+}
+
+impl Spawner<'_, '_> {
+    /// How many more zombies the cap allows with `hunted` players to hunt.
+    fn room_for(&self, hunted: usize) -> usize {
+        room(
+            hunted,
+            self.config.spawning.mob_cap_per_player,
+            self.zombies.iter().count(),
+            self.packs.ghost_members(),
+        )
+    }
+}
+
+/// What tells a dark spot: whether it sees the sky, and whether the sun is up (the clock, and
+/// the weather that may hide it).
+#[derive(SystemParam)]
+struct Darkness<'w> {
+    sky: ResMut<'w, SkyMap>,
+    clock: Res<'w, WorldClock>,
+    weather: Res<'w, Weather>,
+}
+
 fn spawn_in_the_dark(
     mut commands: Commands,
     players: Query<(&Position, &GameMode), (With<Client>, Without<Dead>)>,
-    zombies: Query<(), With<Zombie>>,
-    layers: Query<(Entity, &ChunkLayer), With<Overworld>>,
-    packs: Res<Packs>,
-    mut sky: ResMut<SkyMap>,
-    kinds: Res<ZombieKinds>,
-    clock: Res<WorldClock>,
-    weather: Res<Weather>,
-    config: Res<Config>,
-    server: Res<Server>,
+    spawner: Spawner,
+    mut darkness: Darkness,
     mut rng: Local<Option<Pcg32>>,
 ) {
+    let Spawner {
+        layers,
+        kinds,
+        config,
+        server,
+        ..
+    } = &spawner;
     let s = &config.spawning;
     let tick = server.current_tick() as u64;
     if !s.enabled || tick == 0 || !tick.is_multiple_of(s.interval_ticks) {
@@ -70,12 +105,7 @@ fn spawn_in_the_dark(
         .filter(|(_, mode)| matches!(mode, GameMode::Survival | GameMode::Adventure))
         .map(|(p, _)| p.0)
         .collect();
-    let mut room = room(
-        hunted.len(),
-        s.mob_cap_per_player,
-        zombies.iter().count(),
-        packs.ghost_members(),
-    );
+    let mut room = spawner.room_for(hunted.len());
     if room == 0 {
         return;
     }
@@ -106,12 +136,15 @@ fn spawn_in_the_dark(
             // Not too close to any hunted player after all (the group spreads).
             let eye = BlockPos::new(x, y + 1, z);
             if spot.distance(player) < s.min_distance
-                || !dark(!weather.sun_is_up(&clock), sky.sees_sky(layer, eye))
+                || !dark(
+                    !darkness.weather.sun_is_up(&darkness.clock),
+                    darkness.sky.sees_sky(layer, eye),
+                )
             {
                 continue;
             }
             let seed = (random() * u64::MAX as f64) as u64;
-            commands.spawn(new_zombie(layer_entity, spot, kind, &kinds, seed));
+            commands.spawn(new_zombie(layer_entity, spot, kind, kinds, seed));
             room -= 1;
         }
     }
@@ -128,19 +161,20 @@ pub fn call_distance(view_distance: u8, quarter_radius: f64, min_distance: f64) 
 /// Sends the zombies a hot place calls, each from the farthest loaded ground in a random
 /// direction (the distance shrinks a chunk at a time until ground is found), drawn to the
 /// place and given time to walk there. Within the mob cap, like every natural spawn.
-#[allow(clippy::too_many_arguments)]
 fn answer_calls(
     mut calls: EventReader<HordeCall>,
     mut commands: Commands,
     players: Query<&GameMode, (With<Client>, Without<Dead>)>,
-    zombies: Query<(), With<Zombie>>,
-    layers: Query<(Entity, &ChunkLayer), With<Overworld>>,
-    packs: Res<Packs>,
-    kinds: Res<ZombieKinds>,
-    config: Res<Config>,
-    server: Res<Server>,
+    spawner: Spawner,
     mut rng: Local<Option<Pcg32>>,
 ) {
+    let Spawner {
+        layers,
+        kinds,
+        config,
+        server,
+        ..
+    } = &spawner;
     let Ok((layer_entity, layer)) = layers.get_single() else {
         return;
     };
@@ -150,12 +184,7 @@ fn answer_calls(
         return;
     }
     let hunted = players.iter().filter(|mode| huntable(mode)).count();
-    let mut room = room(
-        hunted,
-        s.mob_cap_per_player,
-        zombies.iter().count(),
-        packs.ghost_members(),
-    );
+    let mut room = spawner.room_for(hunted);
     let rng = rng.get_or_insert_with(|| crate::random::generator(!config.server.seed as u64));
     let now = server.current_tick() as u64;
     let tick_rate = server.tick_rate().get() as f64;
@@ -194,7 +223,7 @@ fn answer_calls(
             lure.investigate_ticks += walk.ceil() as u64;
             let seed = rng.gen::<u64>();
             commands.spawn((
-                new_zombie(layer_entity, spot, kind, &kinds, seed),
+                new_zombie(layer_entity, spot, kind, kinds, seed),
                 Curious(Curiosity::drawn_to(call.at, call.strength, now, &lure)),
             ));
             room -= 1;

@@ -259,7 +259,36 @@ pub fn parse(line: &str) -> Result<Command, String> {
     let Some((&name, args)) = words.split_first() else {
         return Err("type help for the list of commands".into());
     };
-    let command = match (name, args) {
+    // Each family knows its own commands (every form of one command is in one family): the
+    // first to know the line parses it.
+    for family in [
+        server_command,
+        access_command,
+        world_command,
+        player_command,
+        zombie_command,
+    ] {
+        if let Some(command) = family(name, args)? {
+            return Ok(command);
+        }
+    }
+    // A known command in a form no family knows: its usage.
+    if COMMANDS
+        .iter()
+        .any(|(u, _)| u.split(' ').next() == Some(name))
+    {
+        return Err(usage(name));
+    }
+    Err(format!("unknown command {name:?}; type help"))
+}
+
+/// What a command family makes of a line: its command, a usage error, or `None` when the line
+/// is none of its commands.
+type Parsed = Result<Option<Command>, String>;
+
+/// The server's own commands: help, stopping, saving, its figures and its configuration.
+fn server_command(name: &str, args: &[&str]) -> Parsed {
+    Ok(Some(match (name, args) {
         ("help" | "?", []) => Command::Help,
         ("stop", []) => Command::Stop,
         ("save-all", [] | ["flush"]) => Command::SaveAll,
@@ -272,6 +301,16 @@ pub fn parse(line: &str) -> Result<Command, String> {
         ("entities", []) => Command::Entities,
         ("perf", ["start"]) => Command::PerfStart,
         ("perf", ["stop"]) => Command::PerfStop,
+        ("reload", []) => Command::Reload,
+        ("config", []) => Command::ShowConfig(None),
+        ("config", [key]) => Command::ShowConfig(Some(key.to_string())),
+        _ => return Ok(None),
+    }))
+}
+
+/// Who may join: the whitelist, bans, kicks and operators.
+fn access_command(name: &str, args: &[&str]) -> Parsed {
+    Ok(Some(match (name, args) {
         ("whitelist", ["on"]) => Command::WhitelistSwitch(true),
         ("whitelist", ["off"]) => Command::WhitelistSwitch(false),
         ("whitelist", ["add", player]) => Command::WhitelistAdd(player.to_string()),
@@ -296,6 +335,13 @@ pub fn parse(line: &str) -> Result<Command, String> {
         },
         ("op", [player]) => Command::Op(player.to_string()),
         ("deop", [player]) => Command::Deop(player.to_string()),
+        _ => return Ok(None),
+    }))
+}
+
+/// The world's state: weather, time, phase, and blocks.
+fn world_command(name: &str, args: &[&str]) -> Parsed {
+    Ok(Some(match (name, args) {
         ("weather", []) => Command::WeatherQuery,
         ("weather", [kind, rest @ ..]) if rest.len() <= 1 => {
             let kind = crate::weather::Kind::from_name(kind).ok_or_else(|| usage("weather"))?;
@@ -309,6 +355,23 @@ pub fn parse(line: &str) -> Result<Command, String> {
         ("time", ["set", when]) => {
             Command::TimeSet(crate::time::parse_time(when).ok_or_else(|| usage("time"))?)
         }
+        ("phase", []) => Command::PhaseQuery,
+        ("phase", ["set", n]) => Command::PhaseSet(n.parse().map_err(|_| usage("phase"))?),
+        ("fill", [x1, y1, z1, x2, y2, z2, block]) => {
+            let coord = |s: &str| Coord::parse(s).ok_or_else(|| usage("fill"));
+            Command::Fill {
+                from: [coord(x1)?, coord(y1)?, coord(z1)?],
+                to: [coord(x2)?, coord(y2)?, coord(z2)?],
+                block: block.to_string(),
+            }
+        }
+        _ => return Ok(None),
+    }))
+}
+
+/// What is done to a player: moved, hurt, killed, its game mode, effects and items.
+fn player_command(name: &str, args: &[&str]) -> Parsed {
+    Ok(Some(match (name, args) {
         ("tp" | "teleport", [player, x, y, z]) => {
             let coord = |s: &str| Coord::parse(s).ok_or_else(|| usage("tp"));
             Command::Tp {
@@ -331,28 +394,6 @@ pub fn parse(line: &str) -> Result<Command, String> {
         ("kill", [player]) => Command::Kill {
             player: player.to_string(),
         },
-        ("summon", ["zombie", x, y, z, rest @ ..]) if rest.len() <= 1 => {
-            let coord = |s: &str| Coord::parse(s).ok_or_else(|| usage("summon"));
-            Command::Summon {
-                at: [coord(x)?, coord(y)?, coord(z)?],
-                kind: rest.first().map(|k| k.to_string()),
-            }
-        }
-        ("zombies", []) => Command::Zombies,
-        ("noise", [x, y, z, radius, rest @ ..]) if rest.len() <= 1 => {
-            let coord = |s: &str| Coord::parse(s).ok_or_else(|| usage("noise"));
-            let number = |s: &str, max: f32| {
-                s.parse::<f32>()
-                    .ok()
-                    .filter(|v| (0.0..=max).contains(v))
-                    .ok_or_else(|| format!("error=\"expected a number 0..={max}, found {s}\""))
-            };
-            Command::Noise {
-                at: [coord(x)?, coord(y)?, coord(z)?],
-                radius: number(radius, 128.0)?,
-                loudness: rest.first().map(|l| number(l, 1000.0)).transpose()?,
-            }
-        }
         ("gamemode", [mode, player]) => Command::GameMode {
             mode: match *mode {
                 "survival" => GameMode::Survival,
@@ -363,23 +404,6 @@ pub fn parse(line: &str) -> Result<Command, String> {
             },
             player: player.to_string(),
         },
-        ("packs", []) => Command::Packs,
-        ("reload", []) => Command::Reload,
-        ("config", []) => Command::ShowConfig(None),
-        ("config", [key]) => Command::ShowConfig(Some(key.to_string())),
-        ("phase", []) => Command::PhaseQuery,
-        ("phase", ["set", n]) => Command::PhaseSet(n.parse().map_err(|_| usage("phase"))?),
-        ("hunt", []) => Command::HuntStatus,
-        ("hunt", ["start", preset]) => Command::HuntStart(preset.to_string()),
-        ("hunt", ["stop"]) => Command::HuntStop,
-        ("fill", [x1, y1, z1, x2, y2, z2, block]) => {
-            let coord = |s: &str| Coord::parse(s).ok_or_else(|| usage("fill"));
-            Command::Fill {
-                from: [coord(x1)?, coord(y1)?, coord(z1)?],
-                to: [coord(x2)?, coord(y2)?, coord(z2)?],
-                block: block.to_string(),
-            }
-        }
         ("effect", ["give", player, effect, rest @ ..]) if rest.len() <= 2 => {
             let number = |i: usize, default: u32, max: u32| match rest.get(i) {
                 Some(n) => n
@@ -410,16 +434,41 @@ pub fn parse(line: &str) -> Result<Command, String> {
                 None => 1,
             },
         },
-        (name, _)
-            if COMMANDS
-                .iter()
-                .any(|(u, _)| u.split(' ').next() == Some(name)) =>
-        {
-            return Err(usage(name))
+        _ => return Ok(None),
+    }))
+}
+
+/// Zombies: summoned, counted, lured by a noise, in packs and in hunts.
+fn zombie_command(name: &str, args: &[&str]) -> Parsed {
+    Ok(Some(match (name, args) {
+        ("summon", ["zombie", x, y, z, rest @ ..]) if rest.len() <= 1 => {
+            let coord = |s: &str| Coord::parse(s).ok_or_else(|| usage("summon"));
+            Command::Summon {
+                at: [coord(x)?, coord(y)?, coord(z)?],
+                kind: rest.first().map(|k| k.to_string()),
+            }
         }
-        (name, _) => return Err(format!("unknown command {name:?}; type help")),
-    };
-    Ok(command)
+        ("zombies", []) => Command::Zombies,
+        ("noise", [x, y, z, radius, rest @ ..]) if rest.len() <= 1 => {
+            let coord = |s: &str| Coord::parse(s).ok_or_else(|| usage("noise"));
+            let number = |s: &str, max: f32| {
+                s.parse::<f32>()
+                    .ok()
+                    .filter(|v| (0.0..=max).contains(v))
+                    .ok_or_else(|| format!("error=\"expected a number 0..={max}, found {s}\""))
+            };
+            Command::Noise {
+                at: [coord(x)?, coord(y)?, coord(z)?],
+                radius: number(radius, 128.0)?,
+                loudness: rest.first().map(|l| number(l, 1000.0)).transpose()?,
+            }
+        }
+        ("packs", []) => Command::Packs,
+        ("hunt", []) => Command::HuntStatus,
+        ("hunt", ["start", preset]) => Command::HuntStart(preset.to_string()),
+        ("hunt", ["stop"]) => Command::HuntStop,
+        _ => return Ok(None),
+    }))
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 
 mod rules;
 
+use bevy_ecs::system::SystemParam;
 use valence::boss_bar::{
     BossBarBundle, BossBarColor, BossBarDivision, BossBarFlags, BossBarHealth, BossBarTitle,
     BossBarViewers,
@@ -151,58 +152,96 @@ fn schedule_hunts(mut hunts: ResMut<Hunts>, config: Res<Config>, server: Res<Ser
     }
 }
 
+/// The hunt's boss bar, as the round shows it.
+type Bars<'w, 's> = Query<
+    'w,
+    's,
+    (
+        Entity,
+        &'static mut BossBarTitle,
+        &'static mut BossBarHealth,
+        &'static mut BossBarViewers,
+    ),
+    With<HuntBar>,
+>;
+
+/// The hunt's zombies, and what players slew this tick: the kills among those zombies count
+/// towards the goal.
+#[derive(SystemParam)]
+struct Quarry<'w, 's> {
+    members: Query<'w, 's, (Entity, Option<&'static Dying>), With<HuntZombie>>,
+    slain: EventReader<'w, 's, PlayerKill>,
+}
+
+impl Quarry<'_, '_> {
+    /// The hunt's zombies slain this tick. The goal counts what players slay, not what the
+    /// sun burns.
+    fn kills(&mut self) -> u32 {
+        let members = &self.members;
+        self.slain
+            .iter()
+            .filter(|kill| members.contains(kill.victim))
+            .count() as u32
+    }
+
+    fn alive(&self) -> u32 {
+        self.members
+            .iter()
+            .filter(|(_, dying)| dying.is_none())
+            .count() as u32
+    }
+}
+
+/// Who plays: every client, told of the round and shown its bar, and their game modes, which
+/// say who counts for the round.
+#[derive(SystemParam)]
+struct Players<'w, 's> {
+    clients: Query<'w, 's, (Entity, &'static mut Client)>,
+    modes: Query<'w, 's, &'static GameMode, With<Client>>,
+}
+
+impl Players<'_, '_> {
+    /// The round is played by those zombies may hunt (spectators and builders do not count).
+    fn hunted(&self) -> u32 {
+        self.modes.iter().filter(|mode| huntable(mode)).count() as u32
+    }
+}
+
+/// Where a wave comes and of what: the overworld, the world spawn its preset's points are
+/// around, and the zombie kinds.
+#[derive(SystemParam)]
+struct WaveGround<'w, 's> {
+    layers: Query<'w, 's, (Entity, &'static ChunkLayer), With<Overworld>>,
+    spawn: Res<'w, WorldSpawn>,
+    kinds: Res<'w, ZombieKinds>,
+}
+
+/// Each tick: a round asked for starts, or stops; the running round counts its kills and its
+/// players, ends when won or out of time, sends its waves and shows its bar.
 fn run_hunt(
     mut commands: Commands,
     mut hunts: ResMut<Hunts>,
-    members: Query<(Entity, Option<&Dying>), With<HuntZombie>>,
-    mut slain: EventReader<PlayerKill>,
-    mut bars: Query<
-        (
-            Entity,
-            &mut BossBarTitle,
-            &mut BossBarHealth,
-            &mut BossBarViewers,
-        ),
-        With<HuntBar>,
-    >,
-    mut clients: Query<(Entity, &mut Client)>,
-    modes: Query<&GameMode, With<Client>>,
-    layers: Query<(Entity, &ChunkLayer), With<Overworld>>,
-    spawn: Res<WorldSpawn>,
-    kinds: Res<ZombieKinds>,
+    mut quarry: Quarry,
+    mut bars: Bars,
+    mut players: Players,
+    ground: WaveGround,
     server: Res<Server>,
 ) {
     let now = server.current_tick() as u64;
     let tick_rate = server.tick_rate().get() as f64;
     let hunts = &mut *hunts;
-    // The goal counts what players slay, not what the sun burns.
-    let kills = slain
-        .iter()
-        .filter(|kill| members.contains(kill.victim))
-        .count() as u32;
+    let kills = quarry.kills();
     match hunts.request.take() {
         Some(HuntRequest::Start(preset)) if hunts.active.is_none() => {
-            info!("hunt {} started", preset.name);
-            broadcast(&mut clients, &format!("A hunt begins: {}", preset.name));
-            hunts.active = Some(Round {
-                // As the seed's loop, the round waits a spawn interval before its first wave.
-                next_wave_in: wave_ticks(&preset, tick_rate),
-                preset,
-                elapsed: 0,
-                spawned: 0,
-                kills: 0,
-                players: 0,
-                goal: 0,
-                rng: Stream::new(crate::random::mix(now)),
-            });
+            hunts.active = Some(begin_round(preset, now, tick_rate, &mut players.clients));
         }
         Some(HuntRequest::Stop) if hunts.active.is_some() => {
             end_round(
                 &mut commands,
                 hunts,
-                &members,
+                &quarry.members,
                 &bars,
-                &mut clients,
+                &mut players.clients,
                 "The hunt was stopped",
             );
             return;
@@ -212,50 +251,20 @@ fn run_hunt(
     let Some(round) = hunts.active.as_mut() else {
         return;
     };
-    let preset = &round.preset;
-    round.kills += kills;
-    // The round is played by those zombies may hunt (spectators and builders do not count),
-    // and sized for the most of them it has had.
-    let online = modes.iter().filter(|mode| huntable(mode)).count() as u32;
-    round.players = round.players.max(online);
-    let players = round.players;
-    let progress = Progress {
-        elapsed: round.elapsed,
-        spawned: round.spawned,
-        goal: round.goal,
-    };
-    let goal = kill_goal(preset, players, progress, tick_rate);
-    round.goal = goal;
-    let alive = members.iter().filter(|(_, dying)| dying.is_none()).count() as u32;
-    round.elapsed += 1;
+    let goal = round.advance(kills, players.hunted(), tick_rate);
+    let alive = quarry.alive();
     let elapsed = round.elapsed as f64 / tick_rate;
     // The boss bar, made here so that a round restored from the save gets one too.
     if bars.is_empty() {
-        commands.spawn((
-            BossBarBundle::new(
-                preset.name.clone().into(),
-                BossBarColor::Red,
-                BossBarDivision::TenNotches,
-                BossBarFlags::new(),
-            ),
-            HuntBar,
-        ));
+        raise_bar(&mut commands, &round.preset.name);
     }
-
-    let over = if round.kills >= goal {
-        Some(format!("Victory: {} zombies slain", round.kills))
-    } else if elapsed >= preset.round_time_s {
-        Some(format!("Time is up: {}/{goal} zombies slain", round.kills))
-    } else {
-        None
-    };
-    if let Some(message) = over {
+    if let Some(message) = round.verdict(goal, elapsed) {
         end_round(
             &mut commands,
             hunts,
-            &members,
+            &quarry.members,
             &bars,
-            &mut clients,
+            &mut players.clients,
             &message,
         );
         return;
@@ -263,59 +272,147 @@ fn run_hunt(
 
     round.next_wave_in = round.next_wave_in.saturating_sub(1);
     if round.next_wave_in == 0 {
+        let preset = &round.preset;
         round.next_wave_in = wave_ticks(preset, tick_rate);
-        let size = wave_size(preset, players, alive, round.spawned, round.rng.unit());
-        if let (Ok((layer_entity, layer)), Some(center)) = (layers.get_single(), spawn.pos) {
-            let weights: Vec<u32> = preset
-                .types
-                .iter()
-                .map(|t| kinds.find(t).map_or(0, |k| kinds.get(k).rarity))
-                .collect();
-            for _ in 0..size {
-                let point = preset.spawn_points[(round.rng.unit()
-                    * preset.spawn_points.len() as f64)
-                    as usize
-                    % preset.spawn_points.len()];
-                let at = DVec2::new(center.x + point[0], center.z + point[1]);
-                let radii = (1..=SPAWN_POINT_RINGS).map(|ring| 2.0 * ring as f64);
-                let Some(pos) = ground_at(layer, at).or_else(|| ground_around(layer, at, radii))
-                else {
-                    continue; // No ground loaded near the point: nobody is near it.
-                };
-                let Some(kind) = kinds.find(&preset.types[roulette(&weights, round.rng.unit())])
-                else {
-                    continue;
-                };
-                let seed = round.rng.next_u64();
-                commands.spawn((
-                    new_zombie(layer_entity, pos, kind, &kinds, seed),
-                    HuntZombie,
-                    Arena,
-                ));
-                round.spawned += 1;
-            }
-        }
+        let size = wave_size(
+            preset,
+            round.players,
+            alive,
+            round.spawned,
+            round.rng.unit(),
+        );
+        ground.send_wave(&mut commands, round, size);
+    }
+    show_bar(&mut bars, round, goal, elapsed, &players.clients);
+}
+
+/// A new round of `preset`, told to everyone.
+fn begin_round(
+    preset: HuntPreset,
+    now: u64,
+    tick_rate: f64,
+    clients: &mut Query<(Entity, &mut Client)>,
+) -> Round {
+    info!("hunt {} started", preset.name);
+    broadcast(clients, &format!("A hunt begins: {}", preset.name));
+    Round {
+        // As the seed's loop, the round waits a spawn interval before its first wave.
+        next_wave_in: wave_ticks(&preset, tick_rate),
+        preset,
+        elapsed: 0,
+        spawned: 0,
+        kills: 0,
+        players: 0,
+        goal: 0,
+        rng: Stream::new(crate::random::mix(now)),
+    }
+}
+
+impl Round {
+    /// The round's tick: `kills` added, sized for the most players it has had (`hunted`
+    /// now), its goal raised to match, its clock on. Returns the goal.
+    fn advance(&mut self, kills: u32, hunted: u32, tick_rate: f64) -> u32 {
+        self.kills += kills;
+        self.players = self.players.max(hunted);
+        let progress = Progress {
+            elapsed: self.elapsed,
+            spawned: self.spawned,
+            goal: self.goal,
+        };
+        self.goal = kill_goal(&self.preset, self.players, progress, tick_rate);
+        self.elapsed += 1;
+        self.goal
     }
 
-    // The boss bar: everyone online sees the goal and the time left.
-    if let Ok((_, mut title, mut health, mut viewers)) = bars.get_single_mut() {
-        let text = format!(
-            "{}: {}/{goal} slain, {:.0} s left",
-            preset.name,
-            round.kills,
-            (preset.round_time_s - elapsed).max(0.0)
-        );
-        if title.0.to_string() != text {
-            title.0 = text.into();
+    /// Why the round is over, if it is: its goal met, or its time up after `elapsed` seconds.
+    fn verdict(&self, goal: u32, elapsed: f64) -> Option<String> {
+        if self.kills >= goal {
+            Some(format!("Victory: {} zombies slain", self.kills))
+        } else if elapsed >= self.preset.round_time_s {
+            Some(format!("Time is up: {}/{goal} zombies slain", self.kills))
+        } else {
+            None
         }
-        let progress = (round.kills as f32 / goal as f32).clamp(0.0, 1.0);
-        if health.0 != progress {
-            health.0 = progress;
+    }
+}
+
+fn raise_bar(commands: &mut Commands, title: &str) {
+    commands.spawn((
+        BossBarBundle::new(
+            title.to_string().into(),
+            BossBarColor::Red,
+            BossBarDivision::TenNotches,
+            BossBarFlags::new(),
+        ),
+        HuntBar,
+    ));
+}
+
+impl WaveGround<'_, '_> {
+    /// A wave of `size` zombies at the preset's spawn points, each of a type drawn by rarity.
+    fn send_wave(&self, commands: &mut Commands, round: &mut Round, size: u32) {
+        let (Ok((layer_entity, layer)), Some(center)) = (self.layers.get_single(), self.spawn.pos)
+        else {
+            return;
+        };
+        let kinds = &self.kinds;
+        let preset = &round.preset;
+        let weights: Vec<u32> = preset
+            .types
+            .iter()
+            .map(|t| kinds.find(t).map_or(0, |k| kinds.get(k).rarity))
+            .collect();
+        for _ in 0..size {
+            let point = preset.spawn_points[(round.rng.unit() * preset.spawn_points.len() as f64)
+                as usize
+                % preset.spawn_points.len()];
+            let at = DVec2::new(center.x + point[0], center.z + point[1]);
+            let radii = (1..=SPAWN_POINT_RINGS).map(|ring| 2.0 * ring as f64);
+            let Some(pos) = ground_at(layer, at).or_else(|| ground_around(layer, at, radii)) else {
+                continue; // No ground loaded near the point: nobody is near it.
+            };
+            let Some(kind) = kinds.find(&preset.types[roulette(&weights, round.rng.unit())]) else {
+                continue;
+            };
+            let seed = round.rng.next_u64();
+            commands.spawn((
+                new_zombie(layer_entity, pos, kind, kinds, seed),
+                HuntZombie,
+                Arena,
+            ));
+            round.spawned += 1;
         }
-        let online: std::collections::BTreeSet<Entity> = clients.iter().map(|(e, _)| e).collect();
-        if viewers.viewers != online {
-            viewers.viewers = online;
-        }
+    }
+}
+
+/// The boss bar: everyone online sees the goal and the time left.
+fn show_bar(
+    bars: &mut Bars,
+    round: &Round,
+    goal: u32,
+    elapsed: f64,
+    clients: &Query<(Entity, &mut Client)>,
+) {
+    let Ok((_, mut title, mut health, mut viewers)) = bars.get_single_mut() else {
+        return;
+    };
+    let preset = &round.preset;
+    let text = format!(
+        "{}: {}/{goal} slain, {:.0} s left",
+        preset.name,
+        round.kills,
+        (preset.round_time_s - elapsed).max(0.0)
+    );
+    if title.0.to_string() != text {
+        title.0 = text.into();
+    }
+    let progress = (round.kills as f32 / goal as f32).clamp(0.0, 1.0);
+    if health.0 != progress {
+        health.0 = progress;
+    }
+    let online: std::collections::BTreeSet<Entity> = clients.iter().map(|(e, _)| e).collect();
+    if viewers.viewers != online {
+        viewers.viewers = online;
     }
 }
 
@@ -323,15 +420,7 @@ fn end_round(
     commands: &mut Commands,
     hunts: &mut Hunts,
     members: &Query<(Entity, Option<&Dying>), With<HuntZombie>>,
-    bars: &Query<
-        (
-            Entity,
-            &mut BossBarTitle,
-            &mut BossBarHealth,
-            &mut BossBarViewers,
-        ),
-        With<HuntBar>,
-    >,
+    bars: &Bars,
     clients: &mut Query<(Entity, &mut Client)>,
     message: &str,
 ) {

@@ -13,6 +13,7 @@ pub mod tiles;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use bevy_ecs::system::SystemParam;
 use valence::prelude::*;
 
 use crate::config::Config;
@@ -132,42 +133,74 @@ fn note_merges(
     }
 }
 
+/// The map's own resources: the feed to its thread, the packs' trails and the recent merges.
+#[derive(SystemParam)]
+struct MapResources<'w> {
+    feed: Res<'w, MapFeed>,
+    trails: ResMut<'w, MapTrails>,
+    recent: Res<'w, RecentMerges>,
+}
+
+/// What the map shows of the game: packs and the noise heat map (either may be absent, as on
+/// the load harness's floor), players, and the zombies standing in the world.
+#[derive(SystemParam)]
+struct GameShown<'w, 's> {
+    packs: Option<Res<'w, Packs>>,
+    heat: Option<Res<'w, crate::noise::HeatMap>>,
+    players: Query<'w, 's, (&'static Username, &'static Position), With<Client>>,
+    zombies: Query<'w, 's, (), With<Zombie>>,
+}
+
+/// The world's facts the map shows: clock, phase, weather and chunk latencies, with the
+/// configuration and the server's tick.
+#[derive(SystemParam)]
+struct WorldFacts<'w> {
+    clock: Res<'w, WorldClock>,
+    phase: Res<'w, WorldPhase>,
+    weather: Res<'w, Weather>,
+    chunks: Res<'w, ChunkLifecycle>,
+    config: Res<'w, Config>,
+    server: Res<'w, Server>,
+}
+
 /// Every publish interval: the state, copied for the page; every trail interval, a trail point.
-fn publish(
-    feed: Res<MapFeed>,
-    mut trails: ResMut<MapTrails>,
-    recent: Res<RecentMerges>,
-    packs: Option<Res<Packs>>,
-    heat: Option<Res<crate::noise::HeatMap>>,
-    players: Query<(&Username, &Position), With<Client>>,
-    zombies: Query<(), With<Zombie>>,
-    clock: Res<WorldClock>,
-    phase: Res<WorldPhase>,
-    weather: Res<Weather>,
-    chunks: Res<ChunkLifecycle>,
-    config: Res<Config>,
-    server: Res<Server>,
-) {
-    let tick = server.current_tick();
-    let map = &config.map;
-    let packs = packs.as_deref();
-    if (tick as u64).is_multiple_of(map.trail_interval_ticks) {
-        if let Some(packs) = packs {
+fn publish(mut map: MapResources, game: GameShown, world: WorldFacts) {
+    let tick = world.server.current_tick();
+    let intervals = &world.config.map;
+    if (tick as u64).is_multiple_of(intervals.trail_interval_ticks) {
+        if let Some(packs) = game.packs.as_deref() {
             // The last night: half a day of points.
-            let keep = (clock.day_length as u64 / 2 / map.trail_interval_ticks).max(1) as usize;
-            trails
+            let keep = (world.clock.day_length as u64 / 2 / intervals.trail_interval_ticks).max(1)
+                as usize;
+            map.trails
                 .0
                 .record(packs.iter().map(|p| (p.id, p.centroid)), keep);
         }
     }
-    if !(tick as u64).is_multiple_of(map.publish_interval_ticks) {
+    if !(tick as u64).is_multiple_of(intervals.publish_interval_ticks) {
         return;
     }
+    let state = snapshot(&map, &game, &world);
+    map.feed.0.state.send_replace(Arc::new(state));
+}
+
+/// The state the page shows, copied at this tick.
+fn snapshot(map: &MapResources, game: &GameShown, world: &WorldFacts) -> State {
+    let WorldFacts {
+        clock,
+        phase,
+        weather,
+        chunks,
+        config,
+        server,
+    } = world;
+    let tick = server.current_tick();
+    let packs = game.packs.as_deref();
     let pack_views = packs
         .map(|p| {
             let mut views: Vec<PackView> = p
                 .iter()
-                .map(|pack| PackView::of(pack, trails.0.of(pack.id)))
+                .map(|pack| PackView::of(pack, map.trails.0.of(pack.id)))
                 .collect();
             views.sort_by_key(|v| v.pack.id);
             views
@@ -179,18 +212,19 @@ fn publish(
             p.iter().filter(|p| p.state == PackState::Ghost).count()
         }),
         ghost_members: packs.map_or(0, |p| p.ghost_members()),
-        materialised_zombies: zombies.iter().count(),
+        materialised_zombies: game.zombies.iter().count(),
     };
-    let state = State {
+    State {
         tick,
         time: Time {
             time_of_day: clock.vanilla_time(),
             day: clock.day,
-            is_day: weather.sun_is_up(&clock),
+            is_day: weather.sun_is_up(clock),
         },
         phase: phase.0.phase,
         weather: weather.sky.name(),
-        players: players
+        players: game
+            .players
             .iter()
             .map(|(name, pos)| Player {
                 name: name.0.clone(),
@@ -199,9 +233,10 @@ fn publish(
             })
             .collect(),
         packs: pack_views,
-        merges: recent.0.iter().copied().collect(),
+        merges: map.recent.0.iter().copied().collect(),
         counts,
-        heat: heat
+        heat: game
+            .heat
             .iter()
             .flat_map(|h| h.cells(tick as u64, config.noise.heat_half_life_ticks))
             .map(|(chunk, heat)| HeatCell {
@@ -217,6 +252,5 @@ fn publish(
             chunks.unload_latency.logfmt("unload")
         ),
         pack_config: packs.map(|_| config.pack.clone()),
-    };
-    feed.0.state.send_replace(Arc::new(state));
+    }
 }

@@ -21,6 +21,7 @@ use std::collections::hash_map::Entry;
 use std::collections::VecDeque;
 
 use bevy_ecs::query::Has;
+use bevy_ecs::system::SystemParam;
 use rand::Rng;
 use rustc_hash::FxHashMap;
 use valence::entity::entity::Flags;
@@ -164,13 +165,38 @@ fn make_curious(mut commands: Commands, zombies: Query<Entity, (With<Zombie>, Wi
 #[derive(Component, Debug, Clone, Copy, Default)]
 pub struct Curious(pub Curiosity);
 
+/// The world's facts hearing and seeing hang on: whether the sun is up (the clock, and the
+/// weather that may hide it), the noise rules, and the tick.
+#[derive(SystemParam)]
+struct WorldFacts<'w> {
+    clock: Res<'w, WorldClock>,
+    weather: Res<'w, Weather>,
+    config: Res<'w, Config>,
+    server: Res<'w, Server>,
+}
+
+impl WorldFacts<'_> {
+    fn now(&self) -> u64 {
+        self.server.current_tick() as u64
+    }
+
+    fn sun_is_up(&self) -> bool {
+        self.weather.sun_is_up(&self.clock)
+    }
+}
+
+/// This tick's events that may be heard: players' moves, players hurt, zombies struck.
+#[derive(SystemParam)]
+struct Deeds<'w, 's> {
+    moves: EventReader<'w, 's, MovementEvent>,
+    hurt: EventReader<'w, 's, DamagePlayer>,
+    struck: EventReader<'w, 's, ZombieStruck>,
+}
+
 /// What players do that is heard: sprinting (every half second), jumping, being hurt, blows
 /// either way, deaths.
-#[allow(clippy::too_many_arguments)]
 fn players_make_noise(
-    mut moves: EventReader<MovementEvent>,
-    mut hurt: EventReader<DamagePlayer>,
-    mut struck: EventReader<ZombieStruck>,
+    mut deeds: Deeds,
     flags: Query<&Flags, (With<Client>, Without<Dead>)>,
     positions: Query<&Position>,
     died: Query<&Position, Or<(Added<Dead>, Added<Dying>)>>,
@@ -179,7 +205,7 @@ fn players_make_noise(
 ) {
     let now = server.current_tick() as u64;
     let mut make = |at: DVec3, kind| noises.send(Noise { at, kind });
-    for step in moves.iter() {
+    for step in deeds.moves.iter() {
         let Ok(flags) = flags.get(step.client) else {
             continue;
         };
@@ -193,7 +219,7 @@ fn players_make_noise(
             make(step.position, NoiseKind::Sprint);
         }
     }
-    for event in hurt.iter() {
+    for event in deeds.hurt.iter() {
         let Ok(at) = positions.get(event.player) else {
             continue;
         };
@@ -202,7 +228,7 @@ fn players_make_noise(
             make(at.0, NoiseKind::Fight);
         }
     }
-    for blow in struck.iter() {
+    for blow in deeds.struck.iter() {
         if let Ok(at) = positions.get(blow.zombie) {
             make(at.0, NoiseKind::Fight);
         }
@@ -214,25 +240,21 @@ fn players_make_noise(
 
 /// Files this tick's noises for the zombies to hear and adds them to the heat map; a chunk
 /// that grows hot enough by night calls zombies from afar.
-#[allow(clippy::too_many_arguments)]
 fn gather(
     mut noises: EventReader<Noise>,
     mut soundscape: ResMut<Soundscape>,
     mut heat: ResMut<HeatMap>,
     mut calls: EventWriter<HordeCall>,
-    clock: Res<WorldClock>,
-    weather: Res<Weather>,
-    config: Res<Config>,
-    server: Res<Server>,
+    facts: WorldFacts,
 ) {
-    let n = &config.noise;
-    let now = server.current_tick() as u64;
+    let n = &facts.config.noise;
+    let now = facts.now();
     soundscape.expire(now);
     if !n.enabled {
         noises.clear();
         return;
     }
-    let night = !weather.sun_is_up(&clock);
+    let night = !facts.sun_is_up();
     for noise in noises.iter() {
         let voice = noise.kind.voice(n);
         if voice.range > 0.0 && voice.loudness > 0.0 {
@@ -275,7 +297,6 @@ fn gather(
 /// noises) and, by night, looks about for lights once a second; the strongest it notices may
 /// draw it ([`Curiosity::notice`]); then its [`Lure`] is where its curiosity takes it. A
 /// zombie that found a player to chase forgets the place.
-#[allow(clippy::too_many_arguments)]
 fn listen(
     mut zombies: Query<
         (
@@ -294,18 +315,15 @@ fn listen(
     layers: Query<&ChunkLayer, With<Overworld>>,
     soundscape: Res<Soundscape>,
     mut lights: ResMut<Lights>,
-    clock: Res<WorldClock>,
-    weather: Res<Weather>,
-    config: Res<Config>,
-    server: Res<Server>,
+    facts: WorldFacts,
 ) {
     let Ok(layer) = layers.get_single() else {
         return;
     };
-    let n = &config.noise;
+    let n = &facts.config.noise;
     let rules = &CuriosityRules::new(n);
-    let now = server.current_tick() as u64;
-    let look = n.enabled && n.light_range > 0.0 && !weather.sun_is_up(&clock);
+    let now = facts.now();
+    let look = n.enabled && n.light_range > 0.0 && !facts.sun_is_up();
     if look {
         lights.file(n.light_range);
     }

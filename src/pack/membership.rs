@@ -9,7 +9,7 @@ use valence::math::DVec2;
 use valence::prelude::*;
 
 use crate::common::body::Dying;
-use crate::config::{Config, ConfigChanged};
+use crate::config::{Config, ConfigChanged, PackConfig};
 use crate::world::chunks::EntityTicking;
 use crate::zombie::{Arena, March, Pursuing, Zombie};
 
@@ -50,6 +50,20 @@ pub(super) fn give_brains(
     }
 }
 
+/// What membership reads and writes of each living zombie.
+type Zombies<'w, 's> = Query<
+    'w,
+    's,
+    (
+        Entity,
+        &'static Position,
+        Has<Pursuing>,
+        &'static mut PackBrain,
+        &'static mut March,
+    ),
+    (With<Zombie>, Without<Dying>),
+>;
+
 /// Spatial indexes, so one decision looks at a bounded neighbourhood: every zombie (for
 /// counting neighbours), the loose ones free to form a pack, and materialised packs by
 /// centroid.
@@ -77,6 +91,13 @@ struct Turns {
     deciders: Vec<(Entity, DVec2)>,
 }
 
+/// What the deciders chose: packs to join, and groups to form packs.
+#[derive(Default)]
+struct Choices {
+    joins: Vec<(Entity, PackId)>,
+    forming: Vec<Vec<Entity>>,
+}
+
 /// The walk's gatherings (a panic elsewhere in the walk leaves them as they were).
 fn lock(turns: &Mutex<Turns>) -> MutexGuard<'_, Turns> {
     turns
@@ -89,10 +110,7 @@ fn lock(turns: &Mutex<Turns>) -> MutexGuard<'_, Turns> {
 /// per `decision_divisor` activations, if it has `min_neighbours` within the cohesion radius,
 /// and joins the nearest pack with room or forms one with the loose zombies around it.
 pub(super) fn member_decisions(
-    mut zombies: Query<
-        (Entity, &Position, Has<Pursuing>, &mut PackBrain, &mut March),
-        (With<Zombie>, Without<Dying>),
-    >,
+    mut zombies: Zombies,
     mut packs: ResMut<Packs>,
     ticking: Res<EntityTicking>,
     mut reloads: EventReader<ConfigChanged>,
@@ -106,65 +124,13 @@ pub(super) fn member_decisions(
     if reloads.iter().any(|c| c.touches("pack.cohesion_radius")) {
         *grids = None;
     }
-    let grids = grids.get_or_insert_with(|| DecisionGrids {
-        everyone: SpatialGrid::new(rules.cohesion_radius),
-        everyone_at: None,
-        loose: SpatialGrid::new(rules.cohesion_radius),
-        packs: SpatialGrid::new(rules.cohesion_radius),
-        centroids: FxHashMap::default(),
-        nearby: Vec::new(),
-        near_packs: Vec::new(),
-    });
+    let grids = grids.get_or_insert_with(|| DecisionGrids::new(rules.cohesion_radius));
     grids.centroids.clear();
     grids.centroids.extend(packs.materialised_centroids());
-    // One walk over every zombie runs the counters, on every core: each zombie's counters are
-    // its own. The few that leave their pack or whose turn it is to decide are gathered.
-    let turns = Mutex::new(Turns::default());
-    {
-        let (centroids, packs) = (&grids.centroids, &*packs);
-        zombies
-            .par_iter_mut()
-            .for_each_mut(|(entity, pos, pursuing, mut brain, mut march)| {
-                // A zombie acts only in entity-ticking chunks; elsewhere it is frozen.
-                if !ticking.contains_block(pos.0) {
-                    return;
-                }
-                let at = flat(pos.0);
-                let from_centroid = match brain.pack {
-                    Some(id) => match centroids.get(&id).copied().or_else(|| {
-                        // Not materialised: the pack is gone, or a ghost (which has no members).
-                        packs.get(id).map(|p| p.centroid)
-                    }) {
-                        Some(centroid) => Some(at.distance(centroid)),
-                        None => {
-                            brain.pack = None;
-                            return;
-                        }
-                    },
-                    None => None,
-                };
-                // A chasing zombie is out of formation, not out of its pack, and decides nothing.
-                if pursuing {
-                    return;
-                }
-                match brain.counters.activate(from_centroid, rules) {
-                    Step::Wait => {}
-                    Step::Leave => {
-                        if let Some(id) = brain.pack.take() {
-                            lock(&turns).leavers.push((entity, id));
-                        }
-                        march.0 = None;
-                    }
-                    Step::Decide => lock(&turns).deciders.push((entity, at)),
-                }
-            });
-    }
     let Turns {
         leavers,
         mut deciders,
-    } = turns
-        .into_inner()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    } = activate(&mut zombies, &grids.centroids, &packs, &ticking, rules);
     for (entity, id) in leavers {
         if let Some(pack) = packs.get_mut(id) {
             pack.members.retain(|m| *m != entity);
@@ -176,69 +142,159 @@ pub(super) fn member_decisions(
     // In entity order: the cores gathered them in any order, and who decides first claims
     // the loose zombies round it.
     deciders.sort_unstable_by_key(|(entity, _)| *entity);
-    grids.loose.clear();
-    for (entity, pos, pursuing, brain, _) in &zombies {
-        if brain.pack.is_none() && !pursuing {
-            grids.loose.insert(entity, flat(pos.0));
+    grids.fill(&zombies, &packs, now, rules);
+    let Choices { joins, forming } = grids.decide(deciders, &packs, rules);
+    admit(joins, &mut packs, &mut zombies, rules);
+    form_packs(forming, &mut packs, &mut zombies, config.server.seed, rules);
+}
+
+/// One walk over every zombie runs the counters, on every core: each zombie's counters are
+/// its own. The few that leave their pack or whose turn it is to decide are gathered.
+fn activate(
+    zombies: &mut Zombies,
+    centroids: &FxHashMap<PackId, DVec2>,
+    packs: &Packs,
+    ticking: &EntityTicking,
+    rules: &PackConfig,
+) -> Turns {
+    let turns = Mutex::new(Turns::default());
+    zombies
+        .par_iter_mut()
+        .for_each_mut(|(entity, pos, pursuing, mut brain, mut march)| {
+            // A zombie acts only in entity-ticking chunks; elsewhere it is frozen.
+            if !ticking.contains_block(pos.0) {
+                return;
+            }
+            let at = flat(pos.0);
+            let from_centroid = match brain.pack {
+                Some(id) => match centroids.get(&id).copied().or_else(|| {
+                    // Not materialised: the pack is gone, or a ghost (which has no members).
+                    packs.get(id).map(|p| p.centroid)
+                }) {
+                    Some(centroid) => Some(at.distance(centroid)),
+                    None => {
+                        brain.pack = None;
+                        return;
+                    }
+                },
+                None => None,
+            };
+            // A chasing zombie is out of formation, not out of its pack, and decides nothing.
+            if pursuing {
+                return;
+            }
+            match brain.counters.activate(from_centroid, rules) {
+                Step::Wait => {}
+                Step::Leave => {
+                    if let Some(id) = brain.pack.take() {
+                        lock(&turns).leavers.push((entity, id));
+                    }
+                    march.0 = None;
+                }
+                Step::Decide => lock(&turns).deciders.push((entity, at)),
+            }
+        });
+    turns
+        .into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl DecisionGrids {
+    fn new(cohesion_radius: f64) -> Self {
+        Self {
+            everyone: SpatialGrid::new(cohesion_radius),
+            everyone_at: None,
+            loose: SpatialGrid::new(cohesion_radius),
+            packs: SpatialGrid::new(cohesion_radius),
+            centroids: FxHashMap::default(),
+            nearby: Vec::new(),
+            near_packs: Vec::new(),
         }
     }
 
-    let scan = rules.scan_cap as usize;
-    let divisor = rules.decision_divisor as u64;
-    if grids.everyone_at.is_none_or(|at| now >= at + divisor) {
-        grids.everyone.clear();
-        for (entity, pos, ..) in &zombies {
-            grids.everyone.insert(entity, flat(pos.0));
+    /// Fills the grids for this tick's decisions: the loose zombies and the materialised
+    /// packs now, every zombie if it is `decision_divisor` ticks since it last was.
+    fn fill(&mut self, zombies: &Zombies, packs: &Packs, now: u64, rules: &PackConfig) {
+        self.loose.clear();
+        for (entity, pos, pursuing, brain, _) in zombies {
+            if brain.pack.is_none() && !pursuing {
+                self.loose.insert(entity, flat(pos.0));
+            }
         }
-        grids.everyone_at = Some(now);
-    }
-    grids.packs.clear();
-    for (id, centroid) in packs.materialised_centroids() {
-        grids.packs.insert(id, centroid);
-    }
-    let mut joins: Vec<(Entity, PackId)> = Vec::new();
-    let mut forming: Vec<Vec<Entity>> = Vec::new();
-    let mut claimed = FxHashSet::default();
-    for (entity, at) in deciders {
-        if claimed.contains(&entity) {
-            continue;
+        let divisor = rules.decision_divisor as u64;
+        if self.everyone_at.is_none_or(|at| now >= at + divisor) {
+            self.everyone.clear();
+            for (entity, pos, ..) in zombies {
+                self.everyone.insert(entity, flat(pos.0));
+            }
+            self.everyone_at = Some(now);
         }
-        let nearby = &mut grids.nearby;
-        grids.everyone.near(at, rules.cohesion_radius, scan, nearby);
-        let neighbours = nearby.iter().filter(|(e, _)| *e != entity).count();
-        if !considers_packs(neighbours, rules) {
-            continue;
-        }
-        grids
-            .packs
-            .near(at, rules.cohesion_radius, scan, &mut grids.near_packs);
-        let candidates: Vec<Candidate> = grids
-            .near_packs
-            .iter()
-            .filter_map(|&(id, centroid)| {
-                let size = packs.get(id)?.members.len();
-                Some(Candidate { id, centroid, size })
-            })
-            .collect();
-        if let Some(id) = pack_to_join(at, &candidates, rules) {
-            joins.push((entity, id));
-            claimed.insert(entity);
-            continue;
-        }
-        grids.loose.near(at, rules.cohesion_radius, scan, nearby);
-        let loose: Vec<Entity> = nearby
-            .iter()
-            .map(|(e, _)| *e)
-            .filter(|e| *e != entity && !claimed.contains(e))
-            .collect();
-        if forms_pack(loose.len(), rules) {
-            let mut group = vec![entity];
-            group.extend(loose.into_iter().take(rules.max_size as usize - 1));
-            claimed.extend(group.iter().copied());
-            forming.push(group);
+        self.packs.clear();
+        for (id, centroid) in packs.materialised_centroids() {
+            self.packs.insert(id, centroid);
         }
     }
 
+    /// The deciders' choices, in turn: one with neighbours enough joins the nearest pack with
+    /// room, or else forms one with the loose zombies round it that no one before claimed.
+    fn decide(
+        &mut self,
+        deciders: Vec<(Entity, DVec2)>,
+        packs: &Packs,
+        rules: &PackConfig,
+    ) -> Choices {
+        let scan = rules.scan_cap as usize;
+        let mut choices = Choices::default();
+        let mut claimed = FxHashSet::default();
+        for (entity, at) in deciders {
+            if claimed.contains(&entity) {
+                continue;
+            }
+            let nearby = &mut self.nearby;
+            self.everyone.near(at, rules.cohesion_radius, scan, nearby);
+            let neighbours = nearby.iter().filter(|(e, _)| *e != entity).count();
+            if !considers_packs(neighbours, rules) {
+                continue;
+            }
+            self.packs
+                .near(at, rules.cohesion_radius, scan, &mut self.near_packs);
+            let candidates: Vec<Candidate> = self
+                .near_packs
+                .iter()
+                .filter_map(|&(id, centroid)| {
+                    let size = packs.get(id)?.members.len();
+                    Some(Candidate { id, centroid, size })
+                })
+                .collect();
+            if let Some(id) = pack_to_join(at, &candidates, rules) {
+                choices.joins.push((entity, id));
+                claimed.insert(entity);
+                continue;
+            }
+            self.loose.near(at, rules.cohesion_radius, scan, nearby);
+            let loose: Vec<Entity> = nearby
+                .iter()
+                .map(|(e, _)| *e)
+                .filter(|e| *e != entity && !claimed.contains(e))
+                .collect();
+            if forms_pack(loose.len(), rules) {
+                let mut group = vec![entity];
+                group.extend(loose.into_iter().take(rules.max_size as usize - 1));
+                claimed.extend(group.iter().copied());
+                choices.forming.push(group);
+            }
+        }
+        choices
+    }
+}
+
+/// Each pack takes in the zombies that chose it while it has room.
+fn admit(
+    joins: Vec<(Entity, PackId)>,
+    packs: &mut Packs,
+    zombies: &mut Zombies,
+    rules: &PackConfig,
+) {
     for (entity, id) in joins {
         let Some(pack) = packs.get_mut(id) else {
             continue;
@@ -250,6 +306,16 @@ pub(super) fn member_decisions(
             }
         }
     }
+}
+
+/// Each group forms a new pack at its centroid.
+fn form_packs(
+    forming: Vec<Vec<Entity>>,
+    packs: &mut Packs,
+    zombies: &mut Zombies,
+    world_seed: i64,
+    rules: &PackConfig,
+) {
     for group in forming {
         let points: Vec<(DVec2, f64)> = group
             .iter()
@@ -257,7 +323,7 @@ pub(super) fn member_decisions(
             .collect();
         let at = centroid(points.iter().map(|(p, _)| *p));
         let y = points.first().map_or(64.0, |(_, y)| *y);
-        let id = packs.create(at, y, config.server.seed, rules);
+        let id = packs.create(at, y, world_seed, rules);
         packs.stats.formed += 1;
         for entity in group {
             if let Ok((.., mut brain, _)) = zombies.get_mut(entity) {

@@ -13,6 +13,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::time::Duration;
 
+use bevy_ecs::system::SystemParam;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use valence::client::ClientMarker;
@@ -531,11 +532,18 @@ impl Generator {
     }
 }
 
+/// Clients' views of the world: of those playing, what they see now and saw last tick (and
+/// whether they just joined the layer); of those leaving, what they saw.
+#[derive(SystemParam)]
+struct Views<'w, 's> {
+    clients: Query<'w, 's, (View, OldView, Ref<'static, OldEntityLayerId>), With<Client>>,
+    leaving: Query<'w, 's, View, (With<ClientMarker>, With<Despawned>)>,
+}
+
 /// Asks for the chunks entering clients' views, nearest first, and records the tick each was
 /// first needed; notes the chunks leaving views, which may have no viewer left.
 fn note_needed_chunks(
-    clients: Query<(View, OldView, Ref<OldEntityLayerId>), With<Client>>,
-    leaving: Query<View, (With<ClientMarker>, With<Despawned>)>,
+    views: Views,
     layers: Query<&ChunkLayer, With<Overworld>>,
     server: Res<Server>,
     mut lifecycle: ResMut<ChunkLifecycle>,
@@ -547,7 +555,7 @@ fn note_needed_chunks(
         return;
     };
     let now = server.current_tick();
-    for (view, old_view, old_layer) in &clients {
+    for (view, old_view, old_layer) in &views.clients {
         let (view, old_view) = (view.get(), old_view.get());
         if view == old_view && !old_layer.is_added() {
             continue;
@@ -567,7 +575,7 @@ fn note_needed_chunks(
                 .for_each(|pos| lifecycle.maybe_unviewed(pos));
         }
     }
-    for view in &leaving {
+    for view in &views.leaving {
         view.get()
             .iter()
             .for_each(|pos| lifecycle.maybe_unviewed(pos));
@@ -580,11 +588,18 @@ fn note_needed_chunks(
     }
 }
 
+/// The two workers chunks come from: the reader of the region folder, and the generator for
+/// what the folder lacks.
+#[derive(SystemParam)]
+struct ChunkWorkers<'w> {
+    loader: ResMut<'w, Loader>,
+    generator: ResMut<'w, Generator>,
+}
+
 /// Puts chunks read from the region folder in the layer, and sends the ones it lacks (or
 /// cannot read) to the generator.
 fn insert_read_chunks(
-    mut loader: ResMut<Loader>,
-    mut generator: ResMut<Generator>,
+    mut workers: ChunkWorkers,
     mut layers: Query<&mut ChunkLayer, With<Overworld>>,
     mut lifecycle: ResMut<ChunkLifecycle>,
     mut edits: ResMut<Edits>,
@@ -595,6 +610,7 @@ fn insert_read_chunks(
     let Ok(mut layer) = layers.get_single_mut() else {
         return;
     };
+    let ChunkWorkers { loader, generator } = &mut workers;
     for (pos, loaded) in loader.finished() {
         match loaded {
             Loaded::Chunk(chunk, surface, facts) => {
@@ -782,6 +798,14 @@ impl Coverage {
     }
 }
 
+/// The chunks that came into the layer and left it this tick: a chunk ticks only while it is
+/// loaded.
+#[derive(SystemParam)]
+pub struct ComingsAndGoings<'w, 's> {
+    arrived: EventReader<'w, 's, ChunkArrived>,
+    dropped: EventReader<'w, 's, ChunkDropped>,
+}
+
 /// Keeps [`EntityTicking`] the loaded chunks within a player's radius: changed by the chunks a
 /// player's crossing or a chunk's coming or going touched, and only when one of those changes
 /// it, so readers that rebuild on a change (the packs' sleep index) do so then.
@@ -789,8 +813,7 @@ pub fn mark_entity_ticking(
     players: Query<(Entity, &Position), With<Client>>,
     layers: Query<&ChunkLayer, With<Overworld>>,
     mut ticking: ResMut<EntityTicking>,
-    mut arrived: EventReader<ChunkArrived>,
-    mut dropped: EventReader<ChunkDropped>,
+    mut comings: ComingsAndGoings,
     mut coverage: Local<Coverage>,
     mut touched: Local<Vec<ChunkPos>>,
     config: Res<Config>,
@@ -817,10 +840,11 @@ pub fn mark_entity_ticking(
         coverage.place(player, Some(ChunkPos::from_pos(pos.0)), &mut touched);
     }
     touched.extend(
-        arrived
+        comings
+            .arrived
             .iter()
             .map(|a| a.pos)
-            .chain(dropped.iter().map(|d| d.0)),
+            .chain(comings.dropped.iter().map(|d| d.0)),
     );
     let mut changed = false;
     for chunk in touched.drain(..) {
