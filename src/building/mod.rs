@@ -11,6 +11,7 @@
 pub mod rules;
 
 use bevy_ecs::query::Has;
+use bevy_ecs::system::SystemParam;
 use valence::entity::entity::Flags;
 use valence::interact_block::InteractBlockEvent;
 use valence::inventory::HeldItem;
@@ -62,6 +63,42 @@ struct Digging {
 const PLAYER_HALF_WIDTH: f64 = 0.3;
 const PLAYER_HEIGHT: f64 = 1.8;
 
+/// The overworld as players change it: its blocks, and what each edit tells the rest of the
+/// game (the edit, for zombies' paths and the sky map; the noise, for zombies near).
+#[derive(SystemParam)]
+struct Edits<'w, 's> {
+    layers: Query<'w, 's, &'static mut ChunkLayer, With<Overworld>>,
+    changed: EventWriter<'w, BlocksChanged>,
+    noises: EventWriter<'w, Noise>,
+}
+
+/// What a player's edit is judged by: spawn protection (the world's spawn and the radius the
+/// settings give it) and the tick, which dig times are counted in.
+#[derive(SystemParam)]
+struct Judge<'w> {
+    spawn: Res<'w, WorldSpawn>,
+    config: Res<'w, Config>,
+    server: Res<'w, Server>,
+}
+
+impl Judge<'_> {
+    /// The tick being played.
+    fn now(&self) -> u64 {
+        self.server.current_tick() as u64
+    }
+
+    /// Whether `at` is under spawn protection (for players who are not operators).
+    fn guarded(&self, at: BlockPos) -> bool {
+        self.spawn.pos.is_some_and(|s| {
+            spawn_protected(
+                at,
+                BlockPos::from_pos(s),
+                self.config.server.spawn_protection,
+            )
+        })
+    }
+}
+
 fn dig(
     mut commands: Commands,
     mut events: EventReader<DiggingEvent>,
@@ -77,18 +114,14 @@ fn dig(
         ),
         (Without<Dead>, Without<Kicked>),
     >,
-    mut layers: Query<&mut ChunkLayer, With<Overworld>>,
-    mut changed: EventWriter<BlocksChanged>,
+    mut edits: Edits,
     mut drops: EventWriter<DropItem>,
-    mut noises: EventWriter<Noise>,
-    spawn: Res<WorldSpawn>,
-    config: Res<Config>,
-    server: Res<Server>,
+    judge: Judge,
 ) {
-    let Ok(mut layer) = layers.get_single_mut() else {
+    let Ok(mut layer) = edits.layers.get_single_mut() else {
         return;
     };
-    let now = server.current_tick() as u64;
+    let now = judge.now();
     for event in events.iter() {
         let Ok((mut client, pos, mode, inventory, held, digging, op)) =
             players.get_mut(event.client)
@@ -96,7 +129,7 @@ fn dig(
             continue;
         };
         let at = event.position;
-        let guarded = !op && guarded(at, &spawn, &config);
+        let guarded = !op && judge.guarded(at);
         let Some(state) = layer.block(at).map(|b| b.state) else {
             continue; // Not loaded: nothing to dig or to show.
         };
@@ -109,7 +142,7 @@ fn dig(
         let broken = match (event.state, *mode) {
             (DiggingState::Start, GameMode::Creative) => reach && !state.is_air(),
             (DiggingState::Start, GameMode::Survival) if reach && breakable(kind) => {
-                noises.send(Noise {
+                edits.noises.send(Noise {
                     at: centre(at),
                     kind: NoiseKind::Dig,
                 });
@@ -143,7 +176,7 @@ fn dig(
             continue;
         }
         layer.set_block(at, BlockState::AIR);
-        noises.send(Noise {
+        edits.noises.send(Noise {
             at: centre(at),
             kind: NoiseKind::Dig,
         });
@@ -163,7 +196,7 @@ fn dig(
                 change = BlocksChanged::between(at, other);
             }
         }
-        changed.send(change);
+        edits.changed.send(change);
         if *mode == GameMode::Survival {
             if let Some(item) = drop(kind, tool) {
                 // Where in the block and how it is tossed: drawn from the place and the tick.
@@ -205,17 +238,13 @@ fn place(
         (Without<Dead>, Without<Kicked>),
     >,
     bodies: Query<&Position, Or<(With<Client>, With<Zombie>)>>,
-    mut layers: Query<&mut ChunkLayer, With<Overworld>>,
-    mut changed: EventWriter<BlocksChanged>,
-    mut noises: EventWriter<Noise>,
-    spawn: Res<WorldSpawn>,
-    config: Res<Config>,
-    server: Res<Server>,
+    mut edits: Edits,
+    judge: Judge,
 ) {
-    let Ok(mut layer) = layers.get_single_mut() else {
+    let Ok(mut layer) = edits.layers.get_single_mut() else {
         return;
     };
-    let now = server.current_tick() as u64;
+    let now = judge.now();
     for event in events.iter() {
         let Ok((mut client, pos, look, mode, mut inventory, held, flags, op)) =
             players.get_mut(event.client)
@@ -225,8 +254,7 @@ fn place(
         let Some(clicked) = layer.block(event.position).map(|b| b.state) else {
             continue;
         };
-        let reach = in_reach(eyes(pos.0), event.position)
-            && (op || !guarded(event.position, &spawn, &config));
+        let reach = in_reach(eyes(pos.0), event.position) && (op || !judge.guarded(event.position));
         let sneaking = flags.is_some_and(|f| f.sneaking());
         let may_edit = matches!(mode, GameMode::Survival | GameMode::Creative);
 
@@ -234,33 +262,8 @@ fn place(
         // open to redstone.
         if is_door(clicked) && clicked.to_kind() != BlockKind::IronDoor && !sneaking {
             if reach && may_edit {
-                let open = clicked.get(PropName::Open) == Some(PropValue::True);
-                let value = if open {
-                    PropValue::False
-                } else {
-                    PropValue::True
-                };
-                let other = other_half(event.position, clicked);
-                layer.set_block(event.position, clicked.set(PropName::Open, value));
-                if let Some(half) = layer.block(other).map(|b| b.state).filter(|s| is_door(*s)) {
-                    layer.set_block(other, half.set(PropName::Open, value));
-                }
-                changed.send(BlocksChanged::between(event.position, other));
-                noises.send(Noise {
-                    at: centre(event.position),
-                    kind: NoiseKind::Door,
-                });
-                // Pitch 0.9 to 1 (`DoorBlock.use`), heard by all but the player.
-                let draw = mix(now ^ (event.position.x as u64) ^ ((event.position.z as u64) << 32));
-                let pitch = 0.9 + (draw % 1000) as f32 / 10_000.0;
-                play_except(
-                    &mut layer,
-                    event.client,
-                    door_sound(clicked, value == PropValue::True),
-                    centre(event.position),
-                    (1.0, pitch),
-                    now as i64,
-                );
+                let (changed, noises) = (&mut edits.changed, &mut edits.noises);
+                toggle_door(&mut layer, changed, noises, event, clicked, now);
             } else {
                 resend(&mut client, event.position, clicked);
             }
@@ -308,8 +311,10 @@ fn place(
         if let Some(top) = door_top {
             layer.set_block(top, state.set(PropName::Half, PropValue::Upper));
         }
-        changed.send(BlocksChanged::between(target, door_top.unwrap_or(target)));
-        noises.send(Noise {
+        edits
+            .changed
+            .send(BlocksChanged::between(target, door_top.unwrap_or(target)));
+        edits.noises.send(Noise {
             at: centre(target),
             kind: NoiseKind::Place,
         });
@@ -334,16 +339,48 @@ fn place(
     }
 }
 
+/// Opens or closes the door `clicked` at the event's block, both halves, for everyone; heard
+/// by all but the player.
+fn toggle_door(
+    layer: &mut ChunkLayer,
+    changed: &mut EventWriter<BlocksChanged>,
+    noises: &mut EventWriter<Noise>,
+    event: &InteractBlockEvent,
+    clicked: BlockState,
+    now: u64,
+) {
+    let open = clicked.get(PropName::Open) == Some(PropValue::True);
+    let value = if open {
+        PropValue::False
+    } else {
+        PropValue::True
+    };
+    let other = other_half(event.position, clicked);
+    layer.set_block(event.position, clicked.set(PropName::Open, value));
+    if let Some(half) = layer.block(other).map(|b| b.state).filter(|s| is_door(*s)) {
+        layer.set_block(other, half.set(PropName::Open, value));
+    }
+    changed.send(BlocksChanged::between(event.position, other));
+    noises.send(Noise {
+        at: centre(event.position),
+        kind: NoiseKind::Door,
+    });
+    // Pitch 0.9 to 1 (`DoorBlock.use`), heard by all but the player.
+    let draw = mix(now ^ (event.position.x as u64) ^ ((event.position.z as u64) << 32));
+    let pitch = 0.9 + (draw % 1000) as f32 / 10_000.0;
+    play_except(
+        layer,
+        event.client,
+        door_sound(clicked, value == PropValue::True),
+        centre(event.position),
+        (1.0, pitch),
+        now as i64,
+    );
+}
+
 /// The middle of block `at`, where its sounds come from.
 fn centre(at: BlockPos) -> DVec3 {
     DVec3::new(at.x as f64 + 0.5, at.y as f64 + 0.5, at.z as f64 + 0.5)
-}
-
-/// Under spawn protection (for players who are not operators).
-fn guarded(at: BlockPos, spawn: &WorldSpawn, config: &Config) -> bool {
-    spawn
-        .pos
-        .is_some_and(|s| spawn_protected(at, BlockPos::from_pos(s), config.server.spawn_protection))
 }
 
 /// Whether a player's or a zombie's box overlaps block `at`: the larger of the two boxes

@@ -7,6 +7,7 @@ pub mod rules;
 pub mod sky;
 
 use bevy_ecs::query::Has;
+use bevy_ecs::system::SystemParam;
 use valence::entity::entity::Flags;
 use valence::entity::{EntityId, EntityStatuses};
 use valence::log::info;
@@ -96,30 +97,56 @@ fn advance_phase(mut phase: ResMut<WorldPhase>, clock: Res<WorldClock>, config: 
     }
 }
 
+/// Whether a block sees the sky and gets the rain, as every daylight system on zombies asks:
+/// the overworld's blocks and the sky map kept of them, the weather and the biomes it rains in.
+#[derive(SystemParam)]
+struct Sky<'w, 's> {
+    layers: Query<'w, 's, &'static ChunkLayer, With<Overworld>>,
+    map: ResMut<'w, SkyMap>,
+    weather: Res<'w, Weather>,
+    biomes: Res<'w, BiomeRegistry>,
+}
+
+/// Where the day stands for zombies: the time of day, the world's phase (from
+/// `sun_immune_phase` the sun spares them), the settings and the tick.
+#[derive(SystemParam)]
+struct Daytime<'w> {
+    clock: Res<'w, WorldClock>,
+    phase: Res<'w, WorldPhase>,
+    config: Res<'w, Config>,
+    server: Res<'w, Server>,
+}
+
+impl Daytime<'_> {
+    /// The tick being played.
+    fn now(&self) -> u64 {
+        self.server.current_tick() as u64
+    }
+
+    /// Ticks a second.
+    fn second(&self) -> u64 {
+        self.server.tick_rate().get() as u64
+    }
+}
+
 /// Once a second per zombie (staggered): the sun ignites it, wears its helmet, or not.
 fn sun_on_zombies(
     mut zombies: Query<
         (Entity, &Position, &mut Equipment, &mut Burning),
         (With<Zombie>, Without<Dying>, Without<Arena>),
     >,
-    layers: Query<&ChunkLayer, With<Overworld>>,
-    mut sky: ResMut<SkyMap>,
-    clock: Res<WorldClock>,
-    weather: Res<Weather>,
-    biomes: Res<BiomeRegistry>,
-    phase: Res<WorldPhase>,
-    config: Res<Config>,
-    server: Res<Server>,
+    mut sky: Sky,
+    time: Daytime,
 ) {
-    let Ok(chunks) = layers.get_single() else {
+    let Ok(chunks) = sky.layers.get_single() else {
         return;
     };
     let layer = &LayerVoxels::new(chunks);
-    let now = server.current_tick() as u64;
-    let second = server.tick_rate().get() as u64;
-    let d = &config.daylight;
-    let day = weather.sun_is_up(&clock);
-    if !rules::sun_burns(day, phase.0.phase, d.sun_immune_phase) {
+    let now = time.now();
+    let second = time.second();
+    let (d, phase) = (&time.config.daylight, time.phase.0);
+    let day = sky.weather.sun_is_up(&time.clock);
+    if !rules::sun_burns(day, phase.phase, d.sun_immune_phase) {
         return;
     }
     let burn_ticks = (d.burn_s * second as f64).round().min(u16::MAX as f64) as u16;
@@ -129,16 +156,16 @@ fn sun_on_zombies(
             continue;
         }
         let eye = eye_block(pos.0);
-        let sees_sky = sky.sees_sky(layer, eye);
+        let sees_sky = sky.map.sees_sky(layer, eye);
         let exposure = Exposure {
             day,
             sees_sky,
             in_water: layer.liquid(BlockPos::from_pos(pos.0)),
-            raining: rained_on(&weather, &mut sky, layer, chunks, &biomes, eye),
+            raining: rained_on(&sky.weather, &mut sky.map, layer, chunks, &sky.biomes, eye),
         };
         match sunlight(
             exposure,
-            phase.0.phase,
+            phase.phase,
             d.sun_immune_phase,
             equipment.helmet.is_some(),
         ) {
@@ -176,15 +203,12 @@ fn burn(
         ),
         (With<Zombie>, Without<Dying>),
     >,
-    chunks: Query<&ChunkLayer, With<Overworld>>,
     mut entity_layers: Query<&mut EntityLayer>,
-    mut sky: ResMut<SkyMap>,
-    weather: Res<Weather>,
-    biomes: Res<BiomeRegistry>,
+    mut sky: Sky,
     config: Res<Config>,
     server: Res<Server>,
 ) {
-    let Ok(chunks) = chunks.get_single() else {
+    let Ok(chunks) = sky.layers.get_single() else {
         return;
     };
     let voxels = &LayerVoxels::new(chunks);
@@ -193,14 +217,14 @@ fn burn(
     for (entity, pos, id, layer, mut flags, mut vitality, mut statuses, mut fire, frames) in
         &mut zombies
     {
-        let doused = |sky: &mut SkyMap| {
+        let doused = |map: &mut SkyMap| {
             let eye = eye_block(pos.0);
             voxels.liquid(BlockPos::from_pos(pos.0))
-                || rained_on(&weather, sky, voxels, chunks, &biomes, eye)
+                || rained_on(&sky.weather, map, voxels, chunks, &sky.biomes, eye)
         };
         let lit = match fire.ticks_left {
             0 => false,
-            _ if doused(&mut sky) => {
+            _ if doused(&mut sky.map) => {
                 fire.ticks_left = 0;
                 false
             }
@@ -253,22 +277,18 @@ fn day_sleep(
         (Entity, &Position, Has<Pursuing>, Has<Dozing>, &mut Shade),
         (With<Zombie>, Without<Dying>, Without<Arena>),
     >,
-    layers: Query<&ChunkLayer, With<Overworld>>,
-    mut sky: ResMut<SkyMap>,
-    clock: Res<WorldClock>,
-    weather: Res<Weather>,
-    phase: Res<WorldPhase>,
-    config: Res<Config>,
-    server: Res<Server>,
+    mut sky: Sky,
+    time: Daytime,
 ) {
-    let Ok(layer) = layers.get_single() else {
+    let Ok(layer) = sky.layers.get_single() else {
         return;
     };
     let layer = &LayerVoxels::new(layer);
-    let now = server.current_tick() as u64;
-    let second = server.tick_rate().get() as u64;
-    let immune = phase.0.phase >= config.daylight.sun_immune_phase;
-    let day = weather.sun_is_up(&clock);
+    let now = time.now();
+    let second = time.second();
+    let daylight = &time.config.daylight;
+    let immune = time.phase.0.phase >= daylight.sun_immune_phase;
+    let day = sky.weather.sun_is_up(&time.clock);
     for (entity, pos, pursuing, dozing, mut shade) in &mut zombies {
         if !staggered(entity, now, second) {
             continue;
@@ -285,14 +305,14 @@ fn day_sleep(
         if dozing {
             continue;
         }
-        let in_sun = sky.sees_sky(layer, eye_block(pos.0));
+        let in_sun = sky.map.sees_sky(layer, eye_block(pos.0));
         if immune || !in_sun {
             commands.entity(entity).insert(Dozing);
             if shade.0.is_some() {
                 shade.0 = None;
             }
         } else if shade.0.is_none() {
-            shade.0 = find_shade(layer, &mut sky, pos.0, config.daylight.shade_radius);
+            shade.0 = find_shade(layer, &mut sky.map, pos.0, daylight.shade_radius);
         }
     }
 }

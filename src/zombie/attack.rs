@@ -6,6 +6,8 @@
 //! knockback with vanilla's sounds, and a zombie with no health left plays the death animation
 //! before it is removed.
 
+use bevy_ecs::query::WorldQuery;
+use bevy_ecs::system::SystemParam;
 use valence::entity::entity::Flags;
 use valence::entity::living::LivingEntity;
 use valence::entity::mob::MobFlags;
@@ -21,7 +23,7 @@ use valence::protocol::Sound;
 
 use super::body::{BODY_HEIGHT, HALF_WIDTH};
 use super::{Equipment, Target, Vitality, Zombie, ZombieKinds, ZombieStruck};
-use crate::combat::{self, weapon, HurtFrames, Stance};
+use crate::combat::{self, weapon, Blow, HurtFrames, Stance};
 use crate::common::body::Dying;
 use crate::common::body::{huntable, Dead};
 use crate::common::events::{DamageCause, DamagePlayer, PlayerKill};
@@ -200,251 +202,305 @@ impl Frames {
     }
 }
 
+/// A player who strikes: where they stand and look, what they hold and how far it is charged,
+/// and how they move (a fall's critical hit, a sprint's knockback, a sweep from standing).
+#[derive(WorldQuery)]
+#[world_query(mutable)]
+pub(super) struct Striker {
+    pos: &'static Position,
+    old_pos: &'static OldPosition,
+    look: &'static Look,
+    id: &'static EntityId,
+    inventory: &'static Inventory,
+    held: &'static HeldItem,
+    charge: &'static mut Charge,
+    exposure: &'static Exposure,
+    on_ground: &'static OnGround,
+    flags: &'static Flags,
+}
+
+/// A zombie a player's blow lands on: where it is and who sees it, what it wears, its health,
+/// its hurt frames and what clients are shown of a hurt.
+#[derive(WorldQuery)]
+#[world_query(mutable)]
+pub(super) struct StruckZombie {
+    entity: Entity,
+    pos: &'static Position,
+    id: &'static EntityId,
+    equipment: &'static Equipment,
+    vitality: &'static mut Vitality,
+    statuses: &'static mut EntityStatuses,
+    animations: &'static mut valence::entity::EntityAnimations,
+    frames: &'static mut Frames,
+    layer: &'static EntityLayerId,
+}
+
+/// The zombies players may strike: every one not already dying.
+type StruckZombies<'w, 's> = Query<'w, 's, StruckZombie, (With<Zombie>, Without<Dying>)>;
+
+/// Where a blow is seen and heard: the hurt effect on the zombie's entity layer, the sounds
+/// and the sweep's arc on the overworld's.
+#[derive(SystemParam)]
+pub(super) struct BlowEffects<'w, 's> {
+    entities: Query<'w, 's, &'static mut EntityLayer>,
+    chunks: Query<'w, 's, &'static mut ChunkLayer, With<Overworld>>,
+}
+
+/// What a blow sets off beyond the zombie's own state: the dying mark of one it kills, and
+/// the news for the modules that care (a kill for loot and experience, the push for the chase,
+/// daylight and the body, the player's exhaustion for hunger).
+#[derive(SystemParam)]
+pub(super) struct BlowNews<'w, 's> {
+    commands: Commands<'w, 's>,
+    kills: EventWriter<'w, PlayerKill>,
+    struck: EventWriter<'w, ZombieStruck>,
+    exhaust: EventWriter<'w, Exhaust>,
+}
+
+impl BlowNews<'_, '_> {
+    /// A player's blow of `through` (what the frames let by) on `zombie`: its armour takes its
+    /// share (`getDamageAfterArmorAbsorb`), the rest wounds it, and a kill is told.
+    fn land(&mut self, zombie: &mut StruckZombieItem<'_>, through: f32, player: Entity, now: u64) {
+        let (points, toughness) = zombie.equipment.protection();
+        let blow = (after_armour(through, points, toughness), Some(player));
+        let (victim, vitality, statuses) =
+            (zombie.entity, &mut zombie.vitality, &mut zombie.statuses);
+        if wound(&mut self.commands, victim, vitality, statuses, blow, now) {
+            self.kills.send(PlayerKill { player, victim });
+        }
+    }
+
+    /// `by`'s blow pushed `zombie` by `push` (flat: a blow does not lift).
+    fn push(&mut self, zombie: Entity, by: Entity, push: DVec3) {
+        self.struck.send(ZombieStruck {
+            zombie,
+            by,
+            knockback: DVec3::new(push.x, 0.0, push.z),
+        });
+    }
+}
+
+/// A player's blow as `Player.attack` works it out before it meets the zombie: who strikes,
+/// from where and facing which way, at which zombie, what the blow is worth and what its sweep
+/// deals, if it sweeps.
+struct Swing {
+    player: Entity,
+    player_id: i32,
+    from: DVec3,
+    /// The way the player faces, flat.
+    facing: (f64, f64),
+    target: Entity,
+    target_at: DVec3,
+    blow: Blow,
+    sweep: Option<f32>,
+}
+
+impl Swing {
+    /// `player`'s blow on `target`: it spends the charge, and weighs the weapon, its
+    /// enchantments and the player's stance.
+    fn of(
+        client: Entity,
+        player: &mut StrikerItem<'_>,
+        target: &StruckZombieItem<'_>,
+        now: u64,
+    ) -> Self {
+        let charged = player.charge.strike(now);
+        let stance = Stance {
+            falling: player.exposure.fall,
+            on_ground: player.on_ground.0,
+            sprinting: player.flags.sprinting(),
+        };
+        let stack = player.inventory.slot(player.held.slot());
+        let item = in_hand(player.inventory, player.held);
+        let bonus = stack.map_or(0.0, combat::bonus_against_undead);
+        let knockback_level = stack.map_or(0, |s| combat::enchantment(s, "knockback"));
+        let blow = combat::blow(weapon(item).0, bonus, charged, knockback_level, stance);
+        let yaw = (player.look.yaw as f64).to_radians();
+        // A charged sword blow standing still sweeps the zombies beside its target.
+        let stride = (player.pos.0 - player.old_pos.get()).truncate().length();
+        let sweep = combat::sweeps(&blow, stance, stride, item).then(|| {
+            let sweeping = stack.map_or(0, |s| combat::enchantment(s, "sweeping"));
+            combat::sweep_damage(blow.damage, sweeping)
+        });
+        Self {
+            player: client,
+            player_id: player.id.get(),
+            from: player.pos.0,
+            facing: (yaw.sin(), -yaw.cos()),
+            target: target.entity,
+            target_at: target.pos.0,
+            blow,
+            sweep,
+        }
+    }
+}
+
 /// A player's blow on a zombie, as `Player.attack` and `LivingEntity.hurt` work it out: the
 /// charge, a critical hit when falling, the weapon's enchantments, the frames, the zombie's
 /// armour; the hurt effect, knockback (more for a sprint or the Knockback enchantment) and
-/// the sounds vanilla plays.
-#[allow(clippy::too_many_arguments)]
+/// the sounds vanilla plays; a sweep round the target.
 pub(super) fn players_hit_zombies(
-    mut commands: Commands,
     mut events: EventReader<InteractEntityEvent>,
-    mut players: Query<
-        (
-            (&Position, &OldPosition, &Look, &EntityId),
-            (&Inventory, &HeldItem, &mut Charge),
-            (&Exposure, &OnGround, &Flags),
-        ),
-        (With<Client>, Without<Dead>, Without<Zombie>),
-    >,
-    mut zombies: Query<
-        (
-            Entity,
-            (
-                &Position,
-                &EntityId,
-                &Equipment,
-                &mut Vitality,
-                &mut EntityStatuses,
-                &mut valence::entity::EntityAnimations,
-                &mut Frames,
-                &EntityLayerId,
-            ),
-        ),
-        (With<Zombie>, Without<Dying>),
-    >,
-    mut layers: Query<&mut EntityLayer>,
-    mut chunks: Query<&mut ChunkLayer, With<Overworld>>,
-    mut kills: EventWriter<PlayerKill>,
-    mut struck: EventWriter<ZombieStruck>,
-    mut exhaust: EventWriter<Exhaust>,
+    mut players: Query<Striker, (With<Client>, Without<Dead>, Without<Zombie>)>,
+    mut zombies: StruckZombies,
+    mut effects: BlowEffects,
+    mut news: BlowNews,
     server: Res<Server>,
 ) {
     let now = server.current_tick() as u64;
-    let Ok(mut chunks) = chunks.get_single_mut() else {
+    let Ok(mut chunks) = effects.chunks.get_single_mut() else {
         return;
     };
+    let entities = &mut effects.entities;
     for event in events.iter() {
         if event.interact != EntityInteraction::Attack {
             continue;
         }
-        let Ok(((player_pos, old_pos, look, player_id), (inventory, held, mut charge), body)) =
-            players.get_mut(event.client)
-        else {
+        let Ok(mut player) = players.get_mut(event.client) else {
             continue;
         };
-        let Ok((
-            _,
-            (pos, id, equipment, mut vitality, mut statuses, mut animations, mut frames, layer),
-        )) = zombies.get_mut(event.entity)
-        else {
+        let Ok(mut zombie) = zombies.get_mut(event.entity) else {
             continue;
         };
-        let eye = player_pos.0 + DVec3::new(0.0, crate::common::body::EYE_HEIGHT, 0.0);
-        if distance_to_box(eye, pos.0) > PLAYER_REACH {
+        let eye = player.pos.0 + DVec3::new(0.0, crate::common::body::EYE_HEIGHT, 0.0);
+        if distance_to_box(eye, zombie.pos.0) > PLAYER_REACH {
             continue;
         }
-        let charged = charge.strike(now);
-        let (exposure, on_ground, flags) = body;
-        let stance = Stance {
-            falling: exposure.fall,
-            on_ground: on_ground.0,
-            sprinting: flags.sprinting(),
-        };
-        let stack = inventory.slot(held.slot());
-        let item = in_hand(inventory, held);
-        let bonus = stack.map_or(0.0, combat::bonus_against_undead);
-        let knockback_level = stack.map_or(0, |s| combat::enchantment(s, "knockback"));
-        let blow = combat::blow(weapon(item).0, bonus, charged, knockback_level, stance);
-        let mut play = |sound| {
-            crate::world::sound::play(
-                &mut chunks,
-                sound,
-                SoundCategory::Player,
-                player_pos.0,
-                (1.0, 1.0),
-                now as i64,
-            )
-        };
-        let through = frames.take_from(event.client, blow.damage, now);
-        if through <= 0.0 {
-            play(Sound::EntityPlayerAttackNodamage);
-            continue;
+        let swing = Swing::of(event.client, &mut player, &zombie, now);
+        if strike(&swing, &mut zombie, &mut chunks, entities, &mut news, now) {
+            sweep(&swing, &mut zombies, &mut chunks, entities, &mut news, now);
         }
-        let blow_on = (event.entity, &mut *vitality, &mut *statuses);
-        if land(
-            &mut commands,
-            blow_on,
-            equipment,
-            through,
-            event.client,
-            now,
-        ) {
-            kills.send(PlayerKill {
-                player: event.client,
-                victim: event.entity,
-            });
-        }
-        exhaust.send(Exhaust {
-            player: event.client,
-            amount: ATTACK_EXHAUSTION,
-        });
-        if blow.sprint_knock {
-            play(Sound::EntityPlayerAttackKnockback);
-        }
-        if blow.critical {
-            play(Sound::EntityPlayerAttackCrit);
-            animations.trigger(EntityAnimation::Crit);
-        } else if blow.strong {
-            play(Sound::EntityPlayerAttackStrong);
-        } else {
-            play(Sound::EntityPlayerAttackWeak);
-        }
-        if blow.enchanted {
-            animations.trigger(EntityAnimation::EnchantedHit);
-        }
-        // A harder blow within the frames hurts by the difference and takes the blow's extra
-        // knockback, but neither flinches nor gets the hurt's own push (`LivingEntity.hurt`).
-        let fresh = through >= blow.damage;
-        let target_pos = pos.0;
-        if fresh {
-            if let Ok(mut entities) = layers.get_mut(layer.0) {
-                hurt_effect(
-                    &mut entities,
-                    pos.0,
-                    id.get(),
-                    PLAYER_ATTACK,
-                    Some(player_id.get()),
-                );
-            }
-        }
-        // The hurt's own push away from the player, then the blow's extra in the direction
-        // the player faces.
-        let yaw = (look.yaw as f64).to_radians();
-        let facing = (yaw.sin(), -yaw.cos());
-        let away = (player_pos.0.x - pos.0.x, player_pos.0.z - pos.0.z);
-        let mut push = if fresh {
-            combat::knockback(DVec3::ZERO, BASE_KNOCKBACK, away, true)
-        } else {
-            DVec3::ZERO
-        };
-        if blow.knockback > 0.0 {
-            push = combat::knockback(push, blow.knockback as f64, facing, true);
-        }
-        if push != DVec3::ZERO {
-            struck.send(ZombieStruck {
-                zombie: event.entity,
-                by: event.client,
-                knockback: DVec3::new(push.x, 0.0, push.z),
-            });
-        }
-        // A charged sword blow standing still sweeps the zombies beside its target.
-        let stride = (player_pos.0 - old_pos.get()).truncate().length();
-        if !combat::sweeps(&blow, stance, stride, item) {
-            continue;
-        }
-        let sweeping = stack.map_or(0, |s| combat::enchantment(s, "sweeping"));
-        let damage = combat::sweep_damage(blow.damage, sweeping);
-        let caught: Vec<Entity> = zombies
-            .iter()
-            .filter(|(zombie, (at, ..))| {
-                *zombie != event.entity && combat::in_sweep(player_pos.0, target_pos, at.0)
-            })
-            .map(|(zombie, _)| zombie)
-            .collect();
-        for zombie in caught {
-            let Ok((_, (at, id, equipment, mut vitality, mut statuses, _, mut frames, layer))) =
-                zombies.get_mut(zombie)
-            else {
-                continue;
-            };
-            let through = frames.take_from(event.client, damage, now);
-            if through <= 0.0 {
-                continue;
-            }
-            let blow_on = (zombie, &mut *vitality, &mut *statuses);
-            if land(
-                &mut commands,
-                blow_on,
-                equipment,
-                through,
-                event.client,
-                now,
-            ) {
-                kills.send(PlayerKill {
-                    player: event.client,
-                    victim: zombie,
-                });
-            }
-            if let Ok(mut entities) = layers.get_mut(layer.0) {
-                hurt_effect(
-                    &mut entities,
-                    at.0,
-                    id.get(),
-                    PLAYER_ATTACK,
-                    Some(player_id.get()),
-                );
-            }
-            let push = combat::knockback(DVec3::ZERO, BASE_KNOCKBACK, facing, true);
-            struck.send(ZombieStruck {
-                zombie,
-                by: event.client,
-                knockback: DVec3::new(push.x, 0.0, push.z),
-            });
-        }
-        // The sweep's sound and its arc in front of the player (`Player.sweepAttack`).
-        crate::world::sound::play(
-            &mut chunks,
-            Sound::EntityPlayerAttackSweep,
-            SoundCategory::Player,
-            player_pos.0,
-            (1.0, 1.0),
-            now as i64,
-        );
-        let arc = player_pos.0 + DVec3::new(-facing.0, 0.9, -facing.1);
-        chunks.play_particle(&Particle::SweepAttack, false, arc, Vec3::ZERO, 0.0, 0);
     }
 }
 
-/// A player's blow of `through` (what the frames let by) on a zombie: its armour takes its
-/// share (`getDamageAfterArmorAbsorb`), the rest wounds it. Returns whether it killed.
-fn land(
-    commands: &mut Commands,
-    (zombie, vitality, statuses): (Entity, &mut Vitality, &mut EntityStatuses),
-    equipment: &Equipment,
-    through: f32,
-    player: Entity,
+/// The blow on the zombie the player aimed at: what its frames let by lands (see
+/// [`BlowNews::land`]), with vanilla's sounds, the hurt effect and the knockback. Returns
+/// whether anything got through: a blow the frames hold off sweeps nothing.
+fn strike(
+    swing: &Swing,
+    zombie: &mut StruckZombieItem<'_>,
+    chunks: &mut ChunkLayer,
+    entities: &mut Query<&mut EntityLayer>,
+    news: &mut BlowNews,
     now: u64,
 ) -> bool {
-    let (points, toughness) = equipment.protection();
-    let amount = after_armour(through, points, toughness);
-    wound(
-        commands,
-        zombie,
-        vitality,
-        statuses,
-        (amount, Some(player)),
-        now,
-    )
+    let blow = &swing.blow;
+    let through = zombie.frames.take_from(swing.player, blow.damage, now);
+    if through <= 0.0 {
+        play(chunks, Sound::EntityPlayerAttackNodamage, swing.from, now);
+        return false;
+    }
+    news.land(zombie, through, swing.player, now);
+    news.exhaust.send(Exhaust {
+        player: swing.player,
+        amount: ATTACK_EXHAUSTION,
+    });
+    sound_the_blow(swing, &mut zombie.animations, chunks, now);
+    // A harder blow within the frames hurts by the difference and takes the blow's extra
+    // knockback, but neither flinches nor gets the hurt's own push (`LivingEntity.hurt`).
+    let fresh = through >= blow.damage;
+    if fresh {
+        show_hurt(entities, zombie, swing.player_id);
+    }
+    // The hurt's own push away from the player, then the blow's extra in the direction
+    // the player faces.
+    let away = (swing.from.x - zombie.pos.0.x, swing.from.z - zombie.pos.0.z);
+    let mut push = if fresh {
+        combat::knockback(DVec3::ZERO, BASE_KNOCKBACK, away, true)
+    } else {
+        DVec3::ZERO
+    };
+    if blow.knockback > 0.0 {
+        push = combat::knockback(push, blow.knockback as f64, swing.facing, true);
+    }
+    if push != DVec3::ZERO {
+        news.push(zombie.entity, swing.player, push);
+    }
+    true
+}
+
+/// The sounds vanilla plays for a blow that lands (a sprint's knockback; a critical, strong or
+/// weak hit), and the sparks of a critical or enchanted one on the zombie.
+fn sound_the_blow(
+    swing: &Swing,
+    animations: &mut Mut<valence::entity::EntityAnimations>,
+    chunks: &mut ChunkLayer,
+    now: u64,
+) {
+    let blow = &swing.blow;
+    if blow.sprint_knock {
+        play(chunks, Sound::EntityPlayerAttackKnockback, swing.from, now);
+    }
+    if blow.critical {
+        play(chunks, Sound::EntityPlayerAttackCrit, swing.from, now);
+        animations.trigger(EntityAnimation::Crit);
+    } else if blow.strong {
+        play(chunks, Sound::EntityPlayerAttackStrong, swing.from, now);
+    } else {
+        play(chunks, Sound::EntityPlayerAttackWeak, swing.from, now);
+    }
+    if blow.enchanted {
+        animations.trigger(EntityAnimation::EnchantedHit);
+    }
+}
+
+/// A sweeping blow (`Player.sweepAttack`): each zombie beside the target takes the sweep's
+/// damage through its frames and a push the way the player faces; the sweep is heard, and its
+/// arc seen in front of the player.
+fn sweep(
+    swing: &Swing,
+    zombies: &mut StruckZombies,
+    chunks: &mut ChunkLayer,
+    entities: &mut Query<&mut EntityLayer>,
+    news: &mut BlowNews,
+    now: u64,
+) {
+    let Some(damage) = swing.sweep else {
+        return;
+    };
+    let caught: Vec<Entity> = zombies
+        .iter()
+        .filter(|zombie| {
+            zombie.entity != swing.target
+                && combat::in_sweep(swing.from, swing.target_at, zombie.pos.0)
+        })
+        .map(|zombie| zombie.entity)
+        .collect();
+    for entity in caught {
+        let Ok(mut zombie) = zombies.get_mut(entity) else {
+            continue;
+        };
+        let through = zombie.frames.take_from(swing.player, damage, now);
+        if through <= 0.0 {
+            continue;
+        }
+        news.land(&mut zombie, through, swing.player, now);
+        show_hurt(entities, &zombie, swing.player_id);
+        let push = combat::knockback(DVec3::ZERO, BASE_KNOCKBACK, swing.facing, true);
+        news.push(entity, swing.player, push);
+    }
+    play(chunks, Sound::EntityPlayerAttackSweep, swing.from, now);
+    let arc = swing.from + DVec3::new(-swing.facing.0, 0.9, -swing.facing.1);
+    chunks.play_particle(&Particle::SweepAttack, false, arc, Vec3::ZERO, 0.0, 0);
+}
+
+/// A sound of a player's blow, heard from where the player stands.
+fn play(chunks: &mut ChunkLayer, sound: Sound, from: DVec3, now: u64) {
+    let seed = now as i64;
+    crate::world::sound::play(chunks, sound, SoundCategory::Player, from, (1.0, 1.0), seed);
+}
+
+/// The hurt effect of a player's blow on `zombie`, shown to everyone who sees it.
+fn show_hurt(entities: &mut Query<&mut EntityLayer>, zombie: &StruckZombieItem<'_>, by: i32) {
+    if let Ok(mut layer) = entities.get_mut(zombie.layer.0) {
+        hurt_effect(
+            &mut layer,
+            zombie.pos.0,
+            zombie.id.get(),
+            PLAYER_ATTACK,
+            Some(by),
+        );
+    }
 }
 
 /// Takes `amount` of a zombie's health; at none left it plays the death animation and is

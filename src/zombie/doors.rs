@@ -3,6 +3,7 @@
 //! seeing the cracks grow and hearing the blows, then the door is gone, both halves. A zombie
 //! that loses its target, or whose door opens or goes, stops and the cracks clear.
 
+use bevy_ecs::system::SystemParam;
 use valence::entity::{EntityAnimations, EntityId};
 use valence::layer::Layer;
 use valence::prelude::*;
@@ -70,6 +71,47 @@ fn door_beside(world: &impl Voxels, feet: DVec3, target: DVec3) -> Option<BlockP
     })
 }
 
+/// The doors zombies break: the overworld's blocks, and the walkability facts that find a door
+/// beside a chaser while reading few blocks.
+#[derive(SystemParam)]
+pub(super) struct Doors<'w, 's> {
+    layers: Query<'w, 's, &'static mut ChunkLayer, With<Overworld>>,
+    nav: Res<'w, Nav>,
+}
+
+/// What a zombie at a door tells the rest of the game: the noise of its blows, for zombies
+/// near, and the door gone, for paths, bodies and the sky map.
+#[derive(SystemParam)]
+pub(super) struct DoorNews<'w> {
+    changed: EventWriter<'w, BlocksChanged>,
+    noises: EventWriter<'w, Noise>,
+}
+
+impl DoorNews<'_> {
+    /// A blow on the door whose lower half is at `door`, heard round it.
+    fn blow(&mut self, door: BlockPos) {
+        self.noises.send(Noise {
+            at: door_centre(door),
+            kind: NoiseKind::DoorBreak,
+        });
+    }
+
+    /// The door from `door` to `top` is gone, with a last blow.
+    fn broken(&mut self, door: BlockPos, top: BlockPos) {
+        self.changed.send(BlocksChanged::between(door, top));
+        self.blow(door);
+    }
+}
+
+/// The middle of the door whose lower half is at `door`, where its noise comes from.
+fn door_centre(door: BlockPos) -> DVec3 {
+    DVec3::new(
+        door.x as f64 + 0.5,
+        door.y as f64 + 1.0,
+        door.z as f64 + 0.5,
+    )
+}
+
 pub(super) fn break_doors(
     mut commands: Commands,
     mut zombies: Query<
@@ -89,24 +131,15 @@ pub(super) fn break_doors(
         ),
     >,
     players: Query<&Position, (With<Client>, Without<Zombie>)>,
-    mut layers: Query<&mut ChunkLayer, With<Overworld>>,
-    nav: Res<Nav>,
-    mut changed: EventWriter<BlocksChanged>,
-    mut noises: EventWriter<Noise>,
+    mut doors: Doors,
+    mut news: DoorNews,
     config: Res<Config>,
     server: Res<Server>,
 ) {
-    let Ok(mut layer) = layers.get_single_mut() else {
+    let Ok(mut layer) = doors.layers.get_single_mut() else {
         return;
     };
     let now = server.current_tick() as u64;
-    let centre = |door: BlockPos| {
-        DVec3::new(
-            door.x as f64 + 0.5,
-            door.y as f64 + 1.0,
-            door.z as f64 + 0.5,
-        )
-    };
     for (entity, target, pos, id, mut swings, breaking) in &mut zombies {
         // A chaser at no door looks for one on its turn only: the rest wait for theirs.
         let looks = staggered(entity, now, DOOR_LOOK_TICKS);
@@ -129,7 +162,7 @@ pub(super) fn break_doors(
         let door = kept.or_else(|| {
             target
                 .filter(|_| looks)
-                .and_then(|t| door_beside(&NavVoxels::new(&nav, &layer), pos.0, t))
+                .and_then(|t| door_beside(&NavVoxels::new(&doors.nav, &layer), pos.0, t))
         });
         let cracks = |layer: &mut ChunkLayer, door: BlockPos, stage: u8| {
             layer
@@ -161,10 +194,7 @@ pub(super) fn break_doors(
         if breaking.ticks % 20 == 0 {
             swings.trigger(EntityAnimation::SwingMainHand);
             event(&mut layer, HIT_SOUND, door, 0);
-            noises.send(Noise {
-                at: centre(door),
-                kind: NoiseKind::DoorBreak,
-            });
+            news.blow(door);
         }
         if breaking.ticks >= BREAK_TICKS {
             let Some(state) = layer.block(door).map(|b| b.state) else {
@@ -178,11 +208,7 @@ pub(super) fn break_doors(
             event(&mut layer, BREAK_SOUND, door, 0);
             event(&mut layer, BLOCK_BROKEN, door, state.to_raw() as i32);
             cracks(&mut layer, door, NO_CRACKS);
-            changed.send(BlocksChanged::between(door, top));
-            noises.send(Noise {
-                at: centre(door),
-                kind: NoiseKind::DoorBreak,
-            });
+            news.broken(door, top);
             commands.entity(entity).remove::<BreakingDoor>();
         } else if stage(breaking.ticks) != before || breaking.ticks == 1 {
             cracks(&mut layer, door, stage(breaking.ticks));

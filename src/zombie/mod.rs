@@ -30,6 +30,7 @@ mod tracking;
 mod voice;
 
 use bevy_ecs::query::{BatchingStrategy, Has};
+use bevy_ecs::system::SystemParam;
 use valence::prelude::*;
 
 use crate::common::body::Dying;
@@ -145,20 +146,17 @@ fn move_zombies(
         ),
         (Without<Dying>, Without<Client>),
     >,
-    layers: Query<&ChunkLayer, With<Overworld>>,
+    world: Wayfinding,
     mut edits: EventReader<BlocksChanged>,
-    nav: Res<Nav>,
-    kinds: Res<ZombieKinds>,
     rules: Res<ChaseRules>,
     mut stats: ResMut<ChaseStats>,
     config: Res<crate::config::Config>,
-    server: Res<Server>,
 ) {
-    let Ok(layer) = layers.get_single() else {
+    let Some(layer) = world.layer() else {
         return;
     };
     let edits: Vec<BlocksChanged> = edits.iter().copied().collect();
-    let now = server.current_tick() as u64;
+    let now = world.now();
     let tally = movement::Tally::default();
     // Each zombie's plan and walk read the world and write only that zombie: they run on
     // every core, in batches small enough that a few long searches do not leave one behind.
@@ -176,9 +174,9 @@ fn move_zombies(
                 at_door,
                 dozing,
                 (siege, mut request),
-                mut position,
-                mut look,
-                mut head,
+                position,
+                look,
+                head,
             )| {
                 let pos = body.feet(position.0);
                 if body.on_ground && edits.iter().any(|e| e.reaches(BlockPos::from_pos(pos), 2)) {
@@ -191,7 +189,7 @@ fn move_zombies(
                 }
                 // The block lookups' cache is the thread's own.
                 let ground = movement::Ground {
-                    world: &NavVoxels::new(&nav, layer),
+                    world: &NavVoxels::new(&world.nav, layer),
                     edits: &edits,
                     rules: &rules,
                     now,
@@ -199,7 +197,7 @@ fn move_zombies(
                 let far = lod.tier >= Tier::Half;
                 let turn = movement::Turn {
                     dest,
-                    kind: kinds.get(zombie.kind),
+                    kind: world.kinds.get(zombie.kind),
                     pos,
                     far,
                     // Beyond `lod.full_radius` of every player clients see it every 8th tick
@@ -218,21 +216,45 @@ fn move_zombies(
                     goal.0 = walker.goal();
                 }
                 body.place(pos);
-                sync::sync(
-                    &walker,
-                    dest,
+                let acted = sync::Acted {
                     pos,
+                    walker: &walker,
+                    dest,
                     lod,
                     dozing,
-                    now,
-                    &config.lod,
-                    &mut position,
-                    &mut look,
-                    &mut head,
-                );
+                };
+                let shown = sync::Shown {
+                    position,
+                    look,
+                    head,
+                };
+                sync::sync(acted, now, &config.lod, shown);
             },
         );
     tally.add_to(&mut stats);
+}
+
+/// What zombies find their way with, read by the systems that plan their ways (`move_zombies`,
+/// the siege's search): the overworld's blocks and the walkability facts kept of them, the
+/// zombie types (speed, reach) and the tick.
+#[derive(SystemParam)]
+struct Wayfinding<'w, 's> {
+    layers: Query<'w, 's, &'static ChunkLayer, With<Overworld>>,
+    nav: Res<'w, Nav>,
+    kinds: Res<'w, ZombieKinds>,
+    server: Res<'w, Server>,
+}
+
+impl Wayfinding<'_, '_> {
+    /// The overworld's blocks, once they are there.
+    fn layer(&self) -> Option<&ChunkLayer> {
+        self.layers.get_single().ok()
+    }
+
+    /// The tick being played.
+    fn now(&self) -> u64 {
+        self.server.current_tick() as u64
+    }
 }
 
 /// Batches of zombies a thread takes in [`move_zombies`]: eight a thread keeps the cores

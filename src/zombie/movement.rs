@@ -162,30 +162,20 @@ pub(super) fn act(
     tally: &Tally,
 ) -> (DVec3, Option<Entity>) {
     let per_tick = turn.kind.speed / ground.rules.hop.tick_rate;
-    let step = |walker: &mut Walker, body: &mut Body, pos: DVec3, steps: u64| {
-        let asks = plan(
-            walker,
-            turn.dest,
-            turn.kind,
-            pos,
-            turn.far,
-            turn.at_door,
-            turn.siege,
-            ground,
-            tally,
-        );
+    let step = |walker: &mut Walker, body: &mut Body, turn: &Turn<'_>| {
+        let asks = plan(walker, turn, ground, tally);
         let (pos, idle) = walk(
             walker,
             body,
             ground.world,
-            pos,
+            turn.pos,
             per_tick,
-            steps,
+            turn.steps,
             turn.glides,
         );
         (pos, idle, asks)
     };
-    let (pos, idle, asks) = step(walker, body, turn.pos, turn.steps);
+    let (pos, idle, asks) = step(walker, body, turn);
     // It walked to the end of a hop planned before this tick, and has somewhere to go.
     let walks_on = idle > 0
         && !walker.planner.recent(ground.now, &ground.rules.hop)
@@ -196,26 +186,35 @@ pub(super) fn act(
     if !walks_on {
         return (pos, asks);
     }
-    let (pos, _, asks) = step(walker, body, pos, idle);
+    // The rest of the activation, from where the body stands now.
+    let rest = Turn {
+        pos,
+        steps: idle,
+        ..*turn
+    };
+    let (pos, _, asks) = step(walker, body, &rest);
     (pos, asks)
 }
 
 /// A zombie's plan on one of its activations: a new hop when something calls for one, or a
 /// stand in reach of its target or at a door (the attack and door systems do the rest, and a
-/// zombie at a door does not give its target up); during a siege, the siege's `order`.
-/// `far`: beyond `lod.full_radius` of every player. Returns the player to besiege, for a
-/// chaser whose hops bring it no closer.
+/// zombie at a door does not give its target up); during a siege, the siege's order. Returns
+/// the player to besiege, for a chaser whose hops bring it no closer.
 fn plan(
     walker: &mut Walker,
-    dest: &Destination,
-    kind: &ZombieType,
-    pos: DVec3,
-    far: bool,
-    at_door: bool,
-    siege: Option<Order>,
+    turn: &Turn<'_>,
     ground: &Ground<'_, impl Voxels>,
     tally: &Tally,
 ) -> Option<Entity> {
+    let Turn {
+        dest,
+        kind,
+        pos,
+        far,
+        at_door,
+        siege,
+        ..
+    } = *turn;
     let reach = ground.rules.hop_reach(far && !dest.chasing());
     let watchdog = ground.rules.hop.watchdog_ticks(reach, kind.speed);
     walker.outcome = None;
@@ -691,17 +690,17 @@ mod tests {
         };
         let hop = |dest: &Destination, far: bool| {
             let mut walker = Walker::default();
-            plan(
-                &mut walker,
+            let turn = Turn {
                 dest,
                 kind,
-                from,
+                pos: from,
                 far,
-                false,
-                None,
-                &ground,
-                &Tally::default(),
-            );
+                glides: false,
+                at_door: false,
+                siege: None,
+                steps: 1,
+            };
+            plan(&mut walker, &turn, &ground, &Tally::default());
             let goal = walker.goal.expect("planned");
             let mut last = None;
             while let Some(&w) = walker.waypoints.front() {

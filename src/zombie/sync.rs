@@ -46,21 +46,38 @@ pub(super) fn show_equipment(
     }
 }
 
-/// What clients are sent of a zombie that acted this tick, whose body is now at `pos`.
-pub(super) fn sync(
-    walker: &Walker,
-    dest: &Destination,
-    pos: DVec3,
-    lod: &Lod,
-    dozing: bool,
-    now: u64,
-    lod_config: &LodConfig,
-    position: &mut Mut<Position>,
-    look: &mut Mut<Look>,
-    head: &mut Mut<HeadYaw>,
-) {
-    // Valence sends what is written: each is written only when it changed (a `Mut` written
-    // through, even with the same value, would be sent).
+/// A zombie that acted this tick, as its clients are to see it: where its body is now, the hop
+/// it walks, where it heads and why, its tier, and whether it dozes.
+pub(super) struct Acted<'a> {
+    pub(super) pos: DVec3,
+    pub(super) walker: &'a Walker,
+    pub(super) dest: &'a Destination,
+    pub(super) lod: &'a Lod,
+    pub(super) dozing: bool,
+}
+
+/// What clients are sent of a zombie's body. Valence sends what is written: each is written
+/// only when it changed (a `Mut` written through, even with the same value, would be sent).
+pub(super) struct Shown<'w> {
+    pub(super) position: Mut<'w, Position>,
+    pub(super) look: Mut<'w, Look>,
+    pub(super) head: Mut<'w, HeadYaw>,
+}
+
+/// What clients are sent of a zombie that acted this tick.
+pub(super) fn sync(zombie: Acted<'_>, now: u64, lod_config: &LodConfig, shown: Shown<'_>) {
+    let Acted {
+        pos,
+        walker,
+        dest,
+        lod,
+        dozing,
+    } = zombie;
+    let Shown {
+        mut position,
+        mut look,
+        mut head,
+    } = shown;
     // Clients hear of moves every few ticks (sooner for a big jump), not every tick.
     if !(lod.syncs(now, lod_config) || position.0.distance(pos) > 2.0) {
         return;
@@ -75,9 +92,9 @@ pub(super) fn sync(
         .map_or(look.yaw, |step| walker.facing().unwrap_or(yaw_of(step)));
     let target = dest.to.filter(|_| dest.chasing());
     let posture = posture(body_yaw, pos, target, dozing, walker.holding());
-    let (turn, head_turn) = turns(posture, lod.tier, **look, head.0);
+    let (turn, head_turn) = turns(posture, lod.tier, *look, head.0);
     if let Some(turn) = turn {
-        **look = turn;
+        *look = turn;
     }
     if let Some(yaw) = head_turn {
         head.0 = yaw;

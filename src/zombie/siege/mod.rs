@@ -13,6 +13,7 @@ pub mod rules;
 
 use std::collections::VecDeque;
 
+use bevy_ecs::system::SystemParam;
 use bevy_tasks::ComputeTaskPool;
 
 use valence::entity::{EntityAnimations, EntityId};
@@ -24,12 +25,12 @@ use valence::protocol::{Sound, VarInt, WritePacket};
 
 use self::path::{siege_path, walk_ticks, Ground, How, Step};
 pub use self::rules::{climbable, falls, SiegeRules};
-use super::{Body, SiegeRequest, Target, Zombie, ZombieKinds};
+use super::{Body, SiegeRequest, Target, Wayfinding, Zombie};
 use crate::common::body::Dying;
 use crate::config::{Config, ConfigChanged};
 use crate::world::sound::{block_sounds, level_event, BLOCK_BROKEN};
 use crate::world::spawn_protected;
-use crate::world::{is_solid, BlocksChanged, Nav, NavVoxels, Overworld, WorldSpawn};
+use crate::world::{is_solid, BlocksChanged, NavVoxels, Overworld, WorldSpawn};
 
 /// Vanilla's level event for a broken block: the client plays its break sound and particles.
 /// A crack stage outside 0..=9 clears the cracks.
@@ -148,20 +149,15 @@ pub(super) fn plan_sieges(
         (Without<Dying>, Without<Client>),
     >,
     players: Query<&Position, (With<Client>, Without<Zombie>)>,
-    layers: Query<&ChunkLayer, With<Overworld>>,
-    nav: Res<Nav>,
-    kinds: Res<ZombieKinds>,
-    rules: Res<SiegeRules>,
-    spawn: Res<WorldSpawn>,
-    config: Res<Config>,
+    world: Wayfinding,
+    terms: SiegeTerms,
     mut stats: ResMut<SiegeStats>,
-    server: Res<Server>,
 ) {
-    let Ok(layer) = layers.get_single() else {
+    let Some(layer) = world.layer() else {
         return;
     };
-    let now = server.current_tick() as u64;
-    let protected = protection(&spawn, &config);
+    let now = world.now();
+    let (rules, protected) = (&terms.rules, terms.protection());
     let mut due: Vec<Search> = Vec::new();
     for (entity, zombie, request, target, body, position, mut siege) in &mut zombies {
         let player_at = |e: Entity| players.get(e).ok().map(|p| p.0);
@@ -201,13 +197,13 @@ pub(super) fn plan_sieges(
         });
     }
     let search = |due: &Search| {
-        let kind = kinds.get(due.kind);
+        let kind = world.kinds.get(due.kind);
         // The block lookups' cache is the search's own; a block's state is read only where
         // the walkability facts do not settle it.
-        let world = NavVoxels::new(&nav, layer);
+        let voxels = NavVoxels::new(&world.nav, layer);
         let ground = Ground {
-            world: &world,
-            rules: &rules,
+            world: &voxels,
+            rules,
             walk_ticks: walk_ticks(kind.speed),
             protected: &protected,
         };
@@ -252,13 +248,24 @@ struct Search {
     kind: usize,
 }
 
-/// Whether a block is under spawn protection (where no zombie changes anything).
-fn protection(spawn: &WorldSpawn, config: &Config) -> impl Fn(BlockPos) -> bool {
-    let (spawn, radius) = (
-        spawn.pos.map(BlockPos::from_pos),
-        config.server.spawn_protection,
-    );
-    move |p| spawn.is_some_and(|s| spawn_protected(p, s, radius))
+/// The terms every siege is held to: the siege's rules, and spawn protection (the world's
+/// spawn and the radius the settings give it), where no zombie changes anything.
+#[derive(SystemParam)]
+pub(super) struct SiegeTerms<'w> {
+    rules: Res<'w, SiegeRules>,
+    spawn: Res<'w, WorldSpawn>,
+    config: Res<'w, Config>,
+}
+
+impl SiegeTerms<'_> {
+    /// Whether a block is under spawn protection.
+    fn protection(&self) -> impl Fn(BlockPos) -> bool {
+        let (spawn, radius) = (
+            self.spawn.pos.map(BlockPos::from_pos),
+            self.config.server.spawn_protection,
+        );
+        move |p| spawn.is_some_and(|s| spawn_protected(p, s, radius))
+    }
 }
 
 /// Besieging zombies work their plans: dig the next block, place the next one, and note each
@@ -276,9 +283,7 @@ pub(super) fn work_sieges(
     >,
     mut layers: Query<&mut ChunkLayer, With<Overworld>>,
     mut changed: EventWriter<BlocksChanged>,
-    rules: Res<SiegeRules>,
-    spawn: Res<WorldSpawn>,
-    config: Res<Config>,
+    terms: SiegeTerms,
     mut stats: ResMut<SiegeStats>,
     server: Res<Server>,
 ) {
@@ -286,7 +291,7 @@ pub(super) fn work_sieges(
         return;
     };
     let now = server.current_tick() as u64;
-    let protected = protection(&spawn, &config);
+    let (rules, protected) = (&terms.rules, terms.protection());
     let mut edits = rules.edits_per_tick;
     for (body, position, id, mut swings, mut siege) in &mut zombies {
         let Some(plan) = siege.plan.as_deref_mut() else {
@@ -297,6 +302,7 @@ pub(super) fn work_sieges(
         let eyes = at + DVec3::new(0.0, super::body::EYE_HEIGHT, 0.0);
         let mut work = Work {
             layer: &mut layer,
+            rules,
             zombie: id.get(),
             now,
         };
@@ -314,7 +320,7 @@ pub(super) fn work_sieges(
         let (next_break, place, how, to) =
             (step.breaks.first().copied(), step.place, step.how, step.to);
         let drop = if let Some(b) = next_break {
-            match work.dig(plan, b, eyes, &rules, &protected, &mut edits, &mut swings) {
+            match work.dig(plan, b, eyes, &protected, &mut edits, &mut swings) {
                 None => true,
                 Some(broke) => {
                     if broke {
@@ -364,9 +370,10 @@ pub(super) fn work_sieges(
     }
 }
 
-/// One zombie's changes to the world this tick.
+/// One zombie's changes to the world this tick, by the siege's rules.
 struct Work<'a> {
     layer: &'a mut ChunkLayer,
+    rules: &'a SiegeRules,
     zombie: i32,
     now: u64,
 }
@@ -383,7 +390,6 @@ impl Work<'_> {
         plan: &mut Plan,
         b: BlockPos,
         eyes: DVec3,
-        rules: &SiegeRules,
         protected: &impl Fn(BlockPos) -> bool,
         edits: &mut u32,
         swings: &mut EntityAnimations,
@@ -393,7 +399,7 @@ impl Work<'_> {
         if eyes.distance(centre) > DIG_REACH || protected(b) {
             return None;
         }
-        let needed = rules.break_ticks(state)?;
+        let needed = self.rules.break_ticks(state)?;
         let dig = match &mut plan.dig {
             Some(dig) if dig.at == b => dig,
             other => {
