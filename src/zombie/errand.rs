@@ -71,17 +71,13 @@ impl Wander {
     /// The destination: the target, else (unless resting boxed in) the lure, else the first
     /// errand given and not yet done, else (awake) a stroll up to `radius` away once the rest
     /// is over. The lure holds even where the zombie already stands: it looks around there.
-    #[allow(clippy::too_many_arguments)]
-    fn choose(
-        &mut self,
-        target: Option<(Entity, DVec3)>,
-        lure: Option<DVec3>,
-        errands: [(Why, Option<DVec3>); 2],
-        dozing: bool,
-        pos: DVec3,
-        now: u64,
-        radius: f64,
-    ) -> Destination {
+    fn choose(&mut self, calls: Calls, pos: DVec3, now: u64, radius: f64) -> Destination {
+        let Calls {
+            target,
+            lure,
+            errands,
+            dozing,
+        } = calls;
         if let Some((player, at)) = target {
             self.stroll = None;
             return Destination {
@@ -120,6 +116,19 @@ impl Wander {
             None => Destination::NOWHERE,
         }
     }
+}
+
+/// What may call a zombie somewhere on one activation, strongest first.
+#[derive(Debug, Clone, Copy)]
+struct Calls {
+    /// The player it chases, and where they stand.
+    target: Option<(Entity, DVec3)>,
+    /// The place a noise or a light drew it to.
+    lure: Option<DVec3>,
+    /// The errands given (a pack's march, the shade by day): the first not yet done holds.
+    errands: [(Why, Option<DVec3>); 2],
+    /// A dozing zombie does not stroll.
+    dozing: bool,
 }
 
 /// On each of its activations a zombie takes the planner's news and picks its destination.
@@ -171,15 +180,13 @@ pub(super) fn decide(
                 .and_then(|t| Some((t, players.get(t).ok()?.0)));
             let pos = body.feet(position.0);
             let errands = [(Why::March, march.0), (Why::Shade, shade.0)];
-            let next = wander.choose(
+            let calls = Calls {
                 target,
-                lure.0,
+                lure: lure.0,
                 errands,
                 dozing,
-                pos,
-                now,
-                rules.wander_radius,
-            );
+            };
+            let next = wander.choose(calls, pos, now, rules.wander_radius);
             if *destination != next {
                 *destination = next;
             }
@@ -195,7 +202,17 @@ mod tests {
 
     fn choose(w: &mut Wander, march: Option<DVec3>, dozing: bool, now: u64) -> Destination {
         let errands = [(Why::March, march), (Why::Shade, None)];
-        w.choose(None, None, errands, dozing, HERE, now, 8.0)
+        w.choose(
+            Calls {
+                target: None,
+                lure: None,
+                errands,
+                dozing,
+            },
+            HERE,
+            now,
+            8.0,
+        )
     }
 
     #[test]
@@ -205,15 +222,47 @@ mod tests {
         let at = DVec3::new(9.0, 64.0, 0.0);
         let march = Some(DVec3::new(30.0, 64.0, 0.0));
         let errands = [(Why::March, march), (Why::Shade, Some(HERE))];
-        let chase = w.choose(Some((player, at)), None, errands, true, HERE, 0, 8.0);
+        let chase = w.choose(
+            Calls {
+                target: Some((player, at)),
+                lure: None,
+                errands,
+                dozing: true,
+            },
+            HERE,
+            0,
+            8.0,
+        );
         assert_eq!(chase.why, Why::Chase(player));
         assert_eq!(
-            w.choose(None, None, errands, true, HERE, 0, 8.0).why,
+            w.choose(
+                Calls {
+                    target: None,
+                    lure: None,
+                    errands,
+                    dozing: true
+                },
+                HERE,
+                0,
+                8.0
+            )
+            .why,
             Why::March
         );
         let shade = [(Why::March, None), (Why::Shade, Some(HERE))];
         assert_eq!(
-            w.choose(None, None, shade, false, HERE, 0, 8.0).why,
+            w.choose(
+                Calls {
+                    target: None,
+                    lure: None,
+                    errands: shade,
+                    dozing: false
+                },
+                HERE,
+                0,
+                8.0
+            )
+            .why,
             Why::Shade
         );
         let stroll = choose(&mut w, None, false, 0);
@@ -237,15 +286,59 @@ mod tests {
             (Why::Shade, None),
         ];
         let at = DVec3::new(9.0, 64.0, 0.0);
-        let chase = w.choose(Some((player, at)), lure, errands, false, HERE, 0, 8.0);
+        let chase = w.choose(
+            Calls {
+                target: Some((player, at)),
+                lure,
+                errands,
+                dozing: false,
+            },
+            HERE,
+            0,
+            8.0,
+        );
         assert_eq!(chase.why, Why::Chase(player));
-        let drawn = w.choose(None, lure, errands, false, HERE, 0, 8.0);
+        let drawn = w.choose(
+            Calls {
+                target: None,
+                lure,
+                errands,
+                dozing: false,
+            },
+            HERE,
+            0,
+            8.0,
+        );
         assert_eq!((drawn.why, drawn.to), (Why::Investigate, lure));
         // Arrived there, it stays while the lure holds: it is looking around.
         w.hear(Some(Outcome::Arrived), 1, &drawn);
-        assert_eq!(w.choose(None, lure, errands, false, HERE, 2, 8.0), drawn);
         assert_eq!(
-            w.choose(None, None, errands, false, HERE, 3, 8.0).why,
+            w.choose(
+                Calls {
+                    target: None,
+                    lure,
+                    errands,
+                    dozing: false
+                },
+                HERE,
+                2,
+                8.0
+            ),
+            drawn
+        );
+        assert_eq!(
+            w.choose(
+                Calls {
+                    target: None,
+                    lure: None,
+                    errands,
+                    dozing: false
+                },
+                HERE,
+                3,
+                8.0
+            )
+            .why,
             Why::March
         );
     }

@@ -194,10 +194,10 @@ impl RegionFolder {
     /// A new region holding every chunk of a damaged one that still reads.
     fn salvage(&self, region: RegionPos, old: &[u8]) -> anyhow::Result<Region<Cursor<Vec<u8>>>> {
         let mut new = Region::create(Cursor::new(Vec::new()))?;
-        for i in (0..1024).filter(|&i| slot_is_sound_in(&old, i)) {
+        for i in (0..1024).filter(|&i| slot_is_sound_in(old, i)) {
             let (x, z) = (i % 32, i / 32);
             let pos = ChunkPos::new(region.0 * 32 + x as i32, region.1 * 32 + z as i32);
-            if let Ok(Some(chunk)) = read_chunk_in(&old, &self.root, region, pos) {
+            if let Ok(Some(chunk)) = read_chunk_in(old, &self.root, region, pos) {
                 let mut bytes = Vec::new();
                 chunk.to_binary(&mut bytes, "")?;
                 new.write_chunk(x, z, &bytes)?;
