@@ -14,6 +14,12 @@ use valence::prelude::*;
 
 use super::{SaveFile, Saved};
 
+/// Format versions of `horde_world.dat`, `horde_packs.dat` (2: random streams kept as seed
+/// and draws) and `horde_items.dat`.
+const WORLD_FORMAT: i32 = 1;
+const PACKS_FORMAT: i32 = 2;
+const ITEMS_FORMAT: i32 = 1;
+
 /// A data file of the world save, under `data/`, as vanilla keeps its own `data/*.dat`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DataFile {
@@ -38,12 +44,12 @@ impl DataFile {
     }
 
     /// The file's format version, raised when an entry changes in a way older readers
-    /// would misread (`horde_packs.dat`'s 2: random streams kept as seed and draws).
+    /// would misread.
     fn format(self) -> i32 {
         match self {
-            DataFile::World => 1,
-            DataFile::Packs => 2,
-            DataFile::Items => 1,
+            DataFile::World => WORLD_FORMAT,
+            DataFile::Packs => PACKS_FORMAT,
+            DataFile::Items => ITEMS_FORMAT,
         }
     }
 

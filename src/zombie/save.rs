@@ -184,8 +184,8 @@ pub type LiveZombie<'a> = (
     &'a Equipment,
 );
 
-/// Puts a zombie saved where it stood back into `layer`; `index`, its place in the save,
-/// seeds its wandering as when it was first restored. One saved without a place is left out.
+/// Puts a zombie saved where it stood back into `layer`; `index`, its place in the saved list,
+/// seeds its wandering. One saved without a place is left out.
 pub fn spawn_saved<'w, 's, 'a>(
     commands: &'a mut Commands<'w, 's>,
     layer: Entity,
@@ -201,22 +201,22 @@ pub fn spawn_saved<'w, 's, 'a>(
 
 /// A zombie in the world at save time.
 #[derive(Debug, Clone, PartialEq)]
-pub struct StandingZombie {
-    pub pos: DVec3,
-    pub yaw: f32,
-    pub pitch: f32,
-    pub uuid: uuid::Uuid,
+struct StandingZombie {
+    pos: DVec3,
+    yaw: f32,
+    pitch: f32,
+    uuid: uuid::Uuid,
     /// Its record, the type by name.
-    pub record: ZombieRecord<String>,
+    record: ZombieRecord<String>,
     /// The type's full health.
-    pub max_health: f32,
-    pub on_ground: bool,
-    pub breaks_doors: bool,
+    max_health: f32,
+    on_ground: bool,
+    breaks_doors: bool,
 }
 
 /// A zombie as vanilla 1.20.1 saves one (`Entity`, `LivingEntity`, `Mob` and `Zombie`'s
 /// `addAdditionalSaveData`).
-pub fn entity(z: &StandingZombie) -> Compound {
+fn entity(z: &StandingZombie) -> Compound {
     let r = &z.record;
     let mut e = entity_header(
         "minecraft:zombie",
