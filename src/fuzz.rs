@@ -92,15 +92,19 @@ pub fn world_data(data: &[u8]) {
     let mut clock = crate::time::WorldClock::new(config.time.day_length_ticks, 0);
     let mut phase = crate::daylight::Phase::new(0, 24_000, 0);
     let mut weather = crate::weather::Weather::new(0);
-    let _ = crate::save::load_world(&dir, &mut clock, &mut phase, &mut weather);
+    let _ = crate::save::load_world(&dir, &mut [&mut clock, &mut phase, &mut weather]);
     let mut app = App::new();
     app.insert_resource(crate::zombie::ZombieKinds::new(&config.zombies.types))
         .insert_resource(crate::pack::Packs::default())
         .insert_resource(crate::hunt::Hunts::default())
+        .init_resource::<crate::noise::Lights>()
         .insert_resource(config);
-    let _ = crate::save::load_zombies(&dir, &mut app);
-    let _ = crate::save::load_items(&dir, &mut app);
-    let _ = crate::save::load_lights(&dir, &mut app);
+    crate::pack::save::register(&mut app);
+    crate::hunt::save::register(&mut app);
+    crate::items::save::register(&mut app);
+    crate::experience::save::register(&mut app);
+    crate::noise::save::register(&mut app);
+    let _ = crate::save::load(&dir, &mut app);
 }
 
 /// A player's `playerdata/<uuid>.dat`, read as when the player joins.
@@ -109,7 +113,7 @@ pub fn player_data(data: &[u8]) {
     let id = UniqueId::default();
     let file = crate::save::player_file(&dir, id);
     write(file.path(), data);
-    let _ = file.load_as(crate::save::players::SavedPlayer::from_nbt);
+    let _ = file.load_as(crate::player::save::SavedPlayer::from_nbt);
 }
 
 /// The access lists (`whitelist.json`, `ops.json`, `banned-players.json`, `banned-ips.json`):

@@ -82,9 +82,7 @@ pub fn build_app(launch: Launch) -> anyhow::Result<App> {
         spawning::SpawningPlugin,
     ));
     let world_dir = app.world.resource::<world::WorldDir>().0.clone();
-    save::load_zombies(&world_dir, &mut app)?;
-    save::load_items(&world_dir, &mut app)?;
-    save::load_lights(&world_dir, &mut app)?;
+    save::load(&world_dir, &mut app)?;
     Ok(app)
 }
 
@@ -185,7 +183,7 @@ impl SavedWorld {
             d.phase_jitter_ticks,
         );
         let mut weather = weather::Weather::new(config.server.seed);
-        save::load_world(world_dir, &mut clock, &mut phase, &mut weather)?;
+        save::load_world(world_dir, &mut [&mut clock, &mut phase, &mut weather])?;
         Ok(Self {
             clock,
             phase,

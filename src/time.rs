@@ -1,6 +1,7 @@
 //! The world clock: it advances one tick per tick, is sent to every client on join and once a
 //! second, and is saved with the world.
 
+use valence::nbt::{Compound, Value};
 use valence::prelude::*;
 use valence::protocol::packets::play::WorldTimeUpdateS2c;
 use valence::protocol::WritePacket;
@@ -100,6 +101,34 @@ impl WorldClock {
         }
     }
 
+    /// Writes the clock into the world save's root.
+    pub fn save(&self, root: &mut Compound) {
+        root.insert("Time", self.age);
+        root.insert("DayTime", self.day_time);
+        root.insert("Day", self.day);
+        root.insert("DayLength", self.day_length);
+    }
+
+    /// Reads what [`WorldClock::save`] wrote; a save without a clock leaves it as it is. The
+    /// day length may have changed since: the time of day keeps the same fraction of the day.
+    pub fn load(&mut self, root: &Compound) {
+        let long = |key: &str| match root.get(key) {
+            Some(Value::Long(v)) => Some(*v),
+            _ => None,
+        };
+        let (Some(age), Some(day_time), Some(day)) = (long("Time"), long("DayTime"), long("Day"))
+        else {
+            return;
+        };
+        self.age = age.max(0);
+        self.day = day.max(0);
+        let saved_length = long("DayLength")
+            .filter(|l| *l > 0)
+            .unwrap_or(self.day_length);
+        self.day_time = (day_time.rem_euclid(saved_length) * self.day_length / saved_length)
+            .clamp(0, self.day_length - 1);
+    }
+
     /// `time query` (logfmt).
     pub fn report(&self) -> String {
         format!(
@@ -194,5 +223,19 @@ mod tests {
         assert_eq!(c.packet().time_of_day, 100);
         c = WorldClock::new(12_000, 100);
         assert_eq!(c.packet().time_of_day, -200);
+    }
+
+    #[test]
+    fn a_saved_clock_keeps_its_fraction_of_a_changed_day() {
+        let mut saved = WorldClock::new(24_000, 6_000);
+        saved.day = 3;
+        let mut root = Compound::new();
+        saved.save(&mut root);
+        let mut c = WorldClock::new(12_000, 0);
+        c.load(&root);
+        assert_eq!((c.day, c.day_time, c.day_length), (3, 3_000, 12_000));
+        let mut fresh = WorldClock::new(12_000, 500);
+        fresh.load(&Compound::new());
+        assert_eq!(fresh, WorldClock::new(12_000, 500));
     }
 }

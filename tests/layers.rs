@@ -30,6 +30,10 @@ const FLOORS: &[(&str, &[&str])] = &[
     ("the server: world and status", &["world", "status"]),
     ("the server: clock and who may join", &["time", "access"]),
     ("the server: weather", &["weather"]),
+    (
+        "the save: its files, the autosave, the interface each plugin saves through",
+        &["save"],
+    ),
     ("the game: players", &["player"]),
     ("the game: zombies", &["zombie"]),
     (
@@ -40,7 +44,7 @@ const FLOORS: &[(&str, &[&str])] = &[
         "the game: what builds on those",
         &["building", "experience", "spawning"],
     ),
-    ("around the game: saving and the live map", &["save", "map"]),
+    ("around the game: the live map", &["map"]),
     ("the operator's console", &["console"]),
     ("wiring", &["lib"]),
     ("harnesses", &["fuzz", "headless"]),

@@ -29,9 +29,12 @@ pub struct ItemRecord {
 }
 
 impl ItemRecord {
+    /// The entity id vanilla gives items in saves.
+    pub const ID: &'static str = "minecraft:item";
+
     /// Vanilla's compound, with `tag` marking it as one of horde's.
     pub fn to_nbt(&self, uuid: [i32; 4], tag: &str) -> Compound {
-        let mut e = entity_header("minecraft:item", self.pos, self.velocity, [0.0; 2], uuid);
+        let mut e = entity_header(Self::ID, self.pos, self.velocity, [0.0; 2], uuid);
         e.insert("FallDistance", 0.0f32);
         e.insert("Fire", -1i16);
         e.insert("Air", 300i16);

@@ -4,6 +4,7 @@
 //! are out of the sun's reach: a round's goal must not hang on the hour it is played at.
 
 pub mod rules;
+mod save;
 pub mod sky;
 
 use bevy_ecs::query::Has;
@@ -48,6 +49,7 @@ impl Plugin for DaylightPlugin {
                 .in_set(crate::schedule::TickSet::Zombies)
                 .before(ZombieSet::Classify),
         );
+        save::register(app);
     }
 }
 

@@ -5,6 +5,7 @@
 
 pub mod record;
 pub mod rules;
+pub mod save;
 
 use valence::client::{FlushPacketsSet, UpdateClientsSet};
 use valence::entity::experience_orb::ExperienceOrbEntityBundle;
@@ -53,6 +54,7 @@ impl Plugin for ExperiencePlugin {
                 PostUpdate,
                 send_bar.after(UpdateClientsSet).before(FlushPacketsSet),
             );
+        save::register(app);
     }
 }
 

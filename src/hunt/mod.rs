@@ -7,6 +7,7 @@
 //! its zombies are cleared away. Hunt zombies are [`Arena`] zombies: the sun leaves them be.
 
 mod rules;
+pub mod save;
 
 use bevy_ecs::system::SystemParam;
 use valence::boss_bar::{
@@ -56,6 +57,7 @@ impl Plugin for HuntPlugin {
                     .chain()
                     .in_set(crate::schedule::TickSet::Hunts),
             );
+        save::register(app);
     }
 }
 

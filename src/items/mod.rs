@@ -4,6 +4,7 @@
 //! ticks in a loaded chunk. Every drop comes through [`DropItem`]; the rules are in `rules`.
 
 pub mod rules;
+pub mod save;
 
 use rand::Rng;
 use valence::entity::item::{ItemEntityBundle, Stack};
@@ -21,6 +22,7 @@ use crate::common::stacks::{insert, ItemRecord};
 use crate::config::Config;
 use crate::random::generator;
 use crate::world::{LayerVoxels, Overworld, Voxels};
+use crate::zombie::gear::EQUIPMENT_DROP_CHANCE;
 use crate::zombie::{Equipment, Zombie};
 use rules::{LIFETIME, THROWN_PICKUP_DELAY};
 
@@ -45,6 +47,7 @@ impl Plugin for ItemsPlugin {
                     .chain()
                     .in_set(crate::schedule::TickSet::Hunts),
             );
+        save::register(app);
     }
 }
 
@@ -60,9 +63,6 @@ pub struct GroundItem {
 /// The draws behind every drop's toss.
 #[derive(Resource)]
 struct ItemRng(rand_pcg::Pcg32);
-
-/// Vanilla's chance that a mob drops a piece it wears (`Mob.DEFAULT_EQUIPMENT_DROP_CHANCE`).
-pub const EQUIPMENT_DROP_CHANCE: f32 = 0.085;
 
 /// A stack thrown out of an inventory window or with `Q` lands in front of the player.
 fn throw_from_inventory(

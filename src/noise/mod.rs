@@ -16,6 +16,7 @@
 pub mod heat;
 mod lights;
 pub mod rules;
+pub mod save;
 
 use std::collections::hash_map::Entry;
 use std::collections::VecDeque;
@@ -63,6 +64,7 @@ impl Plugin for NoisePlugin {
                     .chain()
                     .in_set(ZombieSet::Sense),
             );
+        save::register(app);
     }
 }
 

@@ -17,6 +17,7 @@ mod merge;
 pub mod migration;
 mod restore;
 pub mod rules;
+pub mod save;
 mod sleep;
 mod state;
 mod sweep;
@@ -81,6 +82,7 @@ impl Plugin for PackPlugin {
                     .chain()
                     .in_set(ZombieSet::Lead),
             );
+        save::register(app);
     }
 }
 

@@ -31,6 +31,7 @@ pub mod effects;
 pub mod hazards;
 mod hotbar;
 pub mod hunger;
+pub mod save;
 
 use damage::LastBlow;
 use hazards::{Exposure, MAX_AIR};
@@ -73,6 +74,7 @@ impl Plugin for PlayerPlugin {
                 PostUpdate,
                 send_health.after(UpdateClientsSet).before(FlushPacketsSet),
             );
+        save::register(app);
     }
 }
 

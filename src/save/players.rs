@@ -1,324 +1,133 @@
-//! `playerdata/<uuid>.dat`: each player's position, facing, health, food, air, fire, game mode
-//! and inventory, in vanilla's layout (gzipped NBT with `Pos`, `Rotation`, `Health`,
-//! `foodLevel`..., `Air`, `Fire`, `FallDistance`, `playerGameType` and an `Inventory` list of
-//! `Slot`/`id`/`Count`/`tag`), written when they leave and at every save, read when they join,
-//! so that a player keeps what they had across reconnects and restarts.
+//! `playerdata/<uuid>.dat`: one file a player, in vanilla's layout, made of the plugins'
+//! shares ([`super::PlayerPart`]): written when they leave and at every save, read when they
+//! join, so that a player keeps what they had across reconnects and restarts.
 
-use valence::nbt::{Compound, List, Value};
+use std::path::Path;
+
+use valence::log::{error, warn};
+use valence::nbt::Compound;
 use valence::prelude::*;
 
-use crate::common::stacks::{stack_from_nbt, stack_to_nbt};
-use crate::experience::rules::MAX_LEVEL;
-use crate::experience::Levels;
-use crate::player::hazards::{Exposure, FIRE_REST, MAX_AIR};
-use crate::player::hunger::{Food, MAX_EXHAUSTION, MAX_FOOD};
+use super::part::{PlayerPart, SaveParts, SnapshotPlayer};
+use super::SaveFile;
+use crate::world::WorldDir;
 
-/// One player as saved.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SavedPlayer {
-    pub pos: DVec3,
-    pub yaw: f32,
-    pub pitch: f32,
-    pub health: f32,
-    pub game_mode: GameMode,
-    pub body: SavedBody,
-    /// Valence's player inventory slots (hotbar 36..45, main 9..36, armour 5..9, off hand 45)
-    /// with what they hold, its wear and other tags kept.
-    pub items: Vec<(u16, ItemStack)>,
+/// Format of `playerdata/*.dat`.
+const PLAYER_FORMAT: i32 = 1;
+
+/// `playerdata/<uuid>.dat`: one player's file.
+pub fn player_file(world_dir: &Path, id: UniqueId) -> SaveFile {
+    let name = format!("{}.dat", id.0.hyphenated());
+    SaveFile::new(world_dir.join("playerdata").join(name), PLAYER_FORMAT)
 }
 
-/// What a survival body carries across a restart besides its health.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SavedBody {
-    pub food: Food,
-    pub air: i32,
-    pub exposure: Exposure,
-    pub experience: Levels,
-}
-
-impl Default for SavedBody {
-    fn default() -> Self {
-        Self {
-            food: Food::default(),
-            air: MAX_AIR,
-            exposure: Exposure::default(),
-            experience: Levels::default(),
-        }
-    }
-}
-
-impl SavedBody {
-    fn write(&self, c: &mut Compound) {
-        c.insert("foodLevel", self.food.level as i32);
-        c.insert("foodSaturationLevel", self.food.saturation);
-        c.insert("foodExhaustionLevel", self.food.exhaustion);
-        c.insert("foodTickTimer", self.food.timer as i32);
-        c.insert("Air", self.air as i16);
-        c.insert(
-            "Fire",
-            self.exposure.fire.clamp(i16::MIN as i32, i16::MAX as i32) as i16,
-        );
-        c.insert("FallDistance", self.exposure.fall);
-        c.insert("XpLevel", self.experience.level.min(i32::MAX as u32) as i32);
-        c.insert("XpP", self.experience.progress);
-        c.insert("XpTotal", self.experience.total.min(i32::MAX as u32) as i32);
-    }
-
-    /// Read leniently, as vanilla does: a missing or odd key keeps a fresh body's value, and
-    /// each is held to its range.
-    fn read(c: &Compound) -> Self {
-        let int = |key| match c.get(key) {
-            Some(Value::Int(v)) => Some(*v),
-            Some(Value::Short(v)) => Some(*v as i32),
-            _ => None,
-        };
-        let float = |key| match c.get(key) {
-            Some(Value::Float(v)) if v.is_finite() => Some(*v),
-            _ => None,
-        };
-        let fresh = Self::default();
-        let level =
-            int("foodLevel").map_or(fresh.food.level, |v| v.clamp(0, MAX_FOOD as i32) as u32);
-        Self {
-            food: Food {
-                level,
-                saturation: float("foodSaturationLevel")
-                    .map_or(fresh.food.saturation, |v| v.clamp(0.0, level as f32)),
-                exhaustion: float("foodExhaustionLevel")
-                    .map_or(0.0, |v| v.clamp(0.0, MAX_EXHAUSTION)),
-                timer: int("foodTickTimer").map_or(0, |v| v.clamp(0, 80) as u32),
-                hunger_ticks: 0,
-            },
-            air: int("Air").map_or(fresh.air, |v| v.clamp(0, MAX_AIR)),
-            exposure: Exposure {
-                fall: float("FallDistance").map_or(0.0, |v| v.clamp(0.0, 1024.0)),
-                fire: int("Fire").map_or(FIRE_REST, |v| v.max(FIRE_REST)),
-            },
-            experience: Levels {
-                level: int("XpLevel").map_or(0, |v| (v.max(0) as u32).min(MAX_LEVEL)),
-                // Vanilla's bar is below 1; a full one would be a level it was never given.
-                progress: float("XpP").map_or(0.0, |v| v.clamp(0.0, 0.999_999)),
-                total: int("XpTotal").map_or(0, |v| v.max(0) as u32),
-            },
-        }
-    }
-}
-
-/// Vanilla's `Slot` numbers in player files: hotbar 0..9, main 9..36, armour 100..104 (feet
-/// first), off hand -106.
-fn vanilla_slot(slot: u16) -> Option<i8> {
-    match slot {
-        36..=44 => Some((slot - 36) as i8),
-        9..=35 => Some(slot as i8),
-        5..=8 => Some(100 + (8 - slot) as i8),
-        45 => Some(-106),
-        _ => None,
-    }
-}
-
-fn valence_slot(slot: i8) -> Option<u16> {
-    match slot {
-        0..=8 => Some(slot as u16 + 36),
-        9..=35 => Some(slot as u16),
-        100..=103 => Some(8 - (slot - 100) as u16),
-        -106 => Some(45),
-        _ => None,
-    }
-}
-
-fn mode_id(mode: GameMode) -> i32 {
-    match mode {
-        GameMode::Survival => 0,
-        GameMode::Creative => 1,
-        GameMode::Adventure => 2,
-        GameMode::Spectator => 3,
-    }
-}
-
-fn mode_of(id: i32) -> Option<GameMode> {
-    Some(match id {
-        0 => GameMode::Survival,
-        1 => GameMode::Creative,
-        2 => GameMode::Adventure,
-        3 => GameMode::Spectator,
-        _ => return None,
-    })
-}
-
-impl SavedPlayer {
-    pub fn to_nbt(&self) -> Compound {
-        let mut c = Compound::new();
-        c.insert(
-            "Pos",
-            Value::List(List::Double(vec![self.pos.x, self.pos.y, self.pos.z])),
-        );
-        c.insert(
-            "Rotation",
-            Value::List(List::Float(vec![self.yaw, self.pitch])),
-        );
-        c.insert("Health", self.health);
-        c.insert("playerGameType", mode_id(self.game_mode));
-        self.body.write(&mut c);
-        let items = self
-            .items
-            .iter()
-            .filter_map(|(slot, stack)| {
-                let mut s = stack_to_nbt(stack);
-                s.insert("Slot", vanilla_slot(*slot)?);
-                Some(s)
-            })
-            .collect();
-        c.insert("Inventory", Value::List(List::Compound(items)));
-        c
-    }
-
-    pub fn from_nbt(c: &Compound) -> Result<Self, String> {
-        let pos = match c.get("Pos") {
-            Some(Value::List(List::Double(p)))
-                if p.len() == 3 && p.iter().all(|v| v.is_finite()) =>
-            {
-                DVec3::new(p[0], p[1], p[2])
-            }
-            _ => return Err("Pos missing or not three numbers".into()),
-        };
-        let (yaw, pitch) = match c.get("Rotation") {
-            Some(Value::List(List::Float(r))) if r.len() == 2 => (r[0], r[1]),
-            _ => (0.0, 0.0),
-        };
-        let health = match c.get("Health") {
-            Some(Value::Float(h)) if h.is_finite() => *h,
-            _ => return Err("Health missing or not a float".into()),
-        };
-        let game_mode = match c.get("playerGameType") {
-            Some(Value::Int(id)) => mode_of(*id).ok_or(format!("unknown game mode {id}"))?,
-            _ => return Err("playerGameType missing or not an int".into()),
-        };
-        let items = match c.get("Inventory") {
-            Some(Value::List(List::Compound(items))) => items
+fn snapshots(world: &World) -> Vec<SnapshotPlayer> {
+    world
+        .get_resource::<SaveParts>()
+        .map(|parts| {
+            parts
+                .players
                 .iter()
-                .filter_map(|s| {
-                    let slot = match s.get("Slot") {
-                        Some(Value::Byte(b)) => valence_slot(*b)?,
-                        _ => return None,
-                    };
-                    Some((slot, stack_from_nbt(s).ok()?))
-                })
-                .collect(),
-            Some(Value::List(List::End)) | None => Vec::new(),
-            Some(_) => return Err("Inventory is not a list of compounds".into()),
-        };
-        Ok(Self {
-            pos,
-            yaw,
-            pitch,
-            health,
-            game_mode,
-            body: SavedBody::read(c),
-            items,
+                .map(|(snapshot, _)| *snapshot)
+                .collect()
         })
-    }
+        .unwrap_or_default()
+}
 
-    /// What `inventory` holds, slot by slot.
-    pub fn items_of(inventory: &Inventory) -> Vec<(u16, ItemStack)> {
-        (0..inventory.slot_count())
-            .filter_map(|i| inventory.slot(i).map(|s| (i, s.clone())))
-            .collect()
+/// One player's shares, copied now; `None` when one is missing.
+fn snapshot_player(
+    world: &World,
+    snapshots: &[SnapshotPlayer],
+    player: Entity,
+) -> Option<Vec<Box<dyn PlayerPart>>> {
+    let player = world.get_entity(player)?;
+    snapshots.iter().map(|snapshot| snapshot(player)).collect()
+}
+
+/// Every player online, for the save.
+pub(super) fn snapshot_all(world: &mut World) -> Vec<(UniqueId, Vec<Box<dyn PlayerPart>>)> {
+    let snapshots = snapshots(world);
+    let online: Vec<(Entity, UniqueId)> = world
+        .query_filtered::<(Entity, &UniqueId), With<Client>>()
+        .iter(world)
+        .map(|(entity, id)| (entity, *id))
+        .collect();
+    online
+        .into_iter()
+        .filter_map(|(entity, id)| Some((id, snapshot_player(world, &snapshots, entity)?)))
+        .collect()
+}
+
+/// A player's file from their shares.
+pub(super) fn player_nbt(parts: &[Box<dyn PlayerPart>]) -> Compound {
+    let mut player = Compound::new();
+    for part in parts {
+        part.write(&mut player);
+    }
+    player
+}
+
+/// A joining player gets back what their file holds, every share of it, or, when one share
+/// cannot read it (nor its previous copy), nothing: they start afresh. Put back as commands,
+/// after what joining gave them this tick.
+pub(super) fn restore_players(
+    mut commands: Commands,
+    joined: Query<(Entity, &UniqueId, &Username), Added<Client>>,
+    parts: Option<Res<SaveParts>>,
+    dir: Res<WorldDir>,
+) {
+    let Some(parts) = parts else {
+        return;
+    };
+    for (entity, id, name) in &joined {
+        let read = player_file(&dir.0, *id).load_as(|root| {
+            parts
+                .players
+                .iter()
+                .map(|(_, read)| read(root))
+                .collect::<Result<Vec<_>, _>>()
+        });
+        let shares = match read {
+            Ok(Some(shares)) => shares,
+            Ok(None) => continue,
+            Err(e) => {
+                warn!(
+                    "{}'s saved data is unusable, they start afresh: {e:#}",
+                    name.0
+                );
+                continue;
+            }
+        };
+        commands.add(move |world: &mut World| {
+            if let Some(mut player) = world.get_entity_mut(entity) {
+                for share in shares {
+                    share.restore(&mut player);
+                }
+            }
+        });
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_player_survives_a_round_trip_in_vanillas_layout() {
-        let player = SavedPlayer {
-            pos: DVec3::new(10.5, 70.0, -3.25),
-            yaw: 90.0,
-            pitch: -10.0,
-            health: 13.5,
-            game_mode: GameMode::Adventure,
-            body: SavedBody {
-                food: Food {
-                    level: 14,
-                    saturation: 2.5,
-                    exhaustion: 1.25,
-                    timer: 30,
-                    hunger_ticks: 0,
-                },
-                air: 120,
-                exposure: Exposure {
-                    fall: 4.5,
-                    fire: 57,
-                },
-                experience: Levels {
-                    level: 17,
-                    progress: 0.25,
-                    total: 420,
-                },
-            },
-            items: vec![
-                (36, ItemStack::new(ItemKind::Dirt, 12, None)),
-                (
-                    44,
-                    crate::common::stacks::new_stack(ItemKind::IronSword, 1, None),
-                ),
-                (9, ItemStack::new(ItemKind::OakLog, 64, None)),
-                (
-                    5,
-                    crate::player::armour::with_damage(
-                        ItemStack::new(ItemKind::IronHelmet, 1, None),
-                        37,
-                    ),
-                ),
-                (
-                    45,
-                    crate::common::stacks::new_stack(ItemKind::Shield, 1, None),
-                ),
-            ],
+/// A player who leaves is written to their file at once (off the tick).
+pub(super) fn save_leaving_players(world: &World, mut left: RemovedComponents<Client>) {
+    let snapshots = snapshots(world);
+    for entity in left.iter() {
+        let (Some(id), Some(parts)) = (
+            world.get::<UniqueId>(entity),
+            snapshot_player(world, &snapshots, entity),
+        ) else {
+            continue;
         };
-        let nbt = player.to_nbt();
-        let mut bytes = Vec::new();
-        nbt.to_binary(&mut bytes, "").unwrap();
-        let (back, _) = Compound::from_binary(&mut bytes.as_slice()).unwrap();
-        assert_eq!(SavedPlayer::from_nbt(&back).unwrap(), player);
-        // Vanilla's slot numbers on disk.
-        let Some(Value::List(List::Compound(items))) = nbt.get("Inventory") else {
-            panic!("no inventory");
-        };
-        let slots: Vec<i8> = items
-            .iter()
-            .map(|s| match s.get("Slot") {
-                Some(Value::Byte(b)) => *b,
-                _ => panic!("no slot"),
-            })
-            .collect();
-        assert_eq!(slots, [0, 8, 9, 103, -106]);
-    }
-
-    #[test]
-    fn a_broken_file_is_an_error_and_unknown_items_are_dropped() {
-        assert!(SavedPlayer::from_nbt(&Compound::new()).is_err());
-        let mut nbt = SavedPlayer {
-            pos: DVec3::ZERO,
-            yaw: 0.0,
-            pitch: 0.0,
-            health: 20.0,
-            game_mode: GameMode::Survival,
-            body: SavedBody::default(),
-            items: vec![],
+        let file = player_file(&world.resource::<WorldDir>().0, *id);
+        let written = std::thread::Builder::new()
+            .name("playerdata".into())
+            .spawn(move || {
+                if let Err(e) = file.write(&player_nbt(&parts)) {
+                    error!("saving a player who left failed: {e:#}");
+                }
+            });
+        if let Err(e) = written {
+            error!("saving a player who left failed: cannot start its thread: {e}");
         }
-        .to_nbt();
-        let mut odd = Compound::new();
-        odd.insert("Slot", 0i8);
-        odd.insert("id", "minecraft:no_such_thing".to_string());
-        odd.insert("Count", 1i8);
-        nbt.insert("Inventory", Value::List(List::Compound(vec![odd])));
-        nbt.insert("foodLevel", 999);
-        nbt.insert("Air", "lots".to_string());
-        let back = SavedPlayer::from_nbt(&nbt).unwrap();
-        assert!(back.items.is_empty());
-        assert_eq!(back.body.food.level, MAX_FOOD, "held to its range");
-        assert_eq!(back.body.air, MAX_AIR, "an odd key keeps a fresh body's");
     }
 }

@@ -13,6 +13,9 @@ use crate::config::{ArmourTier, Config, Difficulty};
 use crate::random::generator;
 use crate::time::WorldClock;
 
+/// Vanilla's chance that a mob drops a piece it wears (`Mob.DEFAULT_EQUIPMENT_DROP_CHANCE`).
+pub const EQUIPMENT_DROP_CHANCE: f32 = 0.085;
+
 /// The weapons vanilla hands a zombie.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ZombieWeapon {

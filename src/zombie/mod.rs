@@ -24,6 +24,7 @@ pub mod movement;
 pub mod path;
 pub mod record;
 pub mod rules;
+pub mod save;
 pub mod siege;
 mod sync;
 mod tracking;
@@ -122,6 +123,7 @@ impl Plugin for ZombiePlugin {
             )
             .add_plugins(tracking::TrackingPlugin);
         metrics::register(app);
+        save::register(app);
     }
 }
 
