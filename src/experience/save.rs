@@ -5,7 +5,7 @@
 
 use bevy_ecs::world::EntityMut;
 use valence::log::{info, warn};
-use valence::nbt::{Compound, Value};
+use valence::nbt::Compound;
 use valence::prelude::*;
 
 use super::record::ID;
@@ -13,7 +13,8 @@ use super::rules::MAX_LEVEL;
 use super::{Experience, Levels, Orb, OrbRecord, PlaceOrb};
 use crate::save::entities::{uuid_array, TAG};
 use crate::save::{
-    entries_with_id, DataFile, PlayerPart, RestorePart, RestorePlayer, SaveApp, SaveOut, SavePart,
+    entries_with_id, keys, DataFile, PlayerPart, RestorePart, RestorePlayer, SaveApp, SaveOut,
+    SavePart,
 };
 use crate::schedule::TickSet;
 use crate::world::Overworld;
@@ -35,15 +36,8 @@ impl Levels {
     /// Read leniently, as vanilla does: a missing or odd key counts as none, and each is held
     /// to its range.
     fn read(c: &Compound) -> Self {
-        let int = |key| match c.get(key) {
-            Some(Value::Int(v)) => Some(*v),
-            Some(Value::Short(v)) => Some(*v as i32),
-            _ => None,
-        };
-        let float = |key| match c.get(key) {
-            Some(Value::Float(v)) if v.is_finite() => Some(*v),
-            _ => None,
-        };
+        let int = |key| keys::int_or_none(c, key);
+        let float = |key| keys::float_or_none(c, key);
         Self {
             level: int("XpLevel").map_or(0, |v| (v.max(0) as u32).min(MAX_LEVEL)),
             // Vanilla's bar is below 1; a full one would be a level it was never given.

@@ -12,7 +12,7 @@ use super::hazards::{Exposure, FIRE_REST, MAX_AIR};
 use super::hunger::{Food, MAX_EXHAUSTION, MAX_FOOD};
 use super::{Health, MAX_HEALTH};
 use crate::common::stacks::{stack_from_nbt, stack_to_nbt};
-use crate::save::{PlayerPart, RestorePlayer, SaveApp};
+use crate::save::{keys, PlayerPart, RestorePlayer, SaveApp};
 
 pub(super) fn register(app: &mut App) {
     app.add_player_part(snapshot, read);
@@ -67,15 +67,8 @@ impl SavedBody {
     /// Read leniently, as vanilla does: a missing or odd key keeps a fresh body's value, and
     /// each is held to its range.
     fn read(c: &Compound) -> Self {
-        let int = |key| match c.get(key) {
-            Some(Value::Int(v)) => Some(*v),
-            Some(Value::Short(v)) => Some(*v as i32),
-            _ => None,
-        };
-        let float = |key| match c.get(key) {
-            Some(Value::Float(v)) if v.is_finite() => Some(*v),
-            _ => None,
-        };
+        let int = |key| keys::int_or_none(c, key);
+        let float = |key| keys::float_or_none(c, key);
         let fresh = Self::default();
         let level =
             int("foodLevel").map_or(fresh.food.level, |v| v.clamp(0, MAX_FOOD as i32) as u32);

@@ -1,5 +1,6 @@
 //! Reading a saved compound's keys strictly: a key missing or of another type is an error
-//! naming it, for the parts whose file is unreadable without it.
+//! naming it, for the parts whose file is unreadable without it; and leniently, as vanilla
+//! reads a player's file: a key missing or odd counts as none.
 
 use valence::nbt::{Compound, List, Value};
 
@@ -50,5 +51,22 @@ pub fn draws(c: &Compound) -> Result<u64, String> {
     match c.get("Draws") {
         None if c.contains_key("Rng") => Ok(0),
         _ => Ok(long(c, "Draws")? as u64),
+    }
+}
+
+/// An int (or a short, as older files have some) at `key`, leniently.
+pub fn int_or_none(c: &Compound, key: &str) -> Option<i32> {
+    match c.get(key) {
+        Some(Value::Int(v)) => Some(*v),
+        Some(Value::Short(v)) => Some(*v as i32),
+        _ => None,
+    }
+}
+
+/// A finite float at `key`, leniently.
+pub fn float_or_none(c: &Compound, key: &str) -> Option<f32> {
+    match c.get(key) {
+        Some(Value::Float(v)) if v.is_finite() => Some(*v),
+        _ => None,
     }
 }
