@@ -18,8 +18,12 @@ const FORMAT_KEY: &str = "HordeFormat";
 /// Most bytes a `.dat` file may inflate to. horde's own files grow with the zombies they keep,
 /// some 50 bytes a ghost member: 192 MiB holds about four million, four times what the
 /// benchmarks keep; vanilla's playerdata stays within a few KiB. Past it the file is
-/// unreadable, as a damaged one is, so a small gzip bomb cannot take the memory.
+/// unreadable, as a damaged one is, so a small gzip bomb cannot take the memory. A fuzz build
+/// caps at 1 MiB, so that a seed of a few KiB holds a bomb.
+#[cfg(not(fuzzing))]
 const DAT_CAP: usize = 192 << 20;
+#[cfg(fuzzing)]
+const DAT_CAP: usize = 1 << 20;
 
 /// A save file and its format version.
 #[derive(Debug, Clone)]
