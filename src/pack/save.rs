@@ -186,20 +186,34 @@ fn snapshot(world: &mut World) -> Box<dyn SavePart> {
 }
 
 fn read(root: &Compound) -> Result<Box<dyn RestorePart>, String> {
-    Ok(Box::new(SavedPacks::from_nbt(root)?))
+    Ok(Box::new(LoadedPacks {
+        saved: SavedPacks::from_nbt(root)?,
+        listed: compounds(root, "Loose")?.len(),
+    }))
 }
 
 /// Loose zombies read from the save, spawned once the overworld exists.
 #[derive(Resource, Debug, Default)]
 struct PendingLoose(Vec<(usize, SavedZombie)>);
 
+/// The packs' share as read at start, and how many zombies the `Loose` list holds, the hunt's
+/// among them: the start's log line counts them all, as the save's report does.
+struct LoadedPacks {
+    saved: SavedPacks,
+    listed: usize,
+}
+
 /// Every pack goes into the table as a ghost: no chunk is watched at start.
-impl RestorePart for SavedPacks {
+impl RestorePart for LoadedPacks {
     fn restore(self: Box<Self>, world: &mut World) {
+        let LoadedPacks {
+            saved: this,
+            listed,
+        } = *self;
         let config = world.resource::<Config>().clone();
         let mut kinds = world.resource::<ZombieKinds>().clone();
-        let (mut members, count) = (0, self.packs.len());
-        for saved in self.packs {
+        let (mut members, count) = (0, this.packs.len());
+        for saved in this.packs {
             let ghosts: Vec<ZombieRecord> = saved
                 .members
                 .iter()
@@ -211,12 +225,9 @@ impl RestorePart for SavedPacks {
                 .insert_saved(saved.pack, ghosts, &kinds, &config.pack);
         }
         world.insert_resource(kinds);
-        world.resource_mut::<Packs>().reserve_ids(self.next_id);
-        info!(
-            "loaded {count} packs ({members} members) and {} loose zombies",
-            self.loose.len()
-        );
-        world.insert_resource(PendingLoose(self.loose));
+        world.resource_mut::<Packs>().reserve_ids(this.next_id);
+        info!("loaded {count} packs ({members} members) and {listed} loose zombies");
+        world.insert_resource(PendingLoose(this.loose));
     }
 }
 
