@@ -18,6 +18,7 @@ pub mod grid;
 pub mod headless;
 pub mod hunt;
 pub mod items;
+pub mod light;
 pub mod map;
 pub mod metrics;
 pub mod noise;

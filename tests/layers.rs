@@ -26,6 +26,7 @@ const FLOORS: &[(&str, &[&str])] = &[
         "vanilla's facts and the game's shared words",
         &["files", "blocks", "combat", "common", "metrics"],
     ),
+    ("vanilla's light", &["light"]),
     ("configuration", &["config"]),
     ("the server: world and status", &["world", "status"]),
     ("the server: clock and who may join", &["time", "access"]),
