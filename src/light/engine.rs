@@ -79,7 +79,11 @@ impl Queues {
 
 /// Spreads each entry's level to its neighbours, and on while it lasts. An entry whose block
 /// no longer holds its level was overtaken and is skipped.
-pub fn propagate_increases<A: Access>(access: &mut A, kind: Kind, queue: &mut VecDeque<Entry>) {
+pub(super) fn propagate_increases<A: Access>(
+    access: &mut A,
+    kind: Kind,
+    queue: &mut VecDeque<Entry>,
+) {
     while let Some(e) = queue.pop_front() {
         if access.level(kind, e.x, e.y, e.z) != e.level {
             continue;
@@ -110,7 +114,7 @@ pub fn propagate_increases<A: Access>(access: &mut A, kind: Kind, queue: &mut Ve
 /// Withdraws each entry's former level from the neighbours that may have had their light
 /// from it (those darker than it); brighter neighbours have light of their own and spread it
 /// back in, as do blocks with light of their own among those withdrawn.
-pub fn propagate_decreases<A: Access>(
+pub(super) fn propagate_decreases<A: Access>(
     access: &mut A,
     kind: Kind,
     queue: &mut VecDeque<Entry>,
@@ -153,13 +157,13 @@ pub fn propagate_decreases<A: Access>(
 /// Whether the sky's straight fall stops between a block with facts `above` and the one
 /// below it (vanilla's `ChunkSkyLightSources.isEdgeOccluded`): the lower one takes any light,
 /// or their shapes close the face between them.
-pub fn stops_the_sky(above: LightFacts, below: LightFacts) -> bool {
+pub(super) fn stops_the_sky(above: LightFacts, below: LightFacts) -> bool {
     below.opacity() != 0 || above.occludes(below, 0)
 }
 
 /// The lowest y of column `x`, `z` that sees the sky straight up, falling from `start`, a block
 /// known to see it.
-pub fn sky_source_y<A: Access>(access: &mut A, x: i32, start: i32, z: i32) -> i32 {
+pub(super) fn sky_source_y<A: Access>(access: &mut A, x: i32, start: i32, z: i32) -> i32 {
     let mut y = start;
     let mut above = access.facts(x, y, z).unwrap_or_default();
     while y > MIN_Y {
@@ -175,7 +179,13 @@ pub fn sky_source_y<A: Access>(access: &mut A, x: i32, start: i32, z: i32) -> i3
 
 /// Queues the light changes a block changed at `x`, `y`, `z` calls for (vanilla's
 /// `checkBlock`): the column's sky reach first, then the block's own light.
-pub fn check_block<A: Access>(access: &mut A, x: i32, y: i32, z: i32, queues: &mut [Queues; 2]) {
+pub(super) fn check_block<A: Access>(
+    access: &mut A,
+    x: i32,
+    y: i32,
+    z: i32,
+    queues: &mut [Queues; 2],
+) {
     let (lx, lz) = ((x & 15) as u32, (z & 15) as u32);
     let Some(old) = access.chunk(x >> 4, z >> 4).map(|c| c.source_y(lx, lz)) else {
         return;
@@ -246,7 +256,7 @@ pub fn check_block<A: Access>(access: &mut A, x: i32, y: i32, z: i32, queues: &m
 /// The blocks along the face between two chunks side by side whose light can spread across:
 /// `west_or_north` and `east_or_south` meet along x (`along_x`, the second east of the first)
 /// or along z. Each is queued where it is brighter than its neighbour by more than one.
-pub fn seam_entries(
+pub(super) fn seam_entries(
     first: (&ChunkLight, i32, i32),
     second: (&ChunkLight, i32, i32),
     along_x: bool,

@@ -23,11 +23,13 @@ use valence::prelude::*;
 use super::anvil::{Loaded, Loader};
 use super::edit::Edits;
 use super::gate::{close_gate, open_gate, TickGate};
-use super::generate::Terrain;
-use super::nav::{Nav, NavChunk};
-use super::surface::{ChunkArrived, Surface};
+use super::generate::{Generated, Terrain};
+use super::light::Light;
+use super::nav::Nav;
+use super::surface::ChunkArrived;
 use super::Overworld;
 use crate::config::{Config, ConfigChanged};
+use crate::light::{light_chunk, ChunkLight};
 use crate::metrics::Histogram;
 use crate::schedule::TickSet;
 
@@ -417,7 +419,7 @@ fn yield_to_the_tick() {
 #[derive(Resource)]
 pub(super) struct Generator {
     requests: flume::Sender<ChunkPos>,
-    done: flume::Receiver<(ChunkPos, UnloadedChunk, Surface, NavChunk)>,
+    done: flume::Receiver<(ChunkPos, Generated, ChunkLight)>,
     backlog: Backlog,
 }
 
@@ -496,10 +498,8 @@ impl Generator {
                         gate.wait_between_ticks(*budget);
                     }
                     let made = terrain.generate(pos);
-                    if finished
-                        .send((pos, made.chunk, made.surface, made.nav))
-                        .is_err()
-                    {
+                    let light = light_chunk(|x, y, z| made.chunk.block_state(x, y, z));
+                    if finished.send((pos, made, light)).is_err() {
                         break;
                     }
                 }
@@ -604,6 +604,7 @@ fn insert_read_chunks(
     mut lifecycle: ResMut<ChunkLifecycle>,
     mut edits: ResMut<Edits>,
     mut nav: ResMut<Nav>,
+    mut light: ResMut<Light>,
     mut arrived: EventWriter<ChunkArrived>,
     server: Res<Server>,
 ) {
@@ -613,10 +614,11 @@ fn insert_read_chunks(
     let ChunkWorkers { loader, generator } = &mut workers;
     for (pos, loaded) in loader.finished() {
         match loaded {
-            Loaded::Chunk(chunk, surface, facts) => {
+            Loaded::Chunk(chunk, surface, facts, lit) => {
                 if layer.chunk(pos).is_none() {
                     layer.insert_chunk(pos, chunk);
                     nav.insert(pos, facts);
+                    light.insert(pos, lit);
                     edits.loaded_from_disk(pos);
                     arrived.send(ChunkArrived { pos, surface });
                     lifecycle.loaded += 1;
@@ -648,6 +650,7 @@ fn insert_generated_chunks(
     mut layers: Query<&mut ChunkLayer, With<Overworld>>,
     mut lifecycle: ResMut<ChunkLifecycle>,
     mut nav: ResMut<Nav>,
+    mut light: ResMut<Light>,
     mut arrived: EventWriter<ChunkArrived>,
     clients: Query<View, With<Client>>,
     server: Res<Server>,
@@ -656,13 +659,17 @@ fn insert_generated_chunks(
         return;
     };
     let generator = &mut *generator;
-    for (pos, chunk, surface, facts) in generator.done.try_iter() {
+    for (pos, made, lit) in generator.done.try_iter() {
         generator.backlog.made(pos);
         if layer.chunk(pos).is_none() {
-            layer.insert_chunk(pos, chunk);
-            nav.insert(pos, facts);
+            layer.insert_chunk(pos, made.chunk);
+            nav.insert(pos, made.nav);
+            light.insert(pos, lit);
             lifecycle.generated += 1;
-            arrived.send(ChunkArrived { pos, surface });
+            arrived.send(ChunkArrived {
+                pos,
+                surface: made.surface,
+            });
             lifecycle.loaded += 1;
             lifecycle.exported.loaded.set(lifecycle.loaded as i64);
             lifecycle.maybe_unviewed(pos);
@@ -694,6 +701,7 @@ pub(super) fn drop_unviewed_chunks(
     mut lifecycle: ResMut<ChunkLifecycle>,
     mut edits: ResMut<Edits>,
     mut nav: ResMut<Nav>,
+    mut light: ResMut<Light>,
     mut dropped: EventWriter<ChunkDropped>,
     server: Res<Server>,
 ) {
@@ -723,6 +731,7 @@ pub(super) fn drop_unviewed_chunks(
                 lifecycle.exported.loaded.set(lifecycle.loaded as i64);
                 layer.remove_chunk(pos);
                 nav.remove(pos);
+                light.remove(pos);
                 edits.unloaded(pos);
                 dropped.send(ChunkDropped(pos));
                 gone += 1;

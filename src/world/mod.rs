@@ -8,6 +8,7 @@ pub mod door;
 mod edit;
 mod gate;
 pub mod generate;
+pub mod light;
 mod nav;
 mod noise;
 pub mod sound;
@@ -43,6 +44,7 @@ impl Plugin for WorldPlugin {
             .insert_resource(WorldSpawn::default())
             .init_resource::<Edits>()
             .init_resource::<Nav>()
+            .add_plugins(light::LightPlugin)
             .add_plugins(chunks::ChunksPlugin {
                 seed,
                 between_ticks: self.terrain_between_ticks,

@@ -19,6 +19,7 @@ use valence::prelude::*;
 use super::nav::NavChunk;
 use super::surface::{surface, Surface};
 use super::HEIGHT;
+use crate::light::{light_chunk, ChunkLight};
 
 pub use chunk::{encode_biomes, encode_blocks, BiomeNames, ChunkEdit, SectionEdit, SECTIONS};
 pub use entities::EntityRegions;
@@ -112,8 +113,8 @@ pub struct SaveOutcome {
 
 /// A chunk as the loader found it.
 pub enum Loaded {
-    /// The chunk with its surface and walkability, found on the reading thread.
-    Chunk(UnloadedChunk, Surface, NavChunk),
+    /// The chunk with its surface, walkability and light, found on the reading thread.
+    Chunk(UnloadedChunk, Surface, NavChunk, ChunkLight),
     /// Not in the region folder (or not fully generated there): the generator makes it.
     Missing,
     /// Unreadable; its region file was copied to the path given (if it could be).
@@ -180,7 +181,8 @@ pub(crate) fn load(regions: &Regions, biomes: &BiomeNames, pos: ChunkPos) -> Loa
         Ok(Some(Ok(Some(chunk)))) => {
             let block = |x, y, z| chunk.block_state(x, y, z);
             let (surface, nav) = (surface(block, HEIGHT), NavChunk::of(block));
-            return Loaded::Chunk(chunk, surface, nav);
+            let light = light_chunk(block);
+            return Loaded::Chunk(chunk, surface, nav, light);
         }
         Ok(None) | Ok(Some(Ok(None))) => return Loaded::Missing,
         Ok(Some(Err(e))) | Err(e) => e,
