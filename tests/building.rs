@@ -449,3 +449,58 @@ fn without_break_doors_the_door_holds() {
     }
     assert_eq!(h.block(door).to_kind(), BlockKind::OakDoor);
 }
+
+/// A room built around the player goes dark and the client is told; a torch in it lights it
+/// as vanilla's light does, and digging the torch takes that light away again.
+#[test]
+fn a_sealed_room_is_dark_and_a_torch_lights_it_for_the_client() {
+    use horde::world::light::Light;
+    use valence::protocol::packets::play::LightUpdateS2c;
+
+    let mut h = harness();
+    let o = h.stone_field();
+    let light = |h: &Harness, at: BlockPos| {
+        let light = h.app.world.resource::<Light>();
+        (light.sky(at).unwrap(), light.block(at).unwrap())
+    };
+    let inside = BlockPos::new(o.x + 5, o.y, o.z);
+    h.app.update();
+    assert_eq!(light(&h, inside), (15, 0), "the open field");
+    h.fill(
+        BlockPos::new(o.x + 4, o.y - 1, o.z - 2),
+        BlockPos::new(o.x + 10, o.y + 3, o.z + 2),
+        "stone",
+    );
+    h.fill(
+        BlockPos::new(o.x + 5, o.y, o.z - 1),
+        BlockPos::new(o.x + 9, o.y + 2, o.z + 1),
+        "air",
+    );
+    h.helper.clear_received();
+    h.app.update();
+    assert_eq!(light(&h, inside), (0, 0), "the sealed room");
+    let frames = h.helper.collect_received();
+    let updates: Vec<LightUpdateS2c> = frames
+        .0
+        .iter()
+        .filter(|f| f.id == LightUpdateS2c::ID)
+        .map(|f| f.decode::<LightUpdateS2c>().unwrap())
+        .collect();
+    let chunk = ChunkPos::from_block_pos(inside);
+    assert!(
+        updates
+            .iter()
+            .any(|u| u.chunk_x.0 == chunk.x && u.chunk_z.0 == chunk.z && u.sky_light_mask[0] != 0),
+        "the client is sent the room's new sky light"
+    );
+
+    h.fill(inside, inside, "torch");
+    h.app.update();
+    let row: Vec<u8> = (0..3)
+        .map(|i| light(&h, BlockPos::new(inside.x + i, inside.y, inside.z)).1)
+        .collect();
+    assert_eq!(row, [14, 13, 12], "a step and two from the torch");
+    h.fill(inside, inside, "air");
+    h.app.update();
+    assert_eq!(light(&h, inside), (0, 0), "the torch dug");
+}

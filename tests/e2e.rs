@@ -12,7 +12,7 @@ fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
 }
 
 #[test]
-fn a_player_joins_stands_sees_time_is_hurt_dies_and_respawns() {
+fn a_player_joins_stands_sees_time_is_hurt_dies_and_respawns_in_a_world_lit_as_vanillas() {
     let server = TestServer::start("join", "");
     let result = server.scenario("join");
     let spawn_y = result["spawn"][1].as_f64().expect("spawn in result");
@@ -20,6 +20,8 @@ fn a_player_joins_stands_sees_time_is_hurt_dies_and_respawns() {
         spawn_y > 40.0,
         "spawned on the ground, not in the void: {result}"
     );
+    // Sky light in the open, a dark room, a torch's light and its withdrawal.
+    server.scenario("light");
     server.stop();
 }
 

@@ -145,7 +145,10 @@ pub fn execute(world: &mut World, command: Command) -> String {
         Command::List => player::commands::list(world),
         Command::Tps => world.resource::<TickTimes>().tps_report(),
         Command::Mspt => world.resource::<TickTimes>().mspt_report(),
-        Command::Chunks => world.resource::<ChunkLifecycle>().report(),
+        Command::Chunks => crate::world::chunks::report(
+            world.resource::<ChunkLifecycle>(),
+            world.resource::<crate::world::light::Light>(),
+        ),
         Command::Entities => entities_report(world),
         Command::PerfStart => metrics::perf_start(world),
         Command::PerfStop => {

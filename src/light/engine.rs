@@ -35,9 +35,9 @@ pub trait Access {
 
     /// The light a block has of itself: 15 for the sky where it sees the sky straight up, its
     /// emission for block light.
-    fn own_level(&mut self, kind: Kind, x: i32, y: i32, z: i32, facts: LightFacts) -> u8 {
+    fn own_level(&mut self, kind: Kind, x: i32, y: i32, z: i32) -> u8 {
         match kind {
-            Kind::Block => facts.emission(),
+            Kind::Block => self.facts(x, y, z).map_or(0, LightFacts::emission),
             Kind::Sky => self.chunk(x >> 4, z >> 4).map_or(0, |c| {
                 if y >= c.source_y((x & 15) as u32, (z & 15) as u32) {
                     15
@@ -88,19 +88,26 @@ pub(super) fn propagate_increases<A: Access>(
         if access.level(kind, e.x, e.y, e.z) != e.level {
             continue;
         }
-        let Some(from) = access.facts(e.x, e.y, e.z) else {
-            continue;
-        };
+        // Read only when a neighbour could take light: most are bright enough already.
+        let mut from = None;
         for (d, [dx, dy, dz]) in DIRECTIONS.iter().enumerate() {
             let (x, y, z) = (e.x + dx, e.y + dy, e.z + dz);
             if !(LOW_Y..HIGH_Y).contains(&y) {
+                continue;
+            }
+            let current = access.level(kind, x, y, z);
+            if e.level <= current + 1 {
                 continue;
             }
             let Some(to) = access.facts(x, y, z) else {
                 continue;
             };
             let level = e.level.saturating_sub(to.opacity().max(1));
-            if level == 0 || level <= access.level(kind, x, y, z) || from.occludes(to, d) {
+            if level <= current {
+                continue;
+            }
+            let from = *from.get_or_insert_with(|| access.facts(e.x, e.y, e.z).unwrap_or_default());
+            if from.occludes(to, d) {
                 continue;
             }
             access.set_level(kind, x, y, z, level);
@@ -126,15 +133,12 @@ pub(super) fn propagate_decreases<A: Access>(
             if !(LOW_Y..HIGH_Y).contains(&y) {
                 continue;
             }
-            let Some(facts) = access.facts(x, y, z) else {
-                continue;
-            };
             let level = access.level(kind, x, y, z);
             if level == 0 {
                 continue;
             }
             if level < e.level {
-                let own = access.own_level(kind, x, y, z, facts);
+                let own = access.own_level(kind, x, y, z);
                 access.set_level(kind, x, y, z, own);
                 if own < level {
                     queue.push_back(Entry { x, y, z, level });
@@ -217,12 +221,9 @@ pub(super) fn check_block<A: Access>(
             }
         }
     }
-    let Some(facts) = access.facts(x, y, z) else {
-        return;
-    };
     for kind in [Kind::Sky, Kind::Block] {
         let queues = &mut queues[kind as usize];
-        let own = access.own_level(kind, x, y, z, facts);
+        let own = access.own_level(kind, x, y, z);
         let level = access.level(kind, x, y, z);
         access.set_level(kind, x, y, z, own);
         if own < level {

@@ -10,12 +10,14 @@
 
 mod chunk;
 mod engine;
+mod held;
 mod store;
 
 use valence::prelude::ChunkPos;
 
 pub use chunk::light_chunk;
 pub use engine::{Access, Entry, Queues};
+pub use held::HeldChunks;
 pub use store::{ChunkLight, Kind, Nibbles, SECTION_BYTES};
 
 /// The world's lowest block (vanilla's overworld).
@@ -65,6 +67,10 @@ pub fn join<A: Access>(access: &mut A, pos: ChunkPos) {
 /// spreads what now does, across chunks.
 pub fn relight<A: Access>(access: &mut A, changed: impl IntoIterator<Item = [i32; 3]>) {
     let mut queues: [Queues; 2] = Default::default();
+    // From the top down: a column's sky reach is found again from the block above each change,
+    // which must already see the sky as it now is.
+    let mut changed: Vec<[i32; 3]> = changed.into_iter().collect();
+    changed.sort_unstable_by_key(|&[x, y, z]| (std::cmp::Reverse(y), x, z));
     for [x, y, z] in changed {
         engine::check_block(access, x, y, z, &mut queues);
     }

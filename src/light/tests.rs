@@ -202,6 +202,28 @@ fn a_bottom_slab_keeps_the_sky_from_below_it() {
     assert_eq!(world.sky(5, 2, 5), 13);
 }
 
+#[test]
+fn blocks_changed_together_are_relit_as_one_change() {
+    let mut world = floored(1);
+    load_all(&mut world, 1);
+    // A roof and the walls under it, set at once, as a `fill` does.
+    let mut changed = Vec::new();
+    for x in 2..=6 {
+        for y in 1..=4 {
+            for z in 2..=6 {
+                let inside = (3..=5).contains(&x) && y < 4 && (3..=5).contains(&z);
+                if !inside {
+                    world.blocks.insert([x, y, z], BlockState::STONE);
+                }
+                changed.push([x, y, z]);
+            }
+        }
+    }
+    relight(&mut world, changed);
+    assert_eq!(world.sky(4, 2, 4), 0, "the sealed room is dark");
+    assert_eq!(world.sky(4, 5, 4), 15, "on its roof");
+}
+
 /// The reference: every block's level relaxed from its own until nothing changes. Blocks
 /// stand up to `blocks_top`; block light can climb 15 above them.
 fn relaxed(world: &World, kind: Kind, chunks: i32, blocks_top: i32) -> FxHashMap<[i32; 3], u8> {

@@ -332,7 +332,7 @@ impl ChunkLifecycle {
         }
     }
 
-    /// The `chunks` status line (logfmt).
+    /// The lifecycle's part of the `chunks` status line (logfmt).
     pub fn report(&self) -> String {
         format!(
             "loaded={} pending={} generated={} failed={} retention_ticks={} {} {}",
@@ -870,11 +870,16 @@ pub fn mark_entity_ticking(
     }
 }
 
-fn log_chunk_report(lifecycle: Res<ChunkLifecycle>, server: Res<Server>) {
+fn log_chunk_report(lifecycle: Res<ChunkLifecycle>, light: Res<Light>, server: Res<Server>) {
     let tick = server.current_tick();
     if tick > 0 && (tick as u64).is_multiple_of(lifecycle.report_interval_ticks) {
-        info!("chunks {}", lifecycle.report());
+        info!("chunks {}", report(&lifecycle, &light));
     }
+}
+
+/// The `chunks` status line (logfmt): the lifecycle's figures and the light's memory.
+pub fn report(lifecycle: &ChunkLifecycle, light: &Light) -> String {
+    format!("{} light_bytes={}", lifecycle.report(), light.heap_bytes())
 }
 
 #[cfg(test)]

@@ -261,9 +261,10 @@ fn send_light_to_new_viewers(
 }
 
 /// Vanilla's light update for chunk `pos`: the sections in `sections` (a bit a section, sky
-/// then block). Sent `whole`, sections a client need not be told of are left out: sky
-/// sections all lit above the last one that is not (the client takes the sky as full above
-/// the highest section it has), and block sections all dark.
+/// then block). Sent `whole`, sections a client need not be told of are left out: block
+/// sections all dark, and sky sections all lit from the second above the last one that is not
+/// (the client takes the sky as full above the highest section it has; vanilla, too, keeps
+/// one lit section above the terrain).
 fn light_packet(
     pos: ChunkPos,
     chunk: &ChunkLight,
@@ -282,7 +283,7 @@ fn light_packet(
             }
             let skip = whole
                 && match kind {
-                    Kind::Sky => highest_unlit.map_or(true, |h| s > h),
+                    Kind::Sky => highest_unlit.map_or(s > 0, |h| s > h + 1),
                     Kind::Block => section.is_all(0),
                 };
             if skip {
