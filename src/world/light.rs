@@ -213,9 +213,7 @@ fn send_light_to_new_viewers(
     packets.clear();
     let threshold = server.compression_threshold();
     let mut packet_of = |pos: ChunkPos| -> Option<Vec<u8>> {
-        if layer.chunk(pos).is_none() {
-            return None;
-        }
+        layer.chunk(pos)?;
         let chunk = light.chunks.get(&pos)?;
         Some(
             packets
