@@ -43,14 +43,16 @@ struct Chunked {
     generate_ms: f64,
     light_ms: f64,
     join_ms: f64,
+    /// Bytes of light a chunk holds, joined.
+    light_kib: f64,
 }
 
 /// Generates, lights and joins every chunk of the places, timing each step apart.
 fn chunk_run(terrain: &Terrain) -> Chunked {
-    let (mut generate, mut light, mut join, mut chunks) = (0.0, 0.0, 0.0, 0);
+    let (mut generate, mut light, mut join, mut chunks, mut bytes) = (0.0, 0.0, 0.0, 0, 0);
     for place in places() {
         let mut held = HeldChunks::new();
-        for pos in place {
+        for &pos in &place {
             let start = Instant::now();
             let made = terrain.generate(pos);
             let generated = Instant::now();
@@ -63,12 +65,18 @@ fn chunk_run(terrain: &Terrain) -> Chunked {
             join += (joined - lighted).as_secs_f64();
             chunks += 1;
         }
+        bytes += place
+            .iter()
+            .filter_map(|&pos| held.light(pos))
+            .map(|l| l.heap_bytes())
+            .sum::<usize>();
     }
     let ms = |s: f64| s * 1e3 / chunks as f64;
     Chunked {
         generate_ms: ms(generate),
         light_ms: ms(light),
         join_ms: ms(join),
+        light_kib: bytes as f64 / 1024.0 / chunks as f64,
     }
 }
 
@@ -155,11 +163,12 @@ fn main() {
     let chunked: Vec<Chunked> = (0..runs).map(|_| chunk_run(&terrain)).collect();
     let ratio = |c: &Chunked| (c.light_ms + c.join_ms) / c.generate_ms;
     println!(
-        "scenario=light_new_chunk runs={runs} generate_ms={} light_ms={} join_ms={} light_over_generate={}",
+        "scenario=light_new_chunk runs={runs} generate_ms={} light_ms={} join_ms={} light_over_generate={} light_kib_per_chunk={}",
         spread(chunked.iter().map(|c| c.generate_ms).collect()),
         spread(chunked.iter().map(|c| c.light_ms).collect()),
         spread(chunked.iter().map(|c| c.join_ms).collect()),
         spread(chunked.iter().map(ratio).collect()),
+        spread(chunked.iter().map(|c| c.light_kib).collect()),
     );
     let relit: Vec<(f64, f64)> = (0..runs).map(|_| relight_run(&terrain)).collect();
     println!(

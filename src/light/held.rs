@@ -1,25 +1,30 @@
 //! Chunks held in memory with their light, outside the server: for tests, benchmarks and tools
 //! that light a set of chunks as the server would.
 
-use rustc_hash::FxHashMap;
 use valence::layer::chunk::Chunk;
 use valence::prelude::*;
 
-use super::{join, light_chunk, Access, ChunkLight, MIN_Y};
+use super::{join, light_chunk, Access, ChunkLight, ChunkMap, MIN_Y};
 use crate::blocks::{light_facts, LightFacts};
 
 /// Chunks of blocks, each with its light.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct HeldChunks<C> {
-    blocks: FxHashMap<ChunkPos, C>,
-    light: FxHashMap<ChunkPos, ChunkLight>,
+    blocks: ChunkMap<C>,
+    light: ChunkMap<ChunkLight>,
+}
+
+impl<C: Chunk> Default for HeldChunks<C> {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl<C: Chunk> HeldChunks<C> {
     pub fn new() -> Self {
         Self {
-            blocks: FxHashMap::default(),
-            light: FxHashMap::default(),
+            blocks: ChunkMap::default(),
+            light: ChunkMap::default(),
         }
     }
 
@@ -40,7 +45,7 @@ impl<C: Chunk> HeldChunks<C> {
     /// Changes a block and relights around it.
     pub fn set_block(&mut self, pos: BlockPos, block: BlockState) {
         let chunk = ChunkPos::from_block_pos(pos);
-        let Some(c) = self.blocks.get_mut(&chunk) else {
+        let Some(c) = self.blocks.get_mut(chunk) else {
             return;
         };
         c.set_block_state(
@@ -53,17 +58,17 @@ impl<C: Chunk> HeldChunks<C> {
     }
 
     pub fn light(&self, pos: ChunkPos) -> Option<&ChunkLight> {
-        self.light.get(&pos)
+        self.light.get(pos)
     }
 
     pub fn blocks(&self, pos: ChunkPos) -> Option<&C> {
-        self.blocks.get(&pos)
+        self.blocks.get(pos)
     }
 }
 
 impl<C: Chunk> Access for HeldChunks<C> {
     fn facts(&mut self, x: i32, y: i32, z: i32) -> Option<LightFacts> {
-        let chunk = self.blocks.get(&ChunkPos::new(x >> 4, z >> 4))?;
+        let chunk = self.blocks.get_mut(ChunkPos::new(x >> 4, z >> 4))?;
         let from_bottom = y - MIN_Y;
         if from_bottom < 0 || from_bottom >= chunk.height() as i32 {
             return Some(LightFacts::AIR);
@@ -76,10 +81,10 @@ impl<C: Chunk> Access for HeldChunks<C> {
     }
 
     fn chunk(&mut self, cx: i32, cz: i32) -> Option<&mut ChunkLight> {
-        self.light.get_mut(&ChunkPos::new(cx, cz))
+        self.light.get_mut(ChunkPos::new(cx, cz))
     }
 
     fn chunk_ref(&self, cx: i32, cz: i32) -> Option<&ChunkLight> {
-        self.light.get(&ChunkPos::new(cx, cz))
+        self.light.get(ChunkPos::new(cx, cz))
     }
 }

@@ -11,6 +11,7 @@
 mod chunk;
 mod engine;
 mod held;
+mod map;
 mod store;
 
 use valence::prelude::ChunkPos;
@@ -18,6 +19,7 @@ use valence::prelude::ChunkPos;
 pub use chunk::light_chunk;
 pub use engine::{Access, Entry, Queues};
 pub use held::HeldChunks;
+pub use map::ChunkMap;
 pub use store::{ChunkLight, Kind, Nibbles, SECTION_BYTES};
 
 /// The world's lowest block (vanilla's overworld).

@@ -21,7 +21,7 @@ use valence::registry::RegistryCodec;
 
 use super::{BlocksChanged, Overworld, MIN_Y};
 use crate::blocks::{light_facts, LightFacts};
-use crate::light::{self, Access, ChunkLight, Kind, SECTIONS};
+use crate::light::{self, Access, ChunkLight, ChunkMap, Kind, SECTIONS};
 use crate::schedule::BeforeLayersSet;
 
 pub(super) struct LightPlugin;
@@ -43,7 +43,7 @@ impl Plugin for LightPlugin {
 /// The loaded chunks' light.
 #[derive(Resource, Debug, Default)]
 pub struct Light {
-    chunks: FxHashMap<ChunkPos, ChunkLight>,
+    chunks: ChunkMap<ChunkLight>,
     /// Chunks put in since the last update, lit from their own blocks alone: to be joined to
     /// their neighbours and sent whole to their viewers.
     arrived: Vec<ChunkPos>,
@@ -54,7 +54,7 @@ pub struct Light {
 impl Light {
     /// The light of `kind` at `pos`, if its chunk is loaded.
     pub fn level(&self, kind: Kind, pos: BlockPos) -> Option<u8> {
-        let chunk = self.chunks.get(&ChunkPos::from_block_pos(pos))?;
+        let chunk = self.chunks.get(ChunkPos::from_block_pos(pos))?;
         Some(chunk.get(kind, (pos.x & 15) as u32, pos.y, (pos.z & 15) as u32))
     }
 
@@ -71,13 +71,13 @@ impl Light {
 
     /// Whether the block at `pos` sees the sky straight up (vanilla's `canSeeSky`).
     pub fn sees_sky(&self, pos: BlockPos) -> Option<bool> {
-        let chunk = self.chunks.get(&ChunkPos::from_block_pos(pos))?;
+        let chunk = self.chunks.get(ChunkPos::from_block_pos(pos))?;
         Some(pos.y >= chunk.source_y((pos.x & 15) as u32, (pos.z & 15) as u32))
     }
 
     /// A loaded chunk's light.
     pub fn chunk(&self, pos: ChunkPos) -> Option<&ChunkLight> {
-        self.chunks.get(&pos)
+        self.chunks.get(pos)
     }
 
     /// Takes in chunk `pos`, lit from its own blocks; it is joined at the next update.
@@ -87,7 +87,7 @@ impl Light {
     }
 
     pub(super) fn remove(&mut self, pos: ChunkPos) {
-        self.chunks.remove(&pos);
+        self.chunks.remove(pos);
     }
 
     /// Bytes held for light, for the memory figures.
@@ -99,11 +99,12 @@ impl Light {
 /// The blocks of the layer and the light beside them, as the engine reads them on the tick.
 struct OnTick<'a> {
     layer: &'a ChunkLayer,
-    light: &'a mut FxHashMap<ChunkPos, ChunkLight>,
+    light: &'a mut ChunkMap<ChunkLight>,
     /// The chunk last read, which the next read most likely wants again.
     last: Option<(ChunkPos, &'a LoadedChunk)>,
-    /// Chunks whose light may have changed.
+    /// Chunks whose light may have changed, and the last of them.
     touched: FxHashSet<ChunkPos>,
+    last_touched: Option<ChunkPos>,
 }
 
 impl Access for OnTick<'_> {
@@ -112,7 +113,7 @@ impl Access for OnTick<'_> {
         let chunk = match self.last {
             Some((at, chunk)) if at == pos => chunk,
             _ => {
-                if !self.light.contains_key(&pos) {
+                if !self.light.contains(pos) {
                     return None;
                 }
                 let chunk = self.layer.chunk(pos)?;
@@ -130,13 +131,16 @@ impl Access for OnTick<'_> {
 
     fn chunk(&mut self, cx: i32, cz: i32) -> Option<&mut ChunkLight> {
         let pos = ChunkPos::new(cx, cz);
-        let chunk = self.light.get_mut(&pos)?;
-        self.touched.insert(pos);
+        let chunk = self.light.get_mut(pos)?;
+        if self.last_touched != Some(pos) {
+            self.last_touched = Some(pos);
+            self.touched.insert(pos);
+        }
         Some(chunk)
     }
 
     fn chunk_ref(&self, cx: i32, cz: i32) -> Option<&ChunkLight> {
-        self.light.get(&ChunkPos::new(cx, cz))
+        self.light.get(ChunkPos::new(cx, cz))
     }
 }
 
@@ -159,9 +163,10 @@ fn update_light(
             light: &mut light.chunks,
             last: None,
             touched: FxHashSet::default(),
+            last_touched: None,
         };
         for &pos in &arrived {
-            if access.light.contains_key(&pos) {
+            if access.light.contains(pos) {
                 light::join(&mut access, pos);
             }
         }
@@ -176,12 +181,12 @@ fn update_light(
     };
     // Whole chunks go to their viewers after Valence sends the blocks; the rest as updates now.
     for &pos in &arrived {
-        if let Some(chunk) = light.chunks.get_mut(&pos) {
+        if let Some(chunk) = light.chunks.get_mut(pos) {
             chunk.take_changed();
         }
     }
     for pos in touched {
-        let Some(chunk) = light.chunks.get_mut(&pos) else {
+        let Some(chunk) = light.chunks.get_mut(pos) else {
             continue;
         };
         let sections = chunk.take_changed();
@@ -214,7 +219,7 @@ fn send_light_to_new_viewers(
     let threshold = server.compression_threshold();
     let mut packet_of = |pos: ChunkPos| -> Option<Vec<u8>> {
         layer.chunk(pos)?;
-        let chunk = light.chunks.get(&pos)?;
+        let chunk = light.chunks.get(pos)?;
         Some(
             packets
                 .entry(pos)
