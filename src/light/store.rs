@@ -194,7 +194,7 @@ fn index(x: u32, z: u32) -> usize {
 fn section_of(y: i32) -> Option<(usize, usize)> {
     let from_low = y - LOW_Y;
     let s = (from_low >> 4) as usize;
-    (from_low >= 0 && s < SECTIONS).then(|| (s, ((from_low & 15) as usize) << 8))
+    (from_low >= 0 && s < SECTIONS).then_some((s, ((from_low & 15) as usize) << 8))
 }
 
 #[cfg(test)]

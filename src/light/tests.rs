@@ -294,7 +294,7 @@ fn random_worlds_lit_and_relit_match_the_reference() {
     for seed in 0..4 {
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
         let mut world = World::default();
-        let mut random_block = |rng: &mut rand::rngs::StdRng| {
+        let random_block = |rng: &mut rand::rngs::StdRng| {
             if rng.gen_bool(0.55) {
                 BlockState::AIR
             } else {

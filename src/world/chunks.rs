@@ -596,6 +596,13 @@ struct ChunkWorkers<'w> {
     generator: ResMut<'w, Generator>,
 }
 
+/// What is kept beside each chunk's blocks: the walkability facts and the light.
+#[derive(SystemParam)]
+struct Beside<'w> {
+    nav: ResMut<'w, Nav>,
+    light: ResMut<'w, Light>,
+}
+
 /// Puts chunks read from the region folder in the layer, and sends the ones it lacks (or
 /// cannot read) to the generator.
 fn insert_read_chunks(
@@ -603,8 +610,7 @@ fn insert_read_chunks(
     mut layers: Query<&mut ChunkLayer, With<Overworld>>,
     mut lifecycle: ResMut<ChunkLifecycle>,
     mut edits: ResMut<Edits>,
-    mut nav: ResMut<Nav>,
-    mut light: ResMut<Light>,
+    mut beside: Beside,
     mut arrived: EventWriter<ChunkArrived>,
     server: Res<Server>,
 ) {
@@ -617,8 +623,8 @@ fn insert_read_chunks(
             Loaded::Chunk(chunk, surface, facts, lit) => {
                 if layer.chunk(pos).is_none() {
                     layer.insert_chunk(pos, chunk);
-                    nav.insert(pos, facts);
-                    light.insert(pos, lit);
+                    beside.nav.insert(pos, facts);
+                    beside.light.insert(pos, lit);
                     edits.loaded_from_disk(pos);
                     arrived.send(ChunkArrived { pos, surface });
                     lifecycle.loaded += 1;
@@ -649,8 +655,7 @@ fn insert_generated_chunks(
     mut generator: ResMut<Generator>,
     mut layers: Query<&mut ChunkLayer, With<Overworld>>,
     mut lifecycle: ResMut<ChunkLifecycle>,
-    mut nav: ResMut<Nav>,
-    mut light: ResMut<Light>,
+    mut beside: Beside,
     mut arrived: EventWriter<ChunkArrived>,
     clients: Query<View, With<Client>>,
     server: Res<Server>,
@@ -663,8 +668,8 @@ fn insert_generated_chunks(
         generator.backlog.made(pos);
         if layer.chunk(pos).is_none() {
             layer.insert_chunk(pos, made.chunk);
-            nav.insert(pos, made.nav);
-            light.insert(pos, lit);
+            beside.nav.insert(pos, made.nav);
+            beside.light.insert(pos, lit);
             lifecycle.generated += 1;
             arrived.send(ChunkArrived {
                 pos,

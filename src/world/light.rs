@@ -213,9 +213,7 @@ fn send_light_to_new_viewers(
     packets.clear();
     let threshold = server.compression_threshold();
     let mut packet_of = |pos: ChunkPos| -> Option<Vec<u8>> {
-        if layer.chunk(pos).is_none() {
-            return None;
-        }
+        layer.chunk(pos)?;
         let chunk = light.chunks.get(&pos)?;
         Some(
             packets
@@ -282,7 +280,7 @@ fn light_packet(
             }
             let skip = whole
                 && match kind {
-                    Kind::Sky => highest_unlit.map_or(true, |h| s > h),
+                    Kind::Sky => highest_unlit.is_none_or(|h| s > h),
                     Kind::Block => section.is_all(0),
                 };
             if skip {
