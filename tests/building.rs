@@ -1,12 +1,12 @@
 //! Players change blocks, headless: survival digging within reach and no sooner than vanilla's
 //! dig time, drops into the inventory, refusals that resend the true block, creative breaking,
-//! placing turned as vanilla turns blocks and never inside someone, doors, and the sky map
-//! seeing a new roof at once.
+//! placing turned as vanilla turns blocks and never inside someone, doors, and the light
+//! seeing a new roof the tick it is placed.
 
 mod support;
 
-use horde::daylight::SkyMap;
-use horde::world::{BlocksChanged, LayerVoxels, Overworld};
+use horde::world::light::Light;
+use horde::world::{BlocksChanged, Overworld};
 use support::headless::{harness, Harness};
 use valence::interact_block::InteractBlockEvent;
 use valence::math::Vec3;
@@ -305,18 +305,11 @@ fn doors_take_two_blocks_open_together_and_go_together() {
 }
 
 #[test]
-fn a_roof_shades_the_sky_map_at_once() {
+fn a_roof_shades_the_sky_the_tick_it_is_placed() {
     let mut h = harness();
     let o = field(&mut h);
     let eye = BlockPos::new(o.x + 3, o.y + 1, o.z + 3);
-    let sees = |h: &mut Harness| {
-        h.app.world.resource_scope(|world, mut sky: Mut<SkyMap>| {
-            let layer = world
-                .query_filtered::<&ChunkLayer, With<Overworld>>()
-                .single(world);
-            sky.sees_sky(&LayerVoxels::new(layer), eye)
-        })
-    };
+    let sees = |h: &mut Harness| h.app.world.resource::<Light>().sees_sky(eye).unwrap();
     assert!(sees(&mut h));
     // A stone block placed 3 above the eyes, against a pillar's side.
     h.run(&format!(

@@ -1,5 +1,7 @@
 // At noon, a real client sees a zombie in the open burning (the on-fire flag of its metadata),
-// one under a roof not burning, and none burning once the world reaches the immune phase.
+// one under a roof not burning, and none burning once the world reaches the immune phase. The
+// open one is penned in glass: the sun's roll passes within a second about half the time, and
+// it must not walk into the shade first.
 'use strict'
 
 const { connectBot, rconClient, until, check, log, scenario } = require('./lib')
@@ -16,6 +18,8 @@ scenario(async () => {
   log(await rcon.send(`fill ${x - 14} ${y - 4} ${z - 8} ${x + 14} ${y - 1} ${z + 8} stone`))
   log(await rcon.send(`fill ${x - 14} ${y} ${z - 8} ${x + 14} ${y + 12} ${z + 8} air`))
   log(await rcon.send(`fill ${x - 14} ${y + 4} ${z - 8} ${x - 4} ${y + 4} ${z + 8} stone`))
+  log(await rcon.send(`fill ${x + 7} ${y} ${z - 1} ${x + 9} ${y + 1} ${z + 1} glass`))
+  log(await rcon.send(`fill ${x + 8} ${y} ${z} ${x + 8} ${y + 1} ${z} air`))
   log(await rcon.send('phase set 0'))
   log(await rcon.send('time set noon'))
 

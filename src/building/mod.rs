@@ -2,7 +2,7 @@
 //! block's hardness and their tool allow, the drop falling on the ground as an item), place blocks turned as vanilla turns them, and open and close
 //! doors; creative players break at once and lose no items. An edit reaches every client
 //! through the layer and is announced with [`BlocksChanged`], so that zombies' paths and the
-//! sky map see it the tick it happens. A refused action sends the player the true blocks
+//! light see it the tick it happens. A refused action sends the player the true blocks
 //! (Valence acknowledges the action's sequence), so no client keeps a block the server lacks.
 //!
 //! The rules are in `rules`; the block facts they need (hardness, tools, drops) are
@@ -64,7 +64,7 @@ const PLAYER_HALF_WIDTH: f64 = 0.3;
 const PLAYER_HEIGHT: f64 = 1.8;
 
 /// The overworld as players change it: its blocks, and what each edit tells the rest of the
-/// game (the edit, for zombies' paths and the sky map; the noise, for zombies near).
+/// game (the edit, for zombies' paths and the light; the noise, for zombies near).
 #[derive(SystemParam)]
 struct Edits<'w, 's> {
     layers: Query<'w, 's, &'static mut ChunkLayer, With<Overworld>>,

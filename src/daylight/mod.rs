@@ -1,14 +1,18 @@
-//! Daylight: zombies under open sky burn by day (unless it rains on them or a thunderstorm
-//! hides the sun), helmets wear out in their place, water and rain put fires out; the world's phase rises over time and from `sun_immune_phase` the sun no longer
-//! hurts. By day an idle zombie walks to shade and dozes until woken. Hunt zombies ([`Arena`])
-//! are out of the sun's reach: a round's goal must not hang on the hour it is played at.
+//! Daylight: zombies whose eyes see the sky burn by day as vanilla's do (bright enough, by a
+//! roll each tick; not when it rains on them or a thunderstorm hides the sun), helmets wear out
+//! in their place, water and rain put fires out; the world's phase rises over time and from
+//! `sun_immune_phase` the sun no longer hurts. By day an idle zombie walks to shade and dozes
+//! until woken. Hunt zombies ([`Arena`]) are out of the sun's reach: a round's goal must not
+//! hang on the hour it is played at. The sky and the brightness are read from the world's
+//! [`Light`], as it stood at the end of the last tick.
 
 pub mod rules;
 mod save;
-pub mod sky;
 
 use bevy_ecs::query::Has;
 use bevy_ecs::system::SystemParam;
+use rand::Rng;
+use rand_pcg::Pcg32;
 use valence::entity::entity::Flags;
 use valence::entity::{EntityId, EntityStatuses};
 use valence::log::info;
@@ -19,15 +23,14 @@ use crate::config::Config;
 use crate::schedule::ZombieSet;
 use crate::time::WorldClock;
 use crate::weather::{biome_rains, Weather};
-use crate::world::chunks::ChunkDropped;
-use crate::world::{BlocksChanged, LayerVoxels, Overworld, Voxels};
+use crate::world::light::Light;
+use crate::world::{LayerVoxels, Overworld, Voxels};
 use crate::zombie::attack::{hurt_effect, wound, Frames};
 use crate::zombie::body::EYE_HEIGHT;
 use crate::zombie::{
     staggered, Arena, Burning, Dozing, Equipment, Pursuing, Shade, Vitality, Zombie, ZombieStruck,
 };
 pub use rules::{sunlight, Exposure, Phase, Sunlight};
-pub use sky::SkyMap;
 
 pub struct DaylightPlugin;
 
@@ -35,16 +38,9 @@ impl Plugin for DaylightPlugin {
     fn build(&self, app: &mut App) {
         // `WorldPhase` is not made here: `build_base` puts in the world's, from its save or
         // fresh from the seed.
-        app.insert_resource(SkyMap::default()).add_systems(
+        app.add_systems(
             Update,
-            (
-                forget_stale_sky,
-                advance_phase,
-                sun_on_zombies,
-                burn,
-                wake_up,
-                day_sleep,
-            )
+            (advance_phase, sun_on_zombies, burn, wake_up, day_sleep)
                 .chain()
                 .in_set(crate::schedule::TickSet::Zombies)
                 .before(ZombieSet::Classify),
@@ -64,24 +60,6 @@ fn eye_block(pos: DVec3) -> BlockPos {
     BlockPos::from_pos(pos + DVec3::new(0.0, EYE_HEIGHT, 0.0))
 }
 
-/// The sky map forgets what it knew of chunks that unload and of columns edited.
-fn forget_stale_sky(
-    mut dropped: EventReader<ChunkDropped>,
-    mut edits: EventReader<BlocksChanged>,
-    mut sky: ResMut<SkyMap>,
-) {
-    for event in dropped.iter() {
-        sky.forget_chunk(event.0);
-    }
-    for edit in edits.iter() {
-        for x in edit.min.x..=edit.max.x {
-            for z in edit.min.z..=edit.max.z {
-                sky.forget_column(x, z);
-            }
-        }
-    }
-}
-
 fn advance_phase(mut phase: ResMut<WorldPhase>, clock: Res<WorldClock>, config: Res<Config>) {
     let d = &config.daylight;
     let mut next = phase.0;
@@ -99,14 +77,22 @@ fn advance_phase(mut phase: ResMut<WorldPhase>, clock: Res<WorldClock>, config: 
     }
 }
 
-/// Whether a block sees the sky and gets the rain, as every daylight system on zombies asks:
-/// the overworld's blocks and the sky map kept of them, the weather and the biomes it rains in.
+/// Whether a block sees the sky, how bright it is and whether it gets the rain, as every
+/// daylight system on zombies asks: the overworld's blocks and their light, the weather and
+/// the biomes it rains in.
 #[derive(SystemParam)]
 struct Sky<'w, 's> {
     layers: Query<'w, 's, &'static ChunkLayer, With<Overworld>>,
-    map: ResMut<'w, SkyMap>,
+    light: Res<'w, Light>,
     weather: Res<'w, Weather>,
     biomes: Res<'w, BiomeRegistry>,
+}
+
+impl Sky<'_, '_> {
+    /// Whether `pos` sees the sky; an unlit chunk is shade.
+    fn sees_sky(&self, pos: BlockPos) -> bool {
+        self.light.sees_sky(pos) == Some(true)
+    }
 }
 
 /// Where the day stands for zombies: the time of day, the world's phase (from
@@ -137,8 +123,9 @@ fn sun_on_zombies(
         (Entity, &Position, &mut Equipment, &mut Burning),
         (With<Zombie>, Without<Dying>, Without<Arena>),
     >,
-    mut sky: Sky,
+    sky: Sky,
     time: Daytime,
+    mut rng: Local<Option<Pcg32>>,
 ) {
     let Ok(chunks) = sky.layers.get_single() else {
         return;
@@ -153,17 +140,25 @@ fn sun_on_zombies(
     }
     let burn_ticks = (d.burn_s * second as f64).round().min(u16::MAX as f64) as u16;
     let wear = u16::try_from(d.helmet_wear_per_s).unwrap_or(u16::MAX);
+    let darken = sky.weather.sky.sky_darken(time.clock.vanilla_time());
+    // The sun's rolls, a stream of their own from the seed.
+    let rng = rng.get_or_insert_with(|| {
+        crate::random::generator(time.config.server.seed as u64 ^ 0x0073_756e)
+    });
     for (entity, pos, mut equipment, mut burning) in &mut zombies {
         if !staggered(entity, now, second) {
             continue;
         }
         let eye = eye_block(pos.0);
-        let sees_sky = sky.map.sees_sky(layer, eye);
         let exposure = Exposure {
             day,
-            sees_sky,
+            sees_sky: sky.sees_sky(eye),
+            // Vanilla: no brightness at all where the chunk is not loaded.
+            brightness: sky.light.brightness(eye, darken).unwrap_or(0),
             in_water: layer.liquid(BlockPos::from_pos(pos.0)),
-            raining: rained_on(&sky.weather, &mut sky.map, layer, chunks, &sky.biomes, eye),
+            raining: rained_on(&sky, layer, chunks, eye),
+            ticks: second as u32,
+            draw: rng.gen(),
         };
         match sunlight(
             exposure,
@@ -206,7 +201,7 @@ fn burn(
         (With<Zombie>, Without<Dying>),
     >,
     mut entity_layers: Query<&mut EntityLayer>,
-    mut sky: Sky,
+    sky: Sky,
     config: Res<Config>,
     server: Res<Server>,
 ) {
@@ -219,14 +214,13 @@ fn burn(
     for (entity, pos, id, layer, mut flags, mut vitality, mut statuses, mut fire, frames) in
         &mut zombies
     {
-        let doused = |map: &mut SkyMap| {
+        let doused = || {
             let eye = eye_block(pos.0);
-            voxels.liquid(BlockPos::from_pos(pos.0))
-                || rained_on(&sky.weather, map, voxels, chunks, &sky.biomes, eye)
+            voxels.liquid(BlockPos::from_pos(pos.0)) || rained_on(&sky, voxels, chunks, eye)
         };
         let lit = match fire.ticks_left {
             0 => false,
-            _ if doused(&mut sky.map) => {
+            _ if doused() => {
                 fire.ticks_left = 0;
                 false
             }
@@ -279,7 +273,7 @@ fn day_sleep(
         (Entity, &Position, Has<Pursuing>, Has<Dozing>, &mut Shade),
         (With<Zombie>, Without<Dying>, Without<Arena>),
     >,
-    mut sky: Sky,
+    sky: Sky,
     time: Daytime,
 ) {
     let Ok(layer) = sky.layers.get_single() else {
@@ -307,32 +301,26 @@ fn day_sleep(
         if dozing {
             continue;
         }
-        let in_sun = sky.map.sees_sky(layer, eye_block(pos.0));
+        let in_sun = sky.sees_sky(eye_block(pos.0));
         if immune || !in_sun {
             commands.entity(entity).insert(Dozing);
             if shade.0.is_some() {
                 shade.0 = None;
             }
         } else if shade.0.is_none() {
-            shade.0 = find_shade(layer, &mut sky.map, pos.0, daylight.shade_radius);
+            let sees_sky = |pos| sky.sees_sky(pos);
+            shade.0 = find_shade(layer, sees_sky, pos.0, daylight.shade_radius);
         }
     }
 }
 
 /// Whether rain falls on the block `eye`: it rains, the sky is open above (the sun's blockers,
 /// then what stops rain), in a biome where it rains. The column scans run only while it rains.
-fn rained_on(
-    weather: &Weather,
-    sky: &mut SkyMap,
-    voxels: &LayerVoxels,
-    chunks: &ChunkLayer,
-    biomes: &BiomeRegistry,
-    eye: BlockPos,
-) -> bool {
-    weather.sky.is_raining()
-        && sky.sees_sky(voxels, eye)
+fn rained_on(sky: &Sky, voxels: &LayerVoxels, chunks: &ChunkLayer, eye: BlockPos) -> bool {
+    sky.weather.sky.is_raining()
+        && sky.sees_sky(eye)
         && open_above(voxels, eye)
-        && rains_at(chunks, biomes, eye)
+        && rains_at(chunks, &sky.biomes, eye)
 }
 
 /// Whether nothing above `pos` stops rain: vanilla's motion-blocking heightmap, so glass,
@@ -370,10 +358,10 @@ pub fn set_phase(world: &mut World, phase: u32) -> String {
     phase_report(world)
 }
 
-/// The nearest standable spot within `radius` whose eyes are shaded, ring by ring.
+/// The nearest standable spot within `radius` whose eyes do not see the sky, ring by ring.
 pub fn find_shade(
     world: &impl Voxels,
-    sky: &mut SkyMap,
+    sees_sky: impl Fn(BlockPos) -> bool,
     from: DVec3,
     radius: i32,
 ) -> Option<DVec3> {
@@ -388,7 +376,7 @@ pub fn find_shade(
                     let spot = BlockPos::new(base.x + dx, base.y + dy, base.z + dz);
                     if world.standable(spot) && !world.liquid(spot) {
                         let eye = BlockPos::new(spot.x, spot.y + 1, spot.z);
-                        if !sky.sees_sky(world, eye) {
+                        if !sees_sky(eye) {
                             return Some(DVec3::new(
                                 spot.x as f64 + 0.5,
                                 spot.y as f64,
@@ -414,17 +402,14 @@ mod tests {
         let top = crate::world::MIN_Y + crate::world::HEIGHT as i32 - 1;
         let mut g = Grid::new([-14, 0, -14], [14, top, 14]).floor(10);
         g.fill([5, 14, -2], [8, 14, 2], BlockState::STONE);
-        let mut sky = SkyMap::default();
-        let spot = find_shade(&g, &mut sky, DVec3::new(0.5, 11.0, 0.5), 12).unwrap();
+        let sky = |p: BlockPos| (p.y + 1..=top).all(|y| !g.solid(BlockPos::new(p.x, y, p.z)));
+        let spot = find_shade(&g, sky, DVec3::new(0.5, 11.0, 0.5), 12).unwrap();
         assert_eq!(
             (spot.x, spot.y),
             (5.5, 11.0),
             "the roof's near edge, 5 blocks away"
         );
         assert!((-2.0..=2.5).contains(&spot.z));
-        assert_eq!(
-            find_shade(&g, &mut sky, DVec3::new(0.5, 11.0, 0.5), 4),
-            None
-        );
+        assert_eq!(find_shade(&g, sky, DVec3::new(0.5, 11.0, 0.5), 4), None);
     }
 }

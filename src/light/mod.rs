@@ -31,6 +31,13 @@ pub const SECTIONS: usize = 26;
 pub const LOW_Y: i32 = MIN_Y - 16;
 pub const HIGH_Y: i32 = LOW_Y + 16 * SECTIONS as i32;
 
+/// The brightness of a block with `sky` and `block` light when the sky is darkened by
+/// `darken` (vanilla's `LevelLightEngine.getRawBrightness`, behind `getMaxLocalRawBrightness`):
+/// the brighter of the darkened sky light and the block light.
+pub fn raw_brightness(sky: u8, block: u8, darken: i32) -> u8 {
+    (sky as i32 - darken).max(block as i32).clamp(0, 15) as u8
+}
+
 /// The four chunks beside `pos`, with whether each lies along x (west or east) of it and
 /// whether it comes first (west or north).
 fn beside(pos: ChunkPos) -> [(ChunkPos, bool, bool); 4] {

@@ -224,6 +224,14 @@ fn blocks_changed_together_are_relit_as_one_change() {
     assert_eq!(world.sky(4, 5, 4), 15, "on its roof");
 }
 
+#[test]
+fn brightness_is_the_darkened_sky_or_the_block_light() {
+    assert_eq!(raw_brightness(15, 0, 0), 15, "noon in the open");
+    assert_eq!(raw_brightness(15, 0, 11), 4, "midnight in the open");
+    assert_eq!(raw_brightness(15, 14, 11), 14, "a torch at midnight");
+    assert_eq!(raw_brightness(3, 0, 11), 0, "never below dark");
+}
+
 /// The reference: every block's level relaxed from its own until nothing changes. Blocks
 /// stand up to `blocks_top`; block light can climb 15 above them.
 fn relaxed(world: &World, kind: Kind, chunks: i32, blocks_top: i32) -> FxHashMap<[i32; 3], u8> {

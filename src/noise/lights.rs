@@ -82,7 +82,9 @@ impl Lights {
     }
 }
 
-/// Whether `state` is a light zombies see at night.
+/// Whether `state` is a light zombies see at night: by its own emission (vanilla's
+/// `lightEmission`, what the light engine spreads), not by the light where it stands, which
+/// a brighter block beside it may give and which the edit's tick has not spread yet.
 fn bright(state: BlockState, min_level: u8) -> bool {
     state.luminance() >= min_level
 }

@@ -285,4 +285,18 @@ mod tests {
         assert!(!storm.lets_sun_through(noon));
         assert!(clear.sky_darken(18_000) >= 4, "midnight is dark anyway");
     }
+
+    #[test]
+    fn the_sky_darkens_through_dusk_as_vanillas_formula() {
+        // By hand: 11 * (1 - (0.5 + 2 * clamp(cos(2 pi angle), -1/4, 1/4)) * rain * thunder).
+        let clear = Sky::default();
+        let darken = |sky: Sky| [6000, 12_000, 12_500, 13_000, 18_000].map(|t| sky.sky_darken(t));
+        assert_eq!(darken(clear), [0, 0, 3, 6, 11]);
+        let storm = Sky {
+            rain_level: 1.0,
+            thunder_level: 1.0,
+            ..clear
+        };
+        assert_eq!(darken(storm), [5, 6, 7, 9, 11]);
+    }
 }

@@ -1,6 +1,6 @@
 //! Changes to the terrain: operators' `fill`, players' digging and building, zombies breaking
 //! doors. Each must be announced with [`BlocksChanged`], so that whatever keeps a view of the
-//! blocks (the daylight sky map, the walkability facts zombies walk by) catches up, and so that
+//! blocks (the light, the walkability facts zombies walk by) catches up, and so that
 //! [`Edits`] knows which chunks the next save must write.
 
 use std::collections::{HashMap, HashSet};

@@ -69,6 +69,16 @@ impl Light {
         self.level(Kind::Block, pos)
     }
 
+    /// The brightness at `pos` with the sky darkened by `darken` (vanilla's
+    /// `getMaxLocalRawBrightness`): what mobs go by, spawning and burning.
+    pub fn brightness(&self, pos: BlockPos, darken: i32) -> Option<u8> {
+        Some(light::raw_brightness(
+            self.sky(pos)?,
+            self.block(pos)?,
+            darken,
+        ))
+    }
+
     /// Whether the block at `pos` sees the sky straight up (vanilla's `canSeeSky`).
     pub fn sees_sky(&self, pos: BlockPos) -> Option<bool> {
         let chunk = self.chunks.get(ChunkPos::from_block_pos(pos))?;

@@ -80,7 +80,7 @@ pub(super) struct Doors<'w, 's> {
 }
 
 /// What a zombie at a door tells the rest of the game: the noise of its blows, for zombies
-/// near, and the door gone, for paths, bodies and the sky map.
+/// near, and the door gone, for paths, bodies and the light.
 #[derive(SystemParam)]
 pub(super) struct DoorNews<'w> {
     changed: EventWriter<'w, BlocksChanged>,

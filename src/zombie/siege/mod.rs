@@ -4,7 +4,7 @@
 //! break and place blocks (`path`, with vanilla's dig times from `rules`), and the zombie
 //! follows it step by step: it digs each block in its way, the cracks growing for everyone,
 //! stacks a block under itself to climb and lays one to bridge a gap. Every change is an
-//! ordinary edit, seen by paths, bodies, the sky map and the region save, and none is made
+//! ordinary edit, seen by paths, bodies, the light and the region save, and none is made
 //! inside spawn protection. All zombies together change at most `siege.edits_per_tick` blocks
 //! a tick; searches run only for zombies that asked, at most `siege.plans_per_tick` a tick.
 
