@@ -92,10 +92,12 @@ fn a_torch_lit_area_gets_no_spawns_while_the_dark_beside_it_does() {
             .map(|(e, p)| (e, p.0))
             .collect();
         for (zombie, at) in spawned {
-            let x = at.x.floor() as i32 - o.x;
-            if x >= LIT_FROM {
+            // Groups spread: one may stand beyond the field, on the terrain around it.
+            let (x, z) = (at.x.floor() as i32 - o.x, at.z.floor() as i32 - o.z);
+            let on_field = x.abs() <= HALF && z.abs() <= HALF;
+            if on_field && x >= LIT_FROM {
                 lit += 1;
-            } else if x <= DARK_TO {
+            } else if on_field && x <= DARK_TO {
                 dark += 1;
             }
             h.app.world.entity_mut(zombie).insert(Despawned);
