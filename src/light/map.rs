@@ -103,3 +103,30 @@ mod tests {
         assert_eq!(map.len(), 4);
     }
 }
+
+#[cfg(test)]
+mod random_tests {
+    use rand::{Rng, SeedableRng};
+    use rustc_hash::FxHashMap;
+
+    use super::*;
+
+    #[test]
+    fn random_operations_agree_with_a_hash_map() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let mut map = ChunkMap::default();
+        let mut reference = FxHashMap::default();
+        for step in 0..100_000u32 {
+            let pos = ChunkPos::new(rng.gen_range(-6..6), rng.gen_range(-6..6));
+            match rng.gen_range(0..4) {
+                0 => {
+                    map.insert(pos, step);
+                    reference.insert(pos, step);
+                }
+                1 => assert_eq!(map.remove(pos), reference.remove(&pos)),
+                2 => assert_eq!(map.get_mut(pos).copied(), reference.get(&pos).copied()),
+                _ => assert_eq!(map.get(pos), reference.get(&pos)),
+            }
+        }
+    }
+}
