@@ -6,6 +6,8 @@ use super::{LOW_Y, SECTIONS};
 
 /// Bytes of one section's levels.
 pub const SECTION_BYTES: usize = 2048;
+/// Bytes of one row of a section (one y).
+const ROW_BYTES: usize = SECTION_BYTES / 16;
 
 /// One section's levels. Most sections are all dark or all lit (deep rock, open sky) and hold
 /// no array.
@@ -72,6 +74,22 @@ impl Nibbles {
         }
     }
 
+    /// A section whose every row is this one's lowest.
+    fn lowest_row_upwards(&self) -> Self {
+        match self {
+            Self::Uniform(_) => self.clone(),
+            Self::Levels(bytes) => {
+                let mut rows = Box::new([0; SECTION_BYTES]);
+                for row in rows.chunks_exact_mut(ROW_BYTES) {
+                    row.copy_from_slice(&bytes[..ROW_BYTES]);
+                }
+                let mut rows = Self::Levels(rows);
+                rows.compact();
+                rows
+            }
+        }
+    }
+
     /// Whether every block holds `level`.
     pub fn is_all(&self, level: u8) -> bool {
         matches!(self, Self::Uniform(l) if *l == level)
@@ -107,6 +125,29 @@ impl ChunkLight {
             sources: Box::new([i16::MAX; 256]),
             changed: [0; 2],
         }
+    }
+
+    /// The light vanilla saved, each section's array where it stored one, the sky reaching
+    /// nowhere yet. A section without block light is dark; one without sky light reads, as
+    /// vanilla reads it, as the lowest row of the nearest section above that has some, and as
+    /// open sky above them all.
+    pub(super) fn from_saved(
+        sky: [Option<Nibbles>; SECTIONS],
+        block: [Option<Nibbles>; SECTIONS],
+    ) -> Self {
+        let mut light = Self::dark();
+        *light.block = block.map(Option::unwrap_or_default);
+        let mut above = None;
+        for (s, saved) in sky.into_iter().enumerate().rev() {
+            light.sky[s] = match saved {
+                Some(nibbles) => {
+                    above = Some(s);
+                    nibbles
+                }
+                None => above.map_or(Nibbles::Uniform(15), |a| light.sky[a].lowest_row_upwards()),
+            };
+        }
+        light
     }
 
     pub fn layer(&self, kind: Kind) -> &[Nibbles; SECTIONS] {
@@ -230,5 +271,27 @@ mod tests {
         assert_eq!(light.get(Kind::Block, 1, 400, 2), 0);
         assert_eq!(light.get(Kind::Sky, 1, -81, 2), 0);
         assert_eq!(light.take_changed(), [1, 0]);
+    }
+
+    #[test]
+    fn a_section_without_saved_sky_reads_the_lowest_row_of_the_one_above() {
+        let mut stored = Nibbles::Uniform(15);
+        stored.set(0, 4);
+        stored.set(256, 9);
+        let mut sky: [Option<Nibbles>; SECTIONS] = Default::default();
+        sky[10] = Some(stored.clone());
+        sky[12] = Some(Nibbles::Uniform(7));
+        let mut block: [Option<Nibbles>; SECTIONS] = Default::default();
+        block[3] = Some(Nibbles::Uniform(2));
+        let light = ChunkLight::from_saved(sky, block);
+        let sky = light.layer(Kind::Sky);
+        assert_eq!(sky[10], stored);
+        assert_eq!((sky[9].get(0), sky[9].get(256), sky[9].get(1)), (4, 4, 15));
+        assert_eq!(sky[0], sky[9], "down to the bottom");
+        assert_eq!(sky[11], Nibbles::Uniform(7));
+        assert!(sky[13..].iter().all(|s| s.is_all(15)), "open sky above");
+        let block = light.layer(Kind::Block);
+        assert_eq!(block[3], Nibbles::Uniform(2));
+        assert!(block[4].is_all(0));
     }
 }

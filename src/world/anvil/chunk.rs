@@ -16,6 +16,7 @@ use valence::registry::biome::BiomeId;
 use valence::registry::RegistryIdx;
 
 use super::DATA_VERSION;
+use crate::light::{self, Kind, Nibbles, SECTION_BYTES};
 use crate::world::{HEIGHT, MIN_Y};
 
 const BLOCKS_PER_SECTION: usize = 16 * 16 * 16;
@@ -23,6 +24,8 @@ const BIOMES_PER_SECTION: usize = 4 * 4 * 4;
 /// Sections in a column, and the `Y` of the lowest.
 pub const SECTIONS: u32 = HEIGHT / 16;
 const BOTTOM_SECTION: i32 = MIN_Y.div_euclid(16);
+/// The `Y` of the lowest light section, below the world.
+const LIGHT_BOTTOM_SECTION: i32 = light::LOW_Y.div_euclid(16);
 
 /// Biome names by registry id and back, for reading and writing `biomes` palettes.
 #[derive(Resource, Debug, Clone, Default)]
@@ -60,26 +63,46 @@ impl BiomeNames {
     }
 }
 
+/// The `DataVersion` (a 1.20 snapshot) from which vanilla keeps a chunk's saved light: its
+/// light engine changed there, and it deletes older chunks' light to compute it again
+/// (`ChunkDeleteLightFix`).
+const LIGHT_ENGINE_VERSION: i32 = 3451;
+
+/// A chunk as its region file holds it.
+pub(super) struct Decoded {
+    pub chunk: UnloadedChunk,
+    /// The light saved with it, when it was finished and lit (else it is lit from its blocks).
+    pub light: Option<SavedLight>,
+}
+
+/// Each light section's saved sky and block arrays, where the chunk has one.
+pub(super) type SavedLight = [[Option<Nibbles>; light::SECTIONS]; 2];
+
 /// The chunk a region file holds, or `None` when vanilla had not yet placed its blocks (proto
 /// chunks at the edge of the explored world, still being shaped), which horde's generator then
 /// supplies.
-pub(super) fn decode(
-    root: &Compound,
-    biomes: &BiomeNames,
-) -> anyhow::Result<Option<UnloadedChunk>> {
-    if let Some(Value::Int(version)) = root.get("DataVersion") {
-        // Newer blocks would be misread, and a patch would stamp 1.20.1 names on them.
-        ensure!(
-            *version <= DATA_VERSION,
-            "chunk from a newer Minecraft (DataVersion {version})"
-        );
-    }
-    match root.get("Status") {
-        Some(Value::String(status)) if has_its_blocks(status) => {}
+pub(super) fn decode(root: &Compound, biomes: &BiomeNames) -> anyhow::Result<Option<Decoded>> {
+    let version = match root.get("DataVersion") {
+        Some(Value::Int(version)) => *version,
+        _ => 0,
+    };
+    // Newer blocks would be misread, and a patch would stamp 1.20.1 names on them.
+    ensure!(
+        version <= DATA_VERSION,
+        "chunk from a newer Minecraft (DataVersion {version})"
+    );
+    let finished = match root.get("Status") {
+        Some(Value::String(status)) if has_its_blocks(status) => {
+            status.strip_prefix("minecraft:").unwrap_or(status) == "full"
+        }
         Some(Value::String(_)) => return Ok(None),
         _ if root.contains_key("Level") => bail!("chunk from before Minecraft 1.18"),
         _ => bail!("chunk without a Status"),
-    }
+    };
+    let lit = finished
+        && version >= LIGHT_ENGINE_VERSION
+        && matches!(root.get("isLightOn"), Some(Value::Byte(b)) if *b != 0);
+    let mut saved: Option<SavedLight> = lit.then(Default::default);
     let mut chunk = UnloadedChunk::with_height(HEIGHT);
     let mut states = Vec::new();
     let mut cells = Vec::new();
@@ -87,6 +110,12 @@ pub(super) fn decode(
         let Some(Value::Byte(y)) = section.get("Y") else {
             bail!("a section without Y");
         };
+        if let Some(light) = &mut saved {
+            if !read_light(section, *y, light) {
+                // Vanilla would refuse the chunk; its light is found from its blocks instead.
+                saved = None;
+            }
+        }
         // Vanilla adds light-only sections above and below the world.
         let Some(sy) = section_index(*y as i32) else {
             continue;
@@ -151,7 +180,29 @@ pub(super) fn decode(
             chunk.set_block_entity(x, y, z, Some(data));
         }
     }
-    Ok(Some(chunk))
+    Ok(Some(Decoded {
+        chunk,
+        light: saved,
+    }))
+}
+
+/// Takes section `y`'s saved light arrays into `light`; false if one is not a section's length.
+fn read_light(section: &Compound, y: i8, light: &mut SavedLight) -> bool {
+    let Some(s) = usize::try_from(i32::from(y) - LIGHT_BOTTOM_SECTION)
+        .ok()
+        .filter(|&s| s < light::SECTIONS)
+    else {
+        return true;
+    };
+    for (kind, key) in [(Kind::Sky, "SkyLight"), (Kind::Block, "BlockLight")] {
+        if let Some(Value::ByteArray(bytes)) = section.get(key) {
+            let Ok(bytes) = <&[i8; SECTION_BYTES]>::try_from(&bytes[..]) else {
+                return false;
+            };
+            light[kind as usize][s] = Nibbles::from_bytes(&bytes.map(|b| b as u8));
+        }
+    }
+    true
 }
 
 /// Whether a chunk of generation status `status` holds its blocks. Vanilla shapes a chunk
@@ -567,7 +618,7 @@ mod tests {
             root.get("Status"),
             Some(&Value::String("minecraft:full".into()))
         );
-        let back = decode(&root, &names).unwrap().unwrap();
+        let back = decode(&root, &names).unwrap().unwrap().chunk;
         for sy in 0..SECTIONS {
             for i in 0..BLOCKS_PER_SECTION {
                 let (x, y, z) = block_xyz(i);
@@ -638,7 +689,7 @@ mod tests {
             1,
             "the dug chest's entity goes, the other stays"
         );
-        let back = decode(&patched, &names).unwrap().unwrap();
+        let back = decode(&patched, &names).unwrap().unwrap().chunk;
         assert_eq!(back.block_state(5, 71, 5), BlockState::AIR);
         assert_eq!(back.block_state(0, 0, 0), BlockState::BEDROCK);
         assert_eq!(back.biome(1, 17, 2), BiomeId::from_index(1));
@@ -654,9 +705,39 @@ mod tests {
         }
         let edit = section_four(&chunk, &names);
         let patched = written(Some(original), &edit).unwrap();
-        let back = decode(&patched, &names).unwrap().unwrap();
+        let back = decode(&patched, &names).unwrap().unwrap().chunk;
         assert_eq!(back.block_state(5, 71, 5), BlockState::CHEST);
         assert_eq!(back.biome(1, 17, 2), BiomeId::from_index(1));
+    }
+
+    #[test]
+    fn saved_light_is_kept_for_finished_chunks_lit_since_1_20() {
+        let mut root = written(None, &whole(&sample(), ChunkPos::new(0, 0), &names())).unwrap();
+        root.insert("isLightOn", true);
+        if let Some(Value::List(List::Compound(sections))) = root.get_mut("sections") {
+            sections[0].insert("SkyLight", vec![0x77u8 as i8; 2048]);
+        }
+        let light = |root: &Compound| decode(root, &names()).unwrap().unwrap().light;
+        let [sky, block] = light(&root).expect("kept");
+        assert_eq!(
+            sky[1],
+            Some(Nibbles::Uniform(7)),
+            "the world's lowest section"
+        );
+        assert!(sky[0].is_none() && block.iter().all(Option::is_none));
+        for (key, value) in [
+            ("Status", Value::from("minecraft:spawn")),
+            ("isLightOn", Value::from(false)),
+            ("DataVersion", Value::from(LIGHT_ENGINE_VERSION - 1)),
+        ] {
+            let mut other = root.clone();
+            other.insert(key, value);
+            assert!(light(&other).is_none(), "{key}");
+        }
+        if let Some(Value::List(List::Compound(sections))) = root.get_mut("sections") {
+            sections[3].insert("BlockLight", vec![0i8; 100]);
+        }
+        assert!(light(&root).is_none(), "an array cut short is not trusted");
     }
 
     #[test]
