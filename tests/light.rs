@@ -327,3 +327,85 @@ fn a_finished_chunk_is_served_with_the_light_vanilla_saved_since_1_20() {
     let (served, lit) = served_sky(dir.path(), pos);
     assert_eq!(served, lit);
 }
+
+/// Each of `chunks` as horde reads it back from the world folder of `h` is served with the
+/// light it holds now.
+fn assert_served_as_held(h: &support::headless::Harness, chunks: &[ChunkPos]) {
+    let mut read = horde_reads(h.world.path(), chunks);
+    let held = h.app.world.resource::<horde::world::light::Light>();
+    for pos in chunks {
+        let Some(Loaded::Chunk(_, _, _, served)) = read.remove(pos) else {
+            panic!("chunk {} {} is not served from the file", pos.x, pos.z);
+        };
+        let now = held.chunk(*pos).expect("loaded");
+        for kind in [Kind::Sky, Kind::Block] {
+            for (s, (a, b)) in served.layer(kind).iter().zip(now.layer(kind)).enumerate() {
+                if let Some(i) = (0..4096).find(|&i| a.get(i) != b.get(i)) {
+                    let y = (s as i32 + LOW_SECTION) * 16 + (i >> 8) as i32;
+                    panic!(
+                        "chunk {} {}: {kind:?} light at {} {y} {} served {} held {}",
+                        pos.x,
+                        pos.z,
+                        pos.x * 16 + (i & 15) as i32,
+                        pos.z * 16 + (i >> 4 & 15) as i32,
+                        a.get(i),
+                        b.get(i)
+                    );
+                }
+            }
+        }
+        for (x, z) in (0..16).flat_map(|x| (0..16).map(move |z| (x, z))) {
+            assert_eq!(served.source_y(x, z), now.source_y(x, z), "at {x} {z}");
+        }
+    }
+}
+
+fn save(h: &mut support::headless::Harness) {
+    // The light follows the blocks at the end of the tick.
+    h.app.update();
+    let saved = h.run("save-all");
+    assert!(saved.starts_with("saved=true "), "{saved}");
+}
+
+/// Chunks horde writes carry the light it serves them with: a chunk it generated, written
+/// whole; a vanilla chunk a lamp is hung in, patched; its neighbour, whose blocks are the same
+/// but whose light the lamp reaches; and both again once the lamp is gone, so that no stale
+/// light is left beside it.
+#[test]
+fn chunks_read_back_are_served_with_the_light_horde_saved() {
+    let world = TempDir::new("light-saves");
+    std::fs::create_dir_all(world.path().join("region")).unwrap();
+    std::fs::copy(
+        support::repo().join("tests/fixtures/worlds/1.20.1/r.-1.-2.mca"),
+        world.path().join("region/r.-1.-2.mca"),
+    )
+    .unwrap();
+    let mut config = horde::config::Config::default();
+    config.spawning.enabled = false;
+    config.server.spawn_protection = 0;
+    let mut h = support::headless::harness_in(config, world);
+    let s = h.spawn_point();
+    let by_spawn = BlockPos::new(
+        s.x.floor() as i32,
+        s.y.floor() as i32 + 3,
+        s.z.floor() as i32,
+    );
+    h.fill(by_spawn, by_spawn, "glowstone");
+    h.run("tp tester -369 100 -568");
+    h.app.update();
+    horde::headless::run_until_loaded(&mut h.app);
+    // In the air over the village, at the east edge of chunk -24 -36.
+    let lamp = BlockPos::new(-369, 100, -568);
+    let (lit, beside) = (ChunkPos::new(-24, -36), ChunkPos::new(-23, -36));
+    h.fill(lamp, lamp, "glowstone");
+    save(&mut h);
+    assert_served_as_held(&h, &[ChunkPos::from_block_pos(by_spawn), lit, beside]);
+    let light = h.app.world.resource::<horde::world::light::Light>();
+    assert_eq!(light.block(BlockPos::new(-368, 100, -568)), Some(14));
+
+    h.fill(lamp, lamp, "air");
+    save(&mut h);
+    assert_served_as_held(&h, &[lit, beside]);
+    let light = h.app.world.resource::<horde::world::light::Light>();
+    assert_eq!(light.block(BlockPos::new(-368, 100, -568)), Some(0));
+}

@@ -150,6 +150,29 @@ impl ChunkLight {
         light
     }
 
+    /// The arrays vanilla would save of this light, with their kind and section: block light
+    /// where there is any, sky light where the section is not what vanilla reads for one it
+    /// lacks ([`Self::from_saved`]).
+    pub fn to_saved(&self) -> Vec<(Kind, usize, [u8; SECTION_BYTES])> {
+        let mut saved = Vec::new();
+        // The row a section without sky light repeats.
+        let mut row = [0xFF; ROW_BYTES];
+        for (s, section) in self.sky.iter().enumerate().rev() {
+            let bytes = section.to_bytes();
+            if bytes.chunks_exact(ROW_BYTES).any(|r| r != row) {
+                row.copy_from_slice(&bytes[..ROW_BYTES]);
+                saved.push((Kind::Sky, s, bytes));
+            }
+        }
+        for (s, section) in self.block.iter().enumerate() {
+            let bytes = section.to_bytes();
+            if bytes.iter().any(|&b| b != 0) {
+                saved.push((Kind::Block, s, bytes));
+            }
+        }
+        saved
+    }
+
     pub fn layer(&self, kind: Kind) -> &[Nibbles; SECTIONS] {
         match kind {
             Kind::Sky => &self.sky,
@@ -271,6 +294,55 @@ mod tests {
         assert_eq!(light.get(Kind::Block, 1, 400, 2), 0);
         assert_eq!(light.get(Kind::Sky, 1, -81, 2), 0);
         assert_eq!(light.take_changed(), [1, 0]);
+    }
+
+    #[test]
+    fn light_saved_as_vanilla_saves_it_reads_back_the_same() {
+        let mut light = ChunkLight::dark();
+        for s in 0..SECTIONS {
+            let sky = match s {
+                // Open sky above a roof at section 12, dark under it but where a shaft at
+                // column 5 lets the sky down to section 6, and a lit cave in section 3.
+                13.. => Nibbles::Uniform(15),
+                _ => Nibbles::Uniform(0),
+            };
+            light.sky[s] = sky;
+        }
+        for y in LOW_Y + 6 * 16..LOW_Y + 13 * 16 {
+            light.set(Kind::Sky, 5, y, 0, 15);
+        }
+        light.set(Kind::Sky, 2, LOW_Y + 3 * 16 + 4, 2, 9);
+        light.set(Kind::Block, 1, LOW_Y + 20 * 16, 1, 14);
+        let saved = light.to_saved();
+        let kept = |kind| {
+            let mut kept: Vec<usize> = saved
+                .iter()
+                .filter(|(k, ..)| *k == kind)
+                .map(|&(_, s, _)| s)
+                .collect();
+            kept.sort();
+            kept
+        };
+        // Only the roof's section (12), the dark one under the shaft (5) and the cave's (3)
+        // differ from the lowest row of the one saved above them.
+        assert_eq!(kept(Kind::Sky), [3, 5, 12]);
+        assert_eq!(kept(Kind::Block), [20]);
+        let mut sky: [Option<Nibbles>; SECTIONS] = Default::default();
+        let mut block: [Option<Nibbles>; SECTIONS] = Default::default();
+        for (kind, s, bytes) in saved {
+            let layer = if kind == Kind::Sky {
+                &mut sky
+            } else {
+                &mut block
+            };
+            layer[s] = Nibbles::from_bytes(&bytes);
+        }
+        let back = ChunkLight::from_saved(sky, block);
+        for kind in [Kind::Sky, Kind::Block] {
+            for (a, b) in back.layer(kind).iter().zip(light.layer(kind)) {
+                assert_eq!(a.to_bytes(), b.to_bytes(), "{kind:?}");
+            }
+        }
     }
 
     #[test]

@@ -3,8 +3,8 @@
 //!
 //! Writing patches: a chunk that came from the region folder keeps everything horde does not
 //! model (structures, ticks, block entities of untouched blocks, entities, other mods' keys);
-//! only the changed sections' blocks are replaced, the heightmaps are computed again from the
-//! blocks, and the light it can no longer vouch for is left for vanilla to recompute.
+//! only the changed sections' blocks are replaced, and the heightmaps and light are written as
+//! they are now.
 
 use std::collections::HashMap;
 
@@ -16,7 +16,7 @@ use valence::registry::biome::BiomeId;
 use valence::registry::RegistryIdx;
 
 use super::DATA_VERSION;
-use crate::light::{self, Kind, Nibbles, SECTION_BYTES};
+use crate::light::{self, ChunkLight, Kind, Nibbles, SECTION_BYTES};
 use crate::world::{HEIGHT, MIN_Y};
 
 const BLOCKS_PER_SECTION: usize = 16 * 16 * 16;
@@ -404,6 +404,8 @@ pub struct ChunkEdit {
     pub whole: bool,
     /// Its `Heightmaps`, from all of its blocks as they are now.
     pub heightmaps: Compound,
+    /// Its light as it is now, if known; without it, vanilla is left to light it again.
+    pub light: Option<ChunkLight>,
 }
 
 #[derive(Debug, Clone)]
@@ -451,22 +453,49 @@ pub(super) fn written(original: Option<Compound>, edit: &ChunkEdit) -> Option<Co
             None => sections.push(change.section()),
         }
     }
-    // Vanilla relights a chunk not marked lit; stored light would outlive a dug torch, so none
-    // is left (nor the light-only sections above and below the world).
-    for section in &mut sections {
-        section.remove("BlockLight");
-        section.remove("SkyLight");
-    }
-    sections.retain(|s| s.contains_key("block_states"));
-    sections.sort_by_key(|s| match s.get("Y") {
-        Some(Value::Byte(y)) => *y,
-        _ => i8::MIN,
-    });
+    put_light(&mut sections, edit.light.as_ref());
     root.insert("sections", List::Compound(sections));
     prune_block_entities(&mut root, edit);
     root.insert("Heightmaps", edit.heightmaps.clone());
-    root.insert("isLightOn", false);
+    root.insert("isLightOn", edit.light.is_some());
     Some(root)
+}
+
+/// Replaces the sections' light with `light`, as vanilla saves it, in sections of their own
+/// above and below the world. Without it none is left: the saved light would outlive a dug
+/// torch, and vanilla lights a chunk not marked lit again.
+fn put_light(sections: &mut Vec<Compound>, light: Option<&ChunkLight>) {
+    let y_of = |s: &Compound| match s.get("Y") {
+        Some(Value::Byte(y)) => *y,
+        _ => i8::MIN,
+    };
+    for section in sections.iter_mut() {
+        section.remove("BlockLight");
+        section.remove("SkyLight");
+    }
+    for (kind, s, bytes) in light.map(ChunkLight::to_saved).unwrap_or_default() {
+        let y = (s as i32 + LIGHT_BOTTOM_SECTION) as i8;
+        let at = match sections.iter().position(|section| y_of(section) == y) {
+            Some(at) => at,
+            None => {
+                let mut section = Compound::new();
+                section.insert("Y", y);
+                sections.push(section);
+                sections.len() - 1
+            }
+        };
+        let key = match kind {
+            Kind::Sky => "SkyLight",
+            Kind::Block => "BlockLight",
+        };
+        sections[at].insert(key, bytes.map(|b| b as i8).to_vec());
+    }
+    sections.retain(|s| {
+        ["block_states", "SkyLight", "BlockLight"]
+            .into_iter()
+            .any(|k| s.contains_key(k))
+    });
+    sections.sort_by_key(y_of);
 }
 
 /// Drops the block entities of changed sections whose block no longer carries that entity (a
@@ -518,8 +547,8 @@ fn block_at(blocks: &Compound, i: usize) -> Option<BlockState> {
     block_state(palette.get(found?)?).ok()
 }
 
-/// A chunk horde generated, as vanilla writes a full chunk: blocks, biomes and heightmaps, no
-/// block entities, ticks or structures; light is left for vanilla to compute on load.
+/// A chunk horde generated, as vanilla writes a full chunk: blocks, biomes, light and
+/// heightmaps, no block entities, ticks or structures.
 fn whole_chunk(edit: &ChunkEdit) -> Compound {
     let mut root = Compound::new();
     root.insert("DataVersion", DATA_VERSION);
@@ -529,8 +558,9 @@ fn whole_chunk(edit: &ChunkEdit) -> Compound {
     root.insert("Status", "minecraft:full");
     root.insert("LastUpdate", 0i64);
     root.insert("InhabitedTime", 0i64);
-    root.insert("isLightOn", false);
-    let sections = edit.sections.iter().map(SectionEdit::section).collect();
+    root.insert("isLightOn", edit.light.is_some());
+    let mut sections = edit.sections.iter().map(SectionEdit::section).collect();
+    put_light(&mut sections, edit.light.as_ref());
     root.insert("sections", List::Compound(sections));
     root.insert("block_entities", List::End);
     root.insert("Heightmaps", edit.heightmaps.clone());
@@ -571,6 +601,33 @@ mod tests {
                 .collect(),
             whole: true,
             heightmaps: super::super::heightmap::encode(chunk),
+            light: Some(lit(chunk)),
+        }
+    }
+
+    fn lit(chunk: &UnloadedChunk) -> ChunkLight {
+        light::light_chunk(|x, y, z| chunk.block_state(x, y, z))
+    }
+
+    /// The light a written chunk is read back with.
+    fn light_read(root: &Compound, names: &BiomeNames) -> ChunkLight {
+        let Decoded { chunk, light } = decode(root, names).unwrap().unwrap();
+        let [sky, block] = light.expect("the light is kept");
+        light::saved_light(sky, block, |x, y, z| chunk.block_state(x, y, z))
+    }
+
+    fn assert_same_light(a: &ChunkLight, b: &ChunkLight) {
+        for kind in [Kind::Sky, Kind::Block] {
+            for (s, (p, q)) in a.layer(kind).iter().zip(b.layer(kind)).enumerate() {
+                assert_eq!(p.to_bytes(), q.to_bytes(), "{kind:?} light of section {s}");
+            }
+        }
+        for (x, z) in (0..16).flat_map(|x| (0..16).map(move |z| (x, z))) {
+            assert_eq!(
+                a.source_y(x, z),
+                b.source_y(x, z),
+                "the sky's reach at {x} {z}"
+            );
         }
     }
 
@@ -585,6 +642,7 @@ mod tests {
             }],
             whole: false,
             heightmaps: super::super::heightmap::encode(chunk),
+            light: Some(lit(chunk)),
         }
     }
 
@@ -604,6 +662,7 @@ mod tests {
             BlockState::OAK_STAIRS.set(PropName::Facing, PropValue::East),
         );
         chunk.set_block_state(5, 71, 5, BlockState::CHEST);
+        chunk.set_block_state(8, 71, 8, BlockState::LANTERN);
         chunk.set_biome(1, 17, 2, BiomeId::from_index(1));
         chunk
     }
@@ -672,17 +731,14 @@ mod tests {
             &super::super::heightmap::encode(&chunk),
             "computed again"
         );
-        assert_eq!(patched.get("isLightOn"), Some(&Value::Byte(0)));
+        assert_eq!(patched.get("isLightOn"), Some(&Value::Byte(1)));
         let sections = compounds(patched.get("sections")).unwrap();
         assert_eq!(
             sections.len(),
             SECTIONS as usize,
-            "the light-only section goes"
+            "the stale light-only section goes"
         );
-        assert!(
-            sections.iter().all(|s| !s.contains_key("SkyLight")),
-            "no stale light is left"
-        );
+        assert_same_light(&light_read(&patched, &names), &lit(&chunk));
         let entities = compounds(patched.get("block_entities")).unwrap();
         assert_eq!(
             entities.len(),
@@ -711,8 +767,54 @@ mod tests {
     }
 
     #[test]
+    fn a_written_chunk_carries_its_light_as_vanilla_saves_it() {
+        let names = names();
+        let mut chunk = sample();
+        // Open to the sky down to the bedrock at one column, so the sky reaches below the world.
+        for y in 16..80 {
+            chunk.set_block_state(0, y, 0, BlockState::AIR);
+        }
+        chunk.fill_block_state_section(0, BlockState::AIR);
+        chunk.set_block_state(15, HEIGHT - 1, 15, BlockState::GLOWSTONE);
+        let light = lit(&chunk);
+        let mut edit = whole(&chunk, ChunkPos::new(0, 0), &names);
+        edit.light = Some(light.clone());
+        let root = written(None, &edit).unwrap();
+        assert_eq!(root.get("isLightOn"), Some(&Value::Byte(1)));
+        let ys: Vec<i8> = compounds(root.get("sections"))
+            .unwrap()
+            .iter()
+            .filter_map(|s| match s.get("Y") {
+                Some(Value::Byte(y)) => Some(*y),
+                _ => None,
+            })
+            .collect();
+        let low = LIGHT_BOTTOM_SECTION as i8;
+        assert_eq!(ys.first(), Some(&low), "the sky's light below the world");
+        assert_eq!(
+            ys.last(),
+            Some(&(low + 25)),
+            "the glowstone's light above it"
+        );
+        assert!(ys.windows(2).all(|w| w[0] < w[1]), "{ys:?}");
+        assert_same_light(&light_read(&root, &names), &light);
+
+        edit.light = None;
+        let root = written(None, &edit).unwrap();
+        assert_eq!(root.get("isLightOn"), Some(&Value::Byte(0)));
+        let sections = compounds(root.get("sections")).unwrap();
+        assert_eq!(sections.len(), SECTIONS as usize);
+        assert!(
+            sections.iter().all(|s| s.len() == 3),
+            "Y, blocks and biomes"
+        );
+    }
+
+    #[test]
     fn saved_light_is_kept_for_finished_chunks_lit_since_1_20() {
-        let mut root = written(None, &whole(&sample(), ChunkPos::new(0, 0), &names())).unwrap();
+        let mut edit = whole(&sample(), ChunkPos::new(0, 0), &names());
+        edit.light = None;
+        let mut root = written(None, &edit).unwrap();
         root.insert("isLightOn", true);
         if let Some(Value::List(List::Compound(sections))) = root.get_mut("sections") {
             sections[0].insert("SkyLight", vec![0x77u8 as i8; 2048]);
@@ -754,6 +856,7 @@ mod tests {
             sections: vec![],
             whole: false,
             heightmaps: Compound::new(),
+            light: None,
         };
         assert!(written(None, &edit).is_none());
     }
