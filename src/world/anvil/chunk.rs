@@ -78,9 +78,9 @@ pub(super) struct Decoded {
 /// Each light section's saved sky and block arrays, where the chunk has one.
 pub(super) type SavedLight = [[Option<Nibbles>; light::SECTIONS]; 2];
 
-/// The chunk a region file holds, or `None` when vanilla had not yet placed its blocks (proto
-/// chunks at the edge of the explored world, still being shaped), which horde's generator then
-/// supplies.
+/// The chunk a region file holds, or `None` when vanilla had not yet finished its terrain
+/// (proto chunks at the edge of the explored world, still being shaped), which horde's
+/// generator then supplies.
 pub(super) fn decode(root: &Compound, biomes: &BiomeNames) -> anyhow::Result<Option<Decoded>> {
     let version = match root.get("DataVersion") {
         Some(Value::Int(version)) => *version,
@@ -205,15 +205,34 @@ fn read_light(section: &Compound, y: i8, light: &mut SavedLight) -> bool {
     true
 }
 
-/// Whether a chunk of generation status `status` holds its blocks. Vanilla shapes a chunk
-/// (noise, surface, carvers) and then, at `features`, places its trees, ores and structure
-/// pieces; the steps after (light, spawn, heightmaps, full) change no block of its own. Such a
-/// chunk is served as saved: making it anew with horde's generator would replace vanilla's
-/// terrain, and cut the trees that reach into it from its full neighbours.
+/// Whether a chunk of generation status `status` holds its terrain. Vanilla shapes a chunk's
+/// stone (noise), then gives it its surface (grass, sand) and carves its caves, and at
+/// `features` places its trees, ores and structure pieces; the steps after change no block of
+/// its own. A chunk from `surface` on is served as saved (lit by horde, without the features
+/// vanilla had yet to place): making it anew with horde's generator would replace vanilla's
+/// terrain and leave a seam against its neighbours, and cut the trees that reach into it from
+/// them.
 fn has_its_blocks(status: &str) -> bool {
     matches!(
         status.strip_prefix("minecraft:").unwrap_or(status),
-        "features" | "light" | "initialize_light" | "spawn" | "heightmaps" | "full"
+        "surface"
+            | "carvers"
+            | "liquid_carvers"
+            | "features"
+            | "initialize_light"
+            | "light"
+            | "spawn"
+            | "heightmaps"
+            | "full"
+    )
+}
+
+/// Whether vanilla has lit a chunk of status `status`. Before, it takes no light from the file
+/// and lights the chunk itself once it has placed the rest of its blocks.
+fn is_lit(status: &str) -> bool {
+    matches!(
+        status.strip_prefix("minecraft:").unwrap_or(status),
+        "light" | "spawn" | "heightmaps" | "full"
     )
 }
 
@@ -453,11 +472,13 @@ pub(super) fn written(original: Option<Compound>, edit: &ChunkEdit) -> Option<Co
             None => sections.push(change.section()),
         }
     }
-    put_light(&mut sections, edit.light.as_ref());
+    let lit = matches!(root.get("Status"), Some(Value::String(status)) if is_lit(status));
+    let light = edit.light.as_ref().filter(|_| lit);
+    put_light(&mut sections, light);
     root.insert("sections", List::Compound(sections));
     prune_block_entities(&mut root, edit);
     root.insert("Heightmaps", edit.heightmaps.clone());
-    root.insert("isLightOn", edit.light.is_some());
+    root.insert("isLightOn", light.is_some());
     Some(root)
 }
 
@@ -862,13 +883,38 @@ mod tests {
     }
 
     #[test]
-    fn proto_chunks_are_left_to_the_generator_and_old_formats_are_errors() {
-        let mut root = Compound::new();
-        root.insert("Status", "minecraft:liquid_carvers");
-        assert!(decode(&root, &names()).unwrap().is_none());
+    fn chunks_before_their_surface_are_left_to_the_generator_and_old_formats_are_errors() {
+        for status in ["empty", "structure_starts", "biomes", "noise"] {
+            let mut root = Compound::new();
+            root.insert("Status", format!("minecraft:{status}"));
+            assert!(decode(&root, &names()).unwrap().is_none(), "{status}");
+        }
         let mut old = Compound::new();
         old.insert("Level", Compound::new());
         assert!(decode(&old, &names()).is_err());
+    }
+
+    #[test]
+    fn a_chunk_with_its_terrain_is_served_and_left_for_vanilla_to_light() {
+        let names = names();
+        let chunk = sample();
+        for status in ["surface", "carvers", "liquid_carvers", "features"] {
+            let mut root = written(None, &whole(&chunk, ChunkPos::new(0, 0), &names)).unwrap();
+            root.insert("Status", format!("minecraft:{status}"));
+            let decoded = decode(&root, &names).unwrap().expect("served");
+            assert!(decoded.light.is_none(), "{status}: lit by horde");
+            assert_eq!(
+                decoded.chunk.block_state(3, 71, 4),
+                chunk.block_state(3, 71, 4)
+            );
+            // Vanilla lights it once it has placed its features.
+            let patched = written(Some(root), &section_four(&chunk, &names)).unwrap();
+            assert_eq!(patched.get("isLightOn"), Some(&Value::Byte(0)), "{status}");
+            let sections = compounds(patched.get("sections")).unwrap();
+            assert!(sections
+                .iter()
+                .all(|s| !s.contains_key("SkyLight") && !s.contains_key("BlockLight")));
+        }
     }
 
     #[test]
