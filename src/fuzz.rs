@@ -12,6 +12,7 @@ use valence::nbt::{Compound, List, Value};
 use valence::prelude::*;
 
 use crate::config::Config;
+use crate::light::ChunkLight;
 use crate::world::anvil::{self, BiomeNames, ChunkEdit, EntityRegions, Regions, SectionEdit};
 
 /// A folder of this process's own under the temp dir, emptied for each input.
@@ -61,12 +62,14 @@ pub fn region_file(data: &[u8]) {
             sections: vec![section(4)],
             whole: false,
             heightmaps: Compound::new(),
+            light: Some(ChunkLight::dark()),
         },
         ChunkEdit {
             pos: ChunkPos::new(1, 0),
             sections: (0..anvil::SECTIONS).map(section).collect(),
             whole: true,
             heightmaps: Compound::new(),
+            light: Some(ChunkLight::dark()),
         },
     ]);
     let mut zombie = Compound::new();

@@ -1,13 +1,13 @@
 //! Lighting one chunk from its blocks alone, as a worker thread does for a chunk it made or
 //! read: the sky's straight fall down each column, block light from every block that gives
-//! some, and both spread within the chunk. What crosses into its neighbours is added when it
+//! some, and both spread within the chunk; or taking the light vanilla saved with it. What crosses into its neighbours is added when it
 //! joins them ([`super::join`]).
 
 use std::collections::VecDeque;
 
 use valence::prelude::BlockState;
 
-use super::engine::{propagate_increases, stops_the_sky, Access, Entry};
+use super::engine::{propagate_increases, sky_source_y, Access, Entry};
 use super::store::{ChunkLight, Kind, Nibbles};
 use super::{HIGH_Y, LOW_Y, MIN_Y, SECTIONS};
 use crate::blocks::{light_facts, LightFacts};
@@ -50,42 +50,69 @@ impl Access for Lone {
     }
 }
 
-/// The light of a chunk from its own blocks, `block_at(x, y, z)` with `y` from the bottom of
-/// the world.
-pub fn light_chunk(block_at: impl Fn(u32, u32, u32) -> BlockState) -> ChunkLight {
-    let mut facts = vec![LightFacts::AIR; 16 * 16 * WORLD_HEIGHT];
-    // Runs of one block (stone, air) are the rule: each run is looked up once.
-    let mut last = (BlockState::AIR, LightFacts::AIR);
-    let mut top = MIN_Y - 1;
-    let mut emitters = Vec::new();
-    for y in 0..WORLD_HEIGHT as u32 {
-        for z in 0..16 {
-            for x in 0..16 {
-                let block = block_at(x, y, z);
-                if block != last.0 {
-                    last = (block, light_facts(block));
-                }
-                let f = last.1;
-                if f != LightFacts::AIR {
-                    let wy = y as i32 + MIN_Y;
-                    top = wy;
-                    facts[Lone::index(x as i32, wy, z as i32)] = f;
-                    if f.emission() > 0 {
-                        emitters.push((x as i32, wy, z as i32, f.emission()));
+impl Lone {
+    /// A chunk's blocks as light facts, in the dark, `block_at(x, y, z)` with `y` from the
+    /// bottom of the world; with the highest block's y and the blocks that give light.
+    fn read(block_at: impl Fn(u32, u32, u32) -> BlockState) -> (Self, i32, Vec<Entry>) {
+        let mut facts = vec![LightFacts::AIR; 16 * 16 * WORLD_HEIGHT];
+        // Runs of one block (stone, air) are the rule: each run is looked up once.
+        let mut last = (BlockState::AIR, LightFacts::AIR);
+        let mut top = MIN_Y - 1;
+        let mut emitters = Vec::new();
+        for y in 0..WORLD_HEIGHT as u32 {
+            for z in 0..16 {
+                for x in 0..16 {
+                    let block = block_at(x, y, z);
+                    if block != last.0 {
+                        last = (block, light_facts(block));
+                    }
+                    let f = last.1;
+                    if f != LightFacts::AIR {
+                        let (x, y, z) = (x as i32, y as i32 + MIN_Y, z as i32);
+                        top = y;
+                        facts[Self::index(x, y, z)] = f;
+                        if f.emission() > 0 {
+                            emitters.push(Entry {
+                                x,
+                                y,
+                                z,
+                                level: f.emission(),
+                            });
+                        }
                     }
                 }
             }
         }
+        let lone = Self {
+            facts,
+            light: ChunkLight::dark(),
+        };
+        (lone, top, emitters)
     }
-    let mut lone = Lone {
-        facts,
-        light: ChunkLight::dark(),
-    };
-    light_sky(&mut lone, top);
+
+    /// Finds how far the sky falls down each column, from above the highest block `top`, and
+    /// keeps it in the light.
+    fn find_sky_sources(&mut self, top: i32) -> [i32; 256] {
+        std::array::from_fn(|i| {
+            let (x, z) = ((i & 15) as i32, (i >> 4) as i32);
+            let y = sky_source_y(self, x, top + 1, z);
+            self.light.set_source_y(x as u32, z as u32, y);
+            y
+        })
+    }
+}
+
+/// The light of a chunk from its own blocks, `block_at(x, y, z)` with `y` from the bottom of
+/// the world.
+pub fn light_chunk(block_at: impl Fn(u32, u32, u32) -> BlockState) -> ChunkLight {
+    let (mut lone, top, emitters) = Lone::read(block_at);
+    let sources = lone.find_sky_sources(top);
+    light_sky(&mut lone, &sources);
     let mut queue = VecDeque::with_capacity(emitters.len());
-    for (x, y, z, level) in emitters {
-        lone.light.set(Kind::Block, x as u32, y, z as u32, level);
-        queue.push_back(Entry { x, y, z, level });
+    for e in emitters {
+        lone.light
+            .set(Kind::Block, e.x as u32, e.y, e.z as u32, e.level);
+        queue.push_back(e);
     }
     propagate_increases(&mut lone, Kind::Block, &mut queue);
     let mut light = lone.light;
@@ -94,26 +121,23 @@ pub fn light_chunk(block_at: impl Fn(u32, u32, u32) -> BlockState) -> ChunkLight
     light
 }
 
-/// Finds how far the sky falls down each column, fills what it reaches with 15 and spreads
+/// The light vanilla saved for a chunk, `sky` and `block` each section's array where it
+/// stored one, with the sky's reach down each column found from its blocks, as vanilla finds
+/// it again on load: edits need it.
+pub fn saved_light(
+    sky: [Option<Nibbles>; SECTIONS],
+    block: [Option<Nibbles>; SECTIONS],
+    block_at: impl Fn(u32, u32, u32) -> BlockState,
+) -> ChunkLight {
+    let (mut lone, top, _) = Lone::read(block_at);
+    lone.light = ChunkLight::from_saved(sky, block);
+    lone.find_sky_sources(top);
+    lone.light
+}
+
+/// Fills what the sky reaches straight down each column, from `sources`, with 15 and spreads
 /// it within the chunk.
-fn light_sky(lone: &mut Lone, top: i32) {
-    // The sky falls through everything above the highest block.
-    let mut sources = [0i32; 256];
-    for (i, source) in sources.iter_mut().enumerate() {
-        let (x, z) = ((i & 15) as i32, (i >> 4) as i32);
-        let mut y = top + 1;
-        let mut above = LightFacts::AIR;
-        while y > MIN_Y {
-            let below = lone.facts(x, y - 1, z).unwrap_or_default();
-            if stops_the_sky(above, below) {
-                break;
-            }
-            above = below;
-            y -= 1;
-        }
-        *source = y;
-        lone.light.set_source_y(x as u32, z as u32, y);
-    }
+fn light_sky(lone: &mut Lone, sources: &[i32; 256]) {
     let highest = *sources.iter().max().expect("256 columns");
     // Sections wholly above every column's reach are all 15; below it, block by block.
     let sky = lone.light.layer_mut(Kind::Sky);

@@ -4,8 +4,9 @@
 //! blocks and by the faces slabs and stairs close. A world's light is one fixed point of those
 //! rules, so light computed here from a chunk's blocks is what vanilla stored for it.
 //!
-//! A chunk is lit from its own blocks on a worker thread ([`light_chunk`]); [`join`] adds what
-//! crosses between it and its loaded neighbours, and [`relight`] follows changed blocks. The
+//! A chunk is lit from its own blocks on a worker thread ([`light_chunk`]), or takes the light
+//! vanilla saved for it ([`saved_light`]); [`join`] adds what crosses between it and its loaded
+//! neighbours, and [`relight`] follows changed blocks. The
 //! world module keeps the light beside the blocks and sends it to clients.
 
 mod chunk;
@@ -16,7 +17,7 @@ mod store;
 
 use valence::prelude::ChunkPos;
 
-pub use chunk::light_chunk;
+pub use chunk::{light_chunk, saved_light};
 pub use engine::{Access, Entry, Queues};
 pub use held::HeldChunks;
 pub use map::ChunkMap;

@@ -6,6 +6,8 @@ use super::{LOW_Y, SECTIONS};
 
 /// Bytes of one section's levels.
 pub const SECTION_BYTES: usize = 2048;
+/// Bytes of one row of a section (one y).
+const ROW_BYTES: usize = SECTION_BYTES / 16;
 
 /// One section's levels. Most sections are all dark or all lit (deep rock, open sky) and hold
 /// no array.
@@ -72,6 +74,22 @@ impl Nibbles {
         }
     }
 
+    /// A section whose every row is this one's lowest.
+    fn lowest_row_upwards(&self) -> Self {
+        match self {
+            Self::Uniform(_) => self.clone(),
+            Self::Levels(bytes) => {
+                let mut rows = Box::new([0; SECTION_BYTES]);
+                for row in rows.chunks_exact_mut(ROW_BYTES) {
+                    row.copy_from_slice(&bytes[..ROW_BYTES]);
+                }
+                let mut rows = Self::Levels(rows);
+                rows.compact();
+                rows
+            }
+        }
+    }
+
     /// Whether every block holds `level`.
     pub fn is_all(&self, level: u8) -> bool {
         matches!(self, Self::Uniform(l) if *l == level)
@@ -107,6 +125,52 @@ impl ChunkLight {
             sources: Box::new([i16::MAX; 256]),
             changed: [0; 2],
         }
+    }
+
+    /// The light vanilla saved, each section's array where it stored one, the sky reaching
+    /// nowhere yet. A section without block light is dark; one without sky light reads, as
+    /// vanilla reads it, as the lowest row of the nearest section above that has some, and as
+    /// open sky above them all.
+    pub(super) fn from_saved(
+        sky: [Option<Nibbles>; SECTIONS],
+        block: [Option<Nibbles>; SECTIONS],
+    ) -> Self {
+        let mut light = Self::dark();
+        *light.block = block.map(Option::unwrap_or_default);
+        let mut above = None;
+        for (s, saved) in sky.into_iter().enumerate().rev() {
+            light.sky[s] = match saved {
+                Some(nibbles) => {
+                    above = Some(s);
+                    nibbles
+                }
+                None => above.map_or(Nibbles::Uniform(15), |a| light.sky[a].lowest_row_upwards()),
+            };
+        }
+        light
+    }
+
+    /// The arrays vanilla would save of this light, with their kind and section: block light
+    /// where there is any, sky light where the section is not what vanilla reads for one it
+    /// lacks ([`Self::from_saved`]).
+    pub fn to_saved(&self) -> Vec<(Kind, usize, [u8; SECTION_BYTES])> {
+        let mut saved = Vec::new();
+        // The row a section without sky light repeats.
+        let mut row = [0xFF; ROW_BYTES];
+        for (s, section) in self.sky.iter().enumerate().rev() {
+            let bytes = section.to_bytes();
+            if bytes.chunks_exact(ROW_BYTES).any(|r| r != row) {
+                row.copy_from_slice(&bytes[..ROW_BYTES]);
+                saved.push((Kind::Sky, s, bytes));
+            }
+        }
+        for (s, section) in self.block.iter().enumerate() {
+            let bytes = section.to_bytes();
+            if bytes.iter().any(|&b| b != 0) {
+                saved.push((Kind::Block, s, bytes));
+            }
+        }
+        saved
     }
 
     pub fn layer(&self, kind: Kind) -> &[Nibbles; SECTIONS] {
@@ -230,5 +294,76 @@ mod tests {
         assert_eq!(light.get(Kind::Block, 1, 400, 2), 0);
         assert_eq!(light.get(Kind::Sky, 1, -81, 2), 0);
         assert_eq!(light.take_changed(), [1, 0]);
+    }
+
+    #[test]
+    fn light_saved_as_vanilla_saves_it_reads_back_the_same() {
+        let mut light = ChunkLight::dark();
+        for s in 0..SECTIONS {
+            let sky = match s {
+                // Open sky above a roof at section 12, dark under it but where a shaft at
+                // column 5 lets the sky down to section 6, and a lit cave in section 3.
+                13.. => Nibbles::Uniform(15),
+                _ => Nibbles::Uniform(0),
+            };
+            light.sky[s] = sky;
+        }
+        for y in LOW_Y + 6 * 16..LOW_Y + 13 * 16 {
+            light.set(Kind::Sky, 5, y, 0, 15);
+        }
+        light.set(Kind::Sky, 2, LOW_Y + 3 * 16 + 4, 2, 9);
+        light.set(Kind::Block, 1, LOW_Y + 20 * 16, 1, 14);
+        let saved = light.to_saved();
+        let kept = |kind| {
+            let mut kept: Vec<usize> = saved
+                .iter()
+                .filter(|(k, ..)| *k == kind)
+                .map(|&(_, s, _)| s)
+                .collect();
+            kept.sort();
+            kept
+        };
+        // Only the roof's section (12), the dark one under the shaft (5) and the cave's (3)
+        // differ from the lowest row of the one saved above them.
+        assert_eq!(kept(Kind::Sky), [3, 5, 12]);
+        assert_eq!(kept(Kind::Block), [20]);
+        let mut sky: [Option<Nibbles>; SECTIONS] = Default::default();
+        let mut block: [Option<Nibbles>; SECTIONS] = Default::default();
+        for (kind, s, bytes) in saved {
+            let layer = if kind == Kind::Sky {
+                &mut sky
+            } else {
+                &mut block
+            };
+            layer[s] = Nibbles::from_bytes(&bytes);
+        }
+        let back = ChunkLight::from_saved(sky, block);
+        for kind in [Kind::Sky, Kind::Block] {
+            for (a, b) in back.layer(kind).iter().zip(light.layer(kind)) {
+                assert_eq!(a.to_bytes(), b.to_bytes(), "{kind:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_section_without_saved_sky_reads_the_lowest_row_of_the_one_above() {
+        let mut stored = Nibbles::Uniform(15);
+        stored.set(0, 4);
+        stored.set(256, 9);
+        let mut sky: [Option<Nibbles>; SECTIONS] = Default::default();
+        sky[10] = Some(stored.clone());
+        sky[12] = Some(Nibbles::Uniform(7));
+        let mut block: [Option<Nibbles>; SECTIONS] = Default::default();
+        block[3] = Some(Nibbles::Uniform(2));
+        let light = ChunkLight::from_saved(sky, block);
+        let sky = light.layer(Kind::Sky);
+        assert_eq!(sky[10], stored);
+        assert_eq!((sky[9].get(0), sky[9].get(256), sky[9].get(1)), (4, 4, 15));
+        assert_eq!(sky[0], sky[9], "down to the bottom");
+        assert_eq!(sky[11], Nibbles::Uniform(7));
+        assert!(sky[13..].iter().all(|s| s.is_all(15)), "open sky above");
+        let block = light.layer(Kind::Block);
+        assert_eq!(block[3], Nibbles::Uniform(2));
+        assert!(block[4].is_all(0));
     }
 }

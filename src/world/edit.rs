@@ -1,7 +1,8 @@
 //! Changes to the terrain: operators' `fill`, players' digging and building, zombies breaking
 //! doors. Each must be announced with [`BlocksChanged`], so that whatever keeps a view of the
 //! blocks (the light, the walkability facts zombies walk by) catches up, and so that
-//! [`Edits`] knows which chunks the next save must write.
+//! [`Edits`] knows which chunks the next save must write: those whose blocks changed, and
+//! those whose light changed with them.
 
 use std::collections::{HashMap, HashSet};
 
@@ -9,7 +10,10 @@ use bevy_ecs::event::ManualEventReader;
 use valence::log::warn;
 use valence::prelude::*;
 
+use rustc_hash::FxHashSet;
+
 use super::anvil::{self, ChunkEdit, Regions, SaveOutcome, SectionEdit};
+use super::light::Light;
 use super::{Overworld, HEIGHT, MIN_Y};
 
 /// Blocks in the box from `min` to `max` (inclusive) changed.
@@ -99,6 +103,16 @@ impl Edits {
         }
     }
 
+    /// Notes chunks whose light edits changed: one the region folder holds is written again,
+    /// or its saved light would be stale there (a dug torch's light would stay beside it).
+    fn relit(&mut self, chunks: FxHashSet<ChunkPos>) {
+        for pos in chunks {
+            if self.on_disk.contains(&pos) {
+                self.dirty.entry(pos).or_default();
+            }
+        }
+    }
+
     /// Takes in what finished saves report.
     fn settle(&mut self) {
         for outcome in self.outcomes.1.try_iter() {
@@ -122,8 +136,13 @@ impl Edits {
 
 /// Notes the edits since the last tick (before chunks are dropped, so a changed chunk is never
 /// dropped unsaved) and takes in what finished saves report.
-pub(super) fn track_edits(mut edits: ResMut<Edits>, events: Res<Events<BlocksChanged>>) {
+pub(super) fn track_edits(
+    mut edits: ResMut<Edits>,
+    events: Res<Events<BlocksChanged>>,
+    mut light: ResMut<Light>,
+) {
     edits.note(&events);
+    edits.relit(light.take_relit());
     edits.settle();
 }
 
@@ -173,11 +192,15 @@ impl Drop for TerrainSave {
 pub fn snapshot_terrain(world: &mut World) -> TerrainSave {
     world.resource_scope(|world, mut edits: Mut<Edits>| {
         edits.note(world.resource::<Events<BlocksChanged>>());
+        if let Some(mut light) = world.get_resource_mut::<Light>() {
+            edits.relit(light.take_relit());
+        }
         edits.settle();
         let regions = world.resource::<Regions>().clone();
         let biomes = world.resource::<anvil::BiomeNames>().clone();
         let mut layers = world.query_filtered::<&ChunkLayer, With<Overworld>>();
         let mut saves = Vec::new();
+        let light = world.get_resource::<Light>();
         if let Ok(layer) = layers.get_single(world) {
             let edits = &mut *edits;
             for (pos, bits) in std::mem::take(&mut edits.dirty) {
@@ -200,6 +223,7 @@ pub fn snapshot_terrain(world: &mut World) -> TerrainSave {
                     sections,
                     whole,
                     heightmaps: anvil::heightmap::encode(chunk),
+                    light: light.and_then(|l| l.chunk(pos)).cloned(),
                 });
             }
         } else if !edits.dirty.is_empty() {

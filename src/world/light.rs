@@ -49,6 +49,9 @@ pub struct Light {
     arrived: Vec<ChunkPos>,
     /// Those of this tick, once joined: sent whole even to clients that viewed them before.
     sent_whole: Vec<ChunkPos>,
+    /// Chunks whose light edits changed since the edits' record last took them: the light a
+    /// save wrote for them is stale.
+    relit: FxHashSet<ChunkPos>,
 }
 
 impl Light {
@@ -94,6 +97,11 @@ impl Light {
     pub(super) fn insert(&mut self, pos: ChunkPos, light: ChunkLight) {
         self.chunks.insert(pos, light);
         self.arrived.push(pos);
+    }
+
+    /// The chunks whose light edits changed since last asked.
+    pub(super) fn take_relit(&mut self) -> FxHashSet<ChunkPos> {
+        std::mem::take(&mut self.relit)
     }
 
     pub(super) fn remove(&mut self, pos: ChunkPos) {
@@ -167,7 +175,7 @@ fn update_light(
     };
     let light = &mut *light;
     let arrived = std::mem::take(&mut light.arrived);
-    let touched = {
+    let (joined, relit) = {
         let mut access = OnTick {
             layer: &layer,
             light: &mut light.chunks,
@@ -180,6 +188,8 @@ fn update_light(
                 light::join(&mut access, pos);
             }
         }
+        let joined = std::mem::take(&mut access.touched);
+        access.last_touched = None;
         let changed = edits.iter().flat_map(|edit| {
             let (min, max) = (edit.min, edit.max);
             (min.x..=max.x).flat_map(move |x| {
@@ -187,7 +197,7 @@ fn update_light(
             })
         });
         light::relight(&mut access, changed);
-        access.touched
+        (joined, access.touched)
     };
     // Whole chunks go to their viewers after Valence sends the blocks; the rest as updates now.
     for &pos in &arrived {
@@ -195,7 +205,7 @@ fn update_light(
             chunk.take_changed();
         }
     }
-    for pos in touched {
+    for &pos in joined.iter().chain(&relit) {
         let Some(chunk) = light.chunks.get_mut(pos) else {
             continue;
         };
@@ -203,6 +213,9 @@ fn update_light(
         if sections != [0, 0] {
             let packet = light_packet(pos, chunk, sections, false);
             layer.view_writer(pos).write_packet(&packet);
+            if relit.contains(&pos) {
+                light.relit.insert(pos);
+            }
         }
     }
     light.sent_whole = arrived;

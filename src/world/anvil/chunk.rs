@@ -3,8 +3,8 @@
 //!
 //! Writing patches: a chunk that came from the region folder keeps everything horde does not
 //! model (structures, ticks, block entities of untouched blocks, entities, other mods' keys);
-//! only the changed sections' blocks are replaced, the heightmaps are computed again from the
-//! blocks, and the light it can no longer vouch for is left for vanilla to recompute.
+//! only the changed sections' blocks are replaced, and the heightmaps and light are written as
+//! they are now.
 
 use std::collections::HashMap;
 
@@ -16,6 +16,7 @@ use valence::registry::biome::BiomeId;
 use valence::registry::RegistryIdx;
 
 use super::DATA_VERSION;
+use crate::light::{self, ChunkLight, Kind, Nibbles, SECTION_BYTES};
 use crate::world::{HEIGHT, MIN_Y};
 
 const BLOCKS_PER_SECTION: usize = 16 * 16 * 16;
@@ -23,6 +24,8 @@ const BIOMES_PER_SECTION: usize = 4 * 4 * 4;
 /// Sections in a column, and the `Y` of the lowest.
 pub const SECTIONS: u32 = HEIGHT / 16;
 const BOTTOM_SECTION: i32 = MIN_Y.div_euclid(16);
+/// The `Y` of the lowest light section, below the world.
+const LIGHT_BOTTOM_SECTION: i32 = light::LOW_Y.div_euclid(16);
 
 /// Biome names by registry id and back, for reading and writing `biomes` palettes.
 #[derive(Resource, Debug, Clone, Default)]
@@ -60,26 +63,46 @@ impl BiomeNames {
     }
 }
 
-/// The chunk a region file holds, or `None` when vanilla had not yet placed its blocks (proto
-/// chunks at the edge of the explored world, still being shaped), which horde's generator then
-/// supplies.
-pub(super) fn decode(
-    root: &Compound,
-    biomes: &BiomeNames,
-) -> anyhow::Result<Option<UnloadedChunk>> {
-    if let Some(Value::Int(version)) = root.get("DataVersion") {
-        // Newer blocks would be misread, and a patch would stamp 1.20.1 names on them.
-        ensure!(
-            *version <= DATA_VERSION,
-            "chunk from a newer Minecraft (DataVersion {version})"
-        );
-    }
-    match root.get("Status") {
-        Some(Value::String(status)) if has_its_blocks(status) => {}
+/// The `DataVersion` (a 1.20 snapshot) from which vanilla keeps a chunk's saved light: its
+/// light engine changed there, and it deletes older chunks' light to compute it again
+/// (`ChunkDeleteLightFix`).
+const LIGHT_ENGINE_VERSION: i32 = 3451;
+
+/// A chunk as its region file holds it.
+pub(super) struct Decoded {
+    pub chunk: UnloadedChunk,
+    /// The light saved with it, when it was finished and lit (else it is lit from its blocks).
+    pub light: Option<SavedLight>,
+}
+
+/// Each light section's saved sky and block arrays, where the chunk has one.
+pub(super) type SavedLight = [[Option<Nibbles>; light::SECTIONS]; 2];
+
+/// The chunk a region file holds, or `None` when vanilla had not yet finished its terrain
+/// (proto chunks at the edge of the explored world, still being shaped), which horde's
+/// generator then supplies.
+pub(super) fn decode(root: &Compound, biomes: &BiomeNames) -> anyhow::Result<Option<Decoded>> {
+    let version = match root.get("DataVersion") {
+        Some(Value::Int(version)) => *version,
+        _ => 0,
+    };
+    // Newer blocks would be misread, and a patch would stamp 1.20.1 names on them.
+    ensure!(
+        version <= DATA_VERSION,
+        "chunk from a newer Minecraft (DataVersion {version})"
+    );
+    let finished = match root.get("Status") {
+        Some(Value::String(status)) if has_its_blocks(status) => {
+            status.strip_prefix("minecraft:").unwrap_or(status) == "full"
+        }
         Some(Value::String(_)) => return Ok(None),
         _ if root.contains_key("Level") => bail!("chunk from before Minecraft 1.18"),
         _ => bail!("chunk without a Status"),
-    }
+    };
+    let lit = finished
+        && version >= LIGHT_ENGINE_VERSION
+        && matches!(root.get("isLightOn"), Some(Value::Byte(b)) if *b != 0);
+    let mut saved: Option<SavedLight> = lit.then(Default::default);
     let mut chunk = UnloadedChunk::with_height(HEIGHT);
     let mut states = Vec::new();
     let mut cells = Vec::new();
@@ -87,6 +110,12 @@ pub(super) fn decode(
         let Some(Value::Byte(y)) = section.get("Y") else {
             bail!("a section without Y");
         };
+        if let Some(light) = &mut saved {
+            if !read_light(section, *y, light) {
+                // Vanilla would refuse the chunk; its light is found from its blocks instead.
+                saved = None;
+            }
+        }
         // Vanilla adds light-only sections above and below the world.
         let Some(sy) = section_index(*y as i32) else {
             continue;
@@ -151,18 +180,59 @@ pub(super) fn decode(
             chunk.set_block_entity(x, y, z, Some(data));
         }
     }
-    Ok(Some(chunk))
+    Ok(Some(Decoded {
+        chunk,
+        light: saved,
+    }))
 }
 
-/// Whether a chunk of generation status `status` holds its blocks. Vanilla shapes a chunk
-/// (noise, surface, carvers) and then, at `features`, places its trees, ores and structure
-/// pieces; the steps after (light, spawn, heightmaps, full) change no block of its own. Such a
-/// chunk is served as saved: making it anew with horde's generator would replace vanilla's
-/// terrain, and cut the trees that reach into it from its full neighbours.
+/// Takes section `y`'s saved light arrays into `light`; false if one is not a section's length.
+fn read_light(section: &Compound, y: i8, light: &mut SavedLight) -> bool {
+    let Some(s) = usize::try_from(i32::from(y) - LIGHT_BOTTOM_SECTION)
+        .ok()
+        .filter(|&s| s < light::SECTIONS)
+    else {
+        return true;
+    };
+    for (kind, key) in [(Kind::Sky, "SkyLight"), (Kind::Block, "BlockLight")] {
+        if let Some(Value::ByteArray(bytes)) = section.get(key) {
+            let Ok(bytes) = <&[i8; SECTION_BYTES]>::try_from(&bytes[..]) else {
+                return false;
+            };
+            light[kind as usize][s] = Nibbles::from_bytes(&bytes.map(|b| b as u8));
+        }
+    }
+    true
+}
+
+/// Whether a chunk of generation status `status` holds its terrain. Vanilla shapes a chunk's
+/// stone (noise), then gives it its surface (grass, sand) and carves its caves, and at
+/// `features` places its trees, ores and structure pieces; the steps after change no block of
+/// its own. A chunk from `surface` on is served as saved (lit by horde, without the features
+/// vanilla had yet to place): making it anew with horde's generator would replace vanilla's
+/// terrain and leave a seam against its neighbours, and cut the trees that reach into it from
+/// them.
 fn has_its_blocks(status: &str) -> bool {
     matches!(
         status.strip_prefix("minecraft:").unwrap_or(status),
-        "features" | "light" | "initialize_light" | "spawn" | "heightmaps" | "full"
+        "surface"
+            | "carvers"
+            | "liquid_carvers"
+            | "features"
+            | "initialize_light"
+            | "light"
+            | "spawn"
+            | "heightmaps"
+            | "full"
+    )
+}
+
+/// Whether vanilla has lit a chunk of status `status`. Before, it takes no light from the file
+/// and lights the chunk itself once it has placed the rest of its blocks.
+fn is_lit(status: &str) -> bool {
+    matches!(
+        status.strip_prefix("minecraft:").unwrap_or(status),
+        "light" | "spawn" | "heightmaps" | "full"
     )
 }
 
@@ -353,6 +423,8 @@ pub struct ChunkEdit {
     pub whole: bool,
     /// Its `Heightmaps`, from all of its blocks as they are now.
     pub heightmaps: Compound,
+    /// Its light as it is now, if known; without it, vanilla is left to light it again.
+    pub light: Option<ChunkLight>,
 }
 
 #[derive(Debug, Clone)]
@@ -400,22 +472,51 @@ pub(super) fn written(original: Option<Compound>, edit: &ChunkEdit) -> Option<Co
             None => sections.push(change.section()),
         }
     }
-    // Vanilla relights a chunk not marked lit; stored light would outlive a dug torch, so none
-    // is left (nor the light-only sections above and below the world).
-    for section in &mut sections {
-        section.remove("BlockLight");
-        section.remove("SkyLight");
-    }
-    sections.retain(|s| s.contains_key("block_states"));
-    sections.sort_by_key(|s| match s.get("Y") {
-        Some(Value::Byte(y)) => *y,
-        _ => i8::MIN,
-    });
+    let lit = matches!(root.get("Status"), Some(Value::String(status)) if is_lit(status));
+    let light = edit.light.as_ref().filter(|_| lit);
+    put_light(&mut sections, light);
     root.insert("sections", List::Compound(sections));
     prune_block_entities(&mut root, edit);
     root.insert("Heightmaps", edit.heightmaps.clone());
-    root.insert("isLightOn", false);
+    root.insert("isLightOn", light.is_some());
     Some(root)
+}
+
+/// Replaces the sections' light with `light`, as vanilla saves it, in sections of their own
+/// above and below the world. Without it none is left: the saved light would outlive a dug
+/// torch, and vanilla lights a chunk not marked lit again.
+fn put_light(sections: &mut Vec<Compound>, light: Option<&ChunkLight>) {
+    let y_of = |s: &Compound| match s.get("Y") {
+        Some(Value::Byte(y)) => *y,
+        _ => i8::MIN,
+    };
+    for section in sections.iter_mut() {
+        section.remove("BlockLight");
+        section.remove("SkyLight");
+    }
+    for (kind, s, bytes) in light.map(ChunkLight::to_saved).unwrap_or_default() {
+        let y = (s as i32 + LIGHT_BOTTOM_SECTION) as i8;
+        let at = match sections.iter().position(|section| y_of(section) == y) {
+            Some(at) => at,
+            None => {
+                let mut section = Compound::new();
+                section.insert("Y", y);
+                sections.push(section);
+                sections.len() - 1
+            }
+        };
+        let key = match kind {
+            Kind::Sky => "SkyLight",
+            Kind::Block => "BlockLight",
+        };
+        sections[at].insert(key, bytes.map(|b| b as i8).to_vec());
+    }
+    sections.retain(|s| {
+        ["block_states", "SkyLight", "BlockLight"]
+            .into_iter()
+            .any(|k| s.contains_key(k))
+    });
+    sections.sort_by_key(y_of);
 }
 
 /// Drops the block entities of changed sections whose block no longer carries that entity (a
@@ -467,8 +568,8 @@ fn block_at(blocks: &Compound, i: usize) -> Option<BlockState> {
     block_state(palette.get(found?)?).ok()
 }
 
-/// A chunk horde generated, as vanilla writes a full chunk: blocks, biomes and heightmaps, no
-/// block entities, ticks or structures; light is left for vanilla to compute on load.
+/// A chunk horde generated, as vanilla writes a full chunk: blocks, biomes, light and
+/// heightmaps, no block entities, ticks or structures.
 fn whole_chunk(edit: &ChunkEdit) -> Compound {
     let mut root = Compound::new();
     root.insert("DataVersion", DATA_VERSION);
@@ -478,8 +579,9 @@ fn whole_chunk(edit: &ChunkEdit) -> Compound {
     root.insert("Status", "minecraft:full");
     root.insert("LastUpdate", 0i64);
     root.insert("InhabitedTime", 0i64);
-    root.insert("isLightOn", false);
-    let sections = edit.sections.iter().map(SectionEdit::section).collect();
+    root.insert("isLightOn", edit.light.is_some());
+    let mut sections = edit.sections.iter().map(SectionEdit::section).collect();
+    put_light(&mut sections, edit.light.as_ref());
     root.insert("sections", List::Compound(sections));
     root.insert("block_entities", List::End);
     root.insert("Heightmaps", edit.heightmaps.clone());
@@ -520,6 +622,33 @@ mod tests {
                 .collect(),
             whole: true,
             heightmaps: super::super::heightmap::encode(chunk),
+            light: Some(lit(chunk)),
+        }
+    }
+
+    fn lit(chunk: &UnloadedChunk) -> ChunkLight {
+        light::light_chunk(|x, y, z| chunk.block_state(x, y, z))
+    }
+
+    /// The light a written chunk is read back with.
+    fn light_read(root: &Compound, names: &BiomeNames) -> ChunkLight {
+        let Decoded { chunk, light } = decode(root, names).unwrap().unwrap();
+        let [sky, block] = light.expect("the light is kept");
+        light::saved_light(sky, block, |x, y, z| chunk.block_state(x, y, z))
+    }
+
+    fn assert_same_light(a: &ChunkLight, b: &ChunkLight) {
+        for kind in [Kind::Sky, Kind::Block] {
+            for (s, (p, q)) in a.layer(kind).iter().zip(b.layer(kind)).enumerate() {
+                assert_eq!(p.to_bytes(), q.to_bytes(), "{kind:?} light of section {s}");
+            }
+        }
+        for (x, z) in (0..16).flat_map(|x| (0..16).map(move |z| (x, z))) {
+            assert_eq!(
+                a.source_y(x, z),
+                b.source_y(x, z),
+                "the sky's reach at {x} {z}"
+            );
         }
     }
 
@@ -534,6 +663,7 @@ mod tests {
             }],
             whole: false,
             heightmaps: super::super::heightmap::encode(chunk),
+            light: Some(lit(chunk)),
         }
     }
 
@@ -553,6 +683,7 @@ mod tests {
             BlockState::OAK_STAIRS.set(PropName::Facing, PropValue::East),
         );
         chunk.set_block_state(5, 71, 5, BlockState::CHEST);
+        chunk.set_block_state(8, 71, 8, BlockState::LANTERN);
         chunk.set_biome(1, 17, 2, BiomeId::from_index(1));
         chunk
     }
@@ -567,7 +698,7 @@ mod tests {
             root.get("Status"),
             Some(&Value::String("minecraft:full".into()))
         );
-        let back = decode(&root, &names).unwrap().unwrap();
+        let back = decode(&root, &names).unwrap().unwrap().chunk;
         for sy in 0..SECTIONS {
             for i in 0..BLOCKS_PER_SECTION {
                 let (x, y, z) = block_xyz(i);
@@ -621,24 +752,21 @@ mod tests {
             &super::super::heightmap::encode(&chunk),
             "computed again"
         );
-        assert_eq!(patched.get("isLightOn"), Some(&Value::Byte(0)));
+        assert_eq!(patched.get("isLightOn"), Some(&Value::Byte(1)));
         let sections = compounds(patched.get("sections")).unwrap();
         assert_eq!(
             sections.len(),
             SECTIONS as usize,
-            "the light-only section goes"
+            "the stale light-only section goes"
         );
-        assert!(
-            sections.iter().all(|s| !s.contains_key("SkyLight")),
-            "no stale light is left"
-        );
+        assert_same_light(&light_read(&patched, &names), &lit(&chunk));
         let entities = compounds(patched.get("block_entities")).unwrap();
         assert_eq!(
             entities.len(),
             1,
             "the dug chest's entity goes, the other stays"
         );
-        let back = decode(&patched, &names).unwrap().unwrap();
+        let back = decode(&patched, &names).unwrap().unwrap().chunk;
         assert_eq!(back.block_state(5, 71, 5), BlockState::AIR);
         assert_eq!(back.block_state(0, 0, 0), BlockState::BEDROCK);
         assert_eq!(back.biome(1, 17, 2), BiomeId::from_index(1));
@@ -654,9 +782,85 @@ mod tests {
         }
         let edit = section_four(&chunk, &names);
         let patched = written(Some(original), &edit).unwrap();
-        let back = decode(&patched, &names).unwrap().unwrap();
+        let back = decode(&patched, &names).unwrap().unwrap().chunk;
         assert_eq!(back.block_state(5, 71, 5), BlockState::CHEST);
         assert_eq!(back.biome(1, 17, 2), BiomeId::from_index(1));
+    }
+
+    #[test]
+    fn a_written_chunk_carries_its_light_as_vanilla_saves_it() {
+        let names = names();
+        let mut chunk = sample();
+        // Open to the sky down to the bedrock at one column, so the sky reaches below the world.
+        for y in 16..80 {
+            chunk.set_block_state(0, y, 0, BlockState::AIR);
+        }
+        chunk.fill_block_state_section(0, BlockState::AIR);
+        chunk.set_block_state(15, HEIGHT - 1, 15, BlockState::GLOWSTONE);
+        let light = lit(&chunk);
+        let mut edit = whole(&chunk, ChunkPos::new(0, 0), &names);
+        edit.light = Some(light.clone());
+        let root = written(None, &edit).unwrap();
+        assert_eq!(root.get("isLightOn"), Some(&Value::Byte(1)));
+        let ys: Vec<i8> = compounds(root.get("sections"))
+            .unwrap()
+            .iter()
+            .filter_map(|s| match s.get("Y") {
+                Some(Value::Byte(y)) => Some(*y),
+                _ => None,
+            })
+            .collect();
+        let low = LIGHT_BOTTOM_SECTION as i8;
+        assert_eq!(ys.first(), Some(&low), "the sky's light below the world");
+        assert_eq!(
+            ys.last(),
+            Some(&(low + 25)),
+            "the glowstone's light above it"
+        );
+        assert!(ys.windows(2).all(|w| w[0] < w[1]), "{ys:?}");
+        assert_same_light(&light_read(&root, &names), &light);
+
+        edit.light = None;
+        let root = written(None, &edit).unwrap();
+        assert_eq!(root.get("isLightOn"), Some(&Value::Byte(0)));
+        let sections = compounds(root.get("sections")).unwrap();
+        assert_eq!(sections.len(), SECTIONS as usize);
+        assert!(
+            sections.iter().all(|s| s.len() == 3),
+            "Y, blocks and biomes"
+        );
+    }
+
+    #[test]
+    fn saved_light_is_kept_for_finished_chunks_lit_since_1_20() {
+        let mut edit = whole(&sample(), ChunkPos::new(0, 0), &names());
+        edit.light = None;
+        let mut root = written(None, &edit).unwrap();
+        root.insert("isLightOn", true);
+        if let Some(Value::List(List::Compound(sections))) = root.get_mut("sections") {
+            sections[0].insert("SkyLight", vec![0x77u8 as i8; 2048]);
+        }
+        let light = |root: &Compound| decode(root, &names()).unwrap().unwrap().light;
+        let [sky, block] = light(&root).expect("kept");
+        assert_eq!(
+            sky[1],
+            Some(Nibbles::Uniform(7)),
+            "the world's lowest section"
+        );
+        assert!(sky[0].is_none() && block.iter().all(Option::is_none));
+        for (key, value) in [
+            ("Status", Value::from("minecraft:spawn")),
+            ("isLightOn", Value::from(false)),
+            ("DataVersion", Value::from(LIGHT_ENGINE_VERSION - 1)),
+        ] {
+            let mut other = root.clone();
+            other.insert(key, value);
+            assert!(light(&other).is_none(), "{key}");
+        }
+        if let Some(Value::List(List::Compound(sections))) = root.get_mut("sections") {
+            sections[3].insert("BlockLight", vec![0i8; 100]);
+        }
+        assert!(light(&root).is_none(), "an array cut short is not trusted");
     }
 
     #[test]
@@ -673,18 +877,44 @@ mod tests {
             sections: vec![],
             whole: false,
             heightmaps: Compound::new(),
+            light: None,
         };
         assert!(written(None, &edit).is_none());
     }
 
     #[test]
-    fn proto_chunks_are_left_to_the_generator_and_old_formats_are_errors() {
-        let mut root = Compound::new();
-        root.insert("Status", "minecraft:liquid_carvers");
-        assert!(decode(&root, &names()).unwrap().is_none());
+    fn chunks_before_their_surface_are_left_to_the_generator_and_old_formats_are_errors() {
+        for status in ["empty", "structure_starts", "biomes", "noise"] {
+            let mut root = Compound::new();
+            root.insert("Status", format!("minecraft:{status}"));
+            assert!(decode(&root, &names()).unwrap().is_none(), "{status}");
+        }
         let mut old = Compound::new();
         old.insert("Level", Compound::new());
         assert!(decode(&old, &names()).is_err());
+    }
+
+    #[test]
+    fn a_chunk_with_its_terrain_is_served_and_left_for_vanilla_to_light() {
+        let names = names();
+        let chunk = sample();
+        for status in ["surface", "carvers", "liquid_carvers", "features"] {
+            let mut root = written(None, &whole(&chunk, ChunkPos::new(0, 0), &names)).unwrap();
+            root.insert("Status", format!("minecraft:{status}"));
+            let decoded = decode(&root, &names).unwrap().expect("served");
+            assert!(decoded.light.is_none(), "{status}: lit by horde");
+            assert_eq!(
+                decoded.chunk.block_state(3, 71, 4),
+                chunk.block_state(3, 71, 4)
+            );
+            // Vanilla lights it once it has placed its features.
+            let patched = written(Some(root), &section_four(&chunk, &names)).unwrap();
+            assert_eq!(patched.get("isLightOn"), Some(&Value::Byte(0)), "{status}");
+            let sections = compounds(patched.get("sections")).unwrap();
+            assert!(sections
+                .iter()
+                .all(|s| !s.contains_key("SkyLight") && !s.contains_key("BlockLight")));
+        }
     }
 
     #[test]

@@ -19,7 +19,7 @@ use valence::prelude::*;
 use super::nav::NavChunk;
 use super::surface::{surface, Surface};
 use super::HEIGHT;
-use crate::light::{light_chunk, ChunkLight};
+use crate::light::{light_chunk, saved_light, ChunkLight};
 
 pub use chunk::{encode_biomes, encode_blocks, BiomeNames, ChunkEdit, SectionEdit, SECTIONS};
 pub use entities::EntityRegions;
@@ -178,10 +178,13 @@ pub(crate) fn load(regions: &Regions, biomes: &BiomeNames, pos: ChunkPos) -> Loa
     // Decoding happens outside the lock so a save waits only for file reads.
     let read = regions.lock().read(pos);
     let error = match read.map(|nbt| nbt.map(|nbt| chunk::decode(&nbt, biomes))) {
-        Ok(Some(Ok(Some(chunk)))) => {
+        Ok(Some(Ok(Some(chunk::Decoded { chunk, light })))) => {
             let block = |x, y, z| chunk.block_state(x, y, z);
             let (surface, nav) = (surface(block, HEIGHT), NavChunk::of(block));
-            let light = light_chunk(block);
+            let light = match light {
+                Some([sky, block_light]) => saved_light(sky, block_light, block),
+                None => light_chunk(block),
+            };
             return Loaded::Chunk(chunk, surface, nav, light);
         }
         Ok(None) | Ok(Some(Ok(None))) => return Loaded::Missing,
