@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use horde::light::{light_chunk, ChunkLight, HeldChunks, Kind, SECTIONS};
-use horde::world::anvil::{BiomeNames, Loaded, Loader, Regions};
+use horde::world::anvil::{BiomeNames, Loaded};
 use horde::world::MIN_Y;
 use support::TempDir;
 use valence::layer::chunk::{Chunk, UnloadedChunk};
@@ -100,20 +100,6 @@ fn saved_light(root: &Compound) -> Vec<(Kind, usize, Vec<u8>)> {
     arrays
 }
 
-/// What horde's reader makes of `chunks` of the world folder `world`.
-fn horde_reads(world: &Path, chunks: &[ChunkPos]) -> HashMap<ChunkPos, Loaded> {
-    let mut loader = Loader::start(Regions::new(world), BiomeNames::default());
-    for &pos in chunks {
-        loader.request(pos);
-    }
-    let mut read = HashMap::new();
-    while read.len() < chunks.len() {
-        read.extend(loader.finished());
-        std::thread::yield_now();
-    }
-    read
-}
-
 /// Counts of one world's comparison, sky then block.
 #[derive(Default, Debug)]
 struct Tally {
@@ -146,7 +132,7 @@ fn compare(path: &Path, region: (i32, i32)) -> Tally {
     positions.sort_by_key(|p| (p.x, p.z));
     // Lit by horde, and as served.
     let (mut world, mut served) = (HeldChunks::new(), HeldChunks::new());
-    let mut read = horde_reads(dir.path(), &positions);
+    let mut read = support::horde_reads(dir.path(), &BiomeNames::default(), &positions);
     for pos in &positions {
         if let Some(Loaded::Chunk(chunk, _, _, light)) = read.remove(pos) {
             world.insert(*pos, chunk.clone());
@@ -305,7 +291,9 @@ fn tampered(dir: &Path, level: u8, data_version: i32) -> ChunkPos {
 /// The sky light at the middle of section 4 of the chunk horde serves at `pos` of `dir`, and
 /// as horde lights the chunk's blocks.
 fn served_sky(dir: &Path, pos: ChunkPos) -> (u8, u8) {
-    let Some(Loaded::Chunk(chunk, _, _, light)) = horde_reads(dir, &[pos]).remove(&pos) else {
+    let Some(Loaded::Chunk(chunk, _, _, light)) =
+        support::horde_reads(dir, &BiomeNames::default(), &[pos]).remove(&pos)
+    else {
         panic!("not served");
     };
     let lit = light_chunk(|x, y, z| chunk.block_state(x, y, z));
@@ -331,7 +319,7 @@ fn a_finished_chunk_is_served_with_the_light_vanilla_saved_since_1_20() {
 /// Each of `chunks` as horde reads it back from the world folder of `h` is served with the
 /// light it holds now.
 fn assert_served_as_held(h: &support::headless::Harness, chunks: &[ChunkPos]) {
-    let mut read = horde_reads(h.world.path(), chunks);
+    let mut read = support::horde_reads(h.world.path(), &BiomeNames::default(), chunks);
     let held = h.app.world.resource::<horde::world::light::Light>();
     for pos in chunks {
         let Some(Loaded::Chunk(_, _, _, served)) = read.remove(pos) else {

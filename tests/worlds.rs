@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use horde::world::anvil::heightmap::{self, Heightmap};
-use horde::world::anvil::{BiomeNames, Loaded, Loader, Regions};
+use horde::world::anvil::{BiomeNames, Loaded};
 use sha2::{Digest, Sha256};
 use support::TempDir;
 use valence::layer::chunk::{Chunk, UnloadedChunk};
@@ -114,25 +114,6 @@ fn section_blocks(chunk: &UnloadedChunk, sy: i32) -> Vec<String> {
 fn sha(blocks: &[String]) -> String {
     let digest = Sha256::digest(blocks.join("\n").as_bytes());
     digest.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// What horde's reader makes of `chunks` of the world folder `world`, as the server's loader
-/// thread reads them.
-fn horde_reads(
-    world: &Path,
-    biomes: &BiomeNames,
-    chunks: &[ChunkPos],
-) -> HashMap<ChunkPos, Loaded> {
-    let mut loader = Loader::start(Regions::new(world), biomes.clone());
-    for &pos in chunks {
-        loader.request(pos);
-    }
-    let mut read = HashMap::new();
-    while read.len() < chunks.len() {
-        read.extend(loader.finished());
-        std::thread::yield_now();
-    }
-    read
 }
 
 /// A region file of a real world: name, path, the region it is (`r.X.Z.mca`), fewest chunks
@@ -249,7 +230,7 @@ fn every_block_of_real_vanilla_worlds_is_served_as_a_third_party_reader_reads_it
         std::fs::copy(source, &region).unwrap();
         let seen = third_party(&region);
         let positions: Vec<ChunkPos> = seen.iter().map(|s| s.pos).collect();
-        let read = horde_reads(dir.path(), &biomes, &positions);
+        let read = support::horde_reads(dir.path(), &biomes, &positions);
         let (mut served, mut blocks) = (0, 0);
         for chunk in &seen {
             match &read[&chunk.pos] {

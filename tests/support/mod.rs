@@ -370,3 +370,25 @@ impl Drop for TestServer {
         let _ = self.child.wait();
     }
 }
+
+/// What horde's reader makes of `chunks` of the world folder `world`, as the server's loader
+/// thread reads them.
+pub(crate) fn horde_reads(
+    world: &Path,
+    biomes: &horde::world::anvil::BiomeNames,
+    chunks: &[valence::prelude::ChunkPos],
+) -> std::collections::HashMap<valence::prelude::ChunkPos, horde::world::anvil::Loaded> {
+    let mut loader = horde::world::anvil::Loader::start(
+        horde::world::anvil::Regions::new(world),
+        biomes.clone(),
+    );
+    for &pos in chunks {
+        loader.request(pos);
+    }
+    let mut read = std::collections::HashMap::new();
+    while read.len() < chunks.len() {
+        read.extend(loader.finished());
+        std::thread::yield_now();
+    }
+    read
+}
