@@ -361,17 +361,10 @@ fn save(h: &mut support::headless::Harness) {
 /// light is left beside it.
 #[test]
 fn chunks_read_back_are_served_with_the_light_horde_saved() {
-    let world = TempDir::new("light-saves");
-    std::fs::create_dir_all(world.path().join("region")).unwrap();
-    std::fs::copy(
-        support::repo().join("tests/fixtures/worlds/1.20.1/r.-1.-2.mca"),
-        world.path().join("region/r.-1.-2.mca"),
-    )
-    .unwrap();
-    let mut config = horde::config::Config::default();
-    config.spawning.enabled = false;
-    config.server.spawn_protection = 0;
-    let mut h = support::headless::harness_in(config, world);
+    let mut h = support::headless::harness_on_region(
+        &support::repo().join("tests/fixtures/worlds/1.20.1/r.-1.-2.mca"),
+        "r.-1.-2.mca",
+    );
     let s = h.spawn_point();
     let by_spawn = BlockPos::new(
         s.x.floor() as i32,

@@ -424,17 +424,10 @@ const VANILLA_CHUNK_KEYS: [&str; 15] = [
 fn every_chunk_horde_writes_opens_in_a_third_party_reader_with_every_key_vanilla_writes() {
     support::needs::test_clients();
     // Generated chunks edited across a chunk border, and a vanilla chunk edited.
-    let world = TempDir::new("written");
-    std::fs::create_dir_all(world.path().join("region")).unwrap();
-    std::fs::copy(
-        support::needs::vanilla_region("1.19.4"),
-        world.path().join("region/r.0.0.mca"),
-    )
-    .unwrap();
-    let mut config = horde::config::Config::default();
-    config.spawning.enabled = false;
-    config.server.spawn_protection = 0;
-    let mut h = support::headless::harness_in(config, world);
+    let mut h = support::headless::harness_on_region(
+        &support::needs::vanilla_region("1.19.4"),
+        "r.0.0.mca",
+    );
     let s = h.spawn_point();
     let (x, z) = (s.x.floor() as i32, s.z.floor() as i32);
     h.fill(

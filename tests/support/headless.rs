@@ -21,10 +21,24 @@ pub(crate) struct Harness {
 /// A harness with the default config, natural spawning off so that tests see only the zombies
 /// they summon, and no spawn protection (the player builds by the spawn).
 pub(crate) fn harness() -> Harness {
+    harness_with(quiet())
+}
+
+/// The default config, natural spawning off and no spawn protection.
+fn quiet() -> Config {
     let mut config = Config::default();
     config.spawning.enabled = false;
     config.server.spawn_protection = 0;
-    harness_with(config)
+    config
+}
+
+/// Like [`harness`], on a world folder holding one region file of a real world, `region`,
+/// copied in as `region/{name}` (`r.X.Z.mca`).
+pub(crate) fn harness_on_region(region: &std::path::Path, name: &str) -> Harness {
+    let world = TempDir::new("real-region");
+    std::fs::create_dir_all(world.path().join("region")).unwrap();
+    std::fs::copy(region, world.path().join("region").join(name)).unwrap();
+    harness_in(quiet(), world)
 }
 
 /// A harness running `config`, its player joined and the chunks around them loaded: terrain
