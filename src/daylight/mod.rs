@@ -307,7 +307,8 @@ fn day_sleep(
             if shade.0.is_some() {
                 shade.0 = None;
             }
-        } else if shade.0.is_none() {
+        } else if shade.0.is_none_or(|spot| sky.sees_sky(eye_block(spot))) {
+            // None yet, or the world changed and the spot is in the sun now: look again.
             let sees_sky = |pos| sky.sees_sky(pos);
             shade.0 = find_shade(layer, sees_sky, pos.0, daylight.shade_radius);
         }
