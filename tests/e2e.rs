@@ -393,8 +393,12 @@ fn a_vanilla_chunk_edited_and_saved_keeps_what_horde_does_not_model() {
         let filled = s.command(&format!("fill {from} {to} glass"));
         field(&filled, "unloaded") == Some("0")
     });
+    // The edited chunk, and those beside it on disk whose light the edit changed.
     let saved = server.command("save-all");
-    assert_eq!(field(&saved, "chunks"), Some("1"), "{saved}");
+    let chunks: u32 = field(&saved, "chunks")
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    assert!(chunks >= 1, "{saved}");
     let box_ = format!("{from} {to} glass");
     server.scenario_with(
         "region-save",
