@@ -240,20 +240,18 @@ fn send_light_to_new_viewers(
     };
     packets.clear();
     let threshold = server.compression_threshold();
-    let mut packet_of = |pos: ChunkPos| -> Option<Vec<u8>> {
-        layer.chunk(pos)?;
-        let chunk = light.chunks.get(pos)?;
-        Some(
-            packets
-                .entry(pos)
-                .or_insert_with(|| {
-                    let mut bytes = Vec::new();
-                    let packet = light_packet(pos, chunk, [(1 << SECTIONS) - 1; 2], true);
-                    PacketWriter::new(&mut bytes, threshold).write_packet(&packet);
-                    bytes
-                })
-                .clone(),
-        )
+    // Each chunk's packet is encoded once a tick, whoever else is sent it.
+    let mut send = |client: &mut Client, pos: ChunkPos| {
+        let (Some(_), Some(chunk)) = (layer.chunk(pos), light.chunks.get(pos)) else {
+            return;
+        };
+        let bytes = packets.entry(pos).or_insert_with(|| {
+            let mut bytes = Vec::new();
+            let packet = light_packet(pos, chunk, [(1 << SECTIONS) - 1; 2], true);
+            PacketWriter::new(&mut bytes, threshold).write_packet(&packet);
+            bytes
+        });
+        client.write_packet_bytes(bytes);
     };
     for (entity, mut client, view, lit) in &mut clients {
         let view = view.get();
@@ -264,17 +262,13 @@ fn send_light_to_new_viewers(
                 None => view.iter().collect(),
             };
             for pos in newly {
-                if let Some(bytes) = packet_of(pos) {
-                    client.write_packet_bytes(&bytes);
-                }
+                send(&mut client, pos);
             }
         }
         for &pos in &light.sent_whole {
             let seen_before = old.is_some_and(|old| old.contains(pos));
             if view.contains(pos) && seen_before {
-                if let Some(bytes) = packet_of(pos) {
-                    client.write_packet_bytes(&bytes);
-                }
+                send(&mut client, pos);
             }
         }
         match lit {
