@@ -20,6 +20,7 @@ pub mod hunt;
 pub mod items;
 pub mod light;
 pub mod map;
+pub mod menu;
 pub mod metrics;
 pub mod noise;
 pub mod pack;
@@ -74,6 +75,7 @@ pub fn build_app(launch: Launch) -> anyhow::Result<App> {
         save::SavePlugin,
         building::BuildingPlugin,
         items::ItemsPlugin,
+        menu::MenuPlugin,
         experience::ExperiencePlugin,
         zombie::ZombiePlugin,
         noise::NoisePlugin,

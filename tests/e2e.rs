@@ -362,8 +362,14 @@ fn a_client_digging_at_night_out_of_sight_draws_a_zombie_to_the_place() {
 }
 
 #[test]
-fn a_survival_client_falls_heals_hears_wears_iron_loots_eats_and_its_drop_outlasts_a_restart() {
+fn a_survival_client_falls_heals_hears_wears_iron_loots_eats_crafts_and_its_drop_outlasts_a_restart(
+) {
     let server = TestServer::start("survival", "");
+    // First, on the same server: from five logs to a pickaxe, a chest and a furnace (before
+    // the survivor's emeralds lie at the spawn, for the crafter would pick them up).
+    let crafted = server.scenario("craft");
+    eprintln!("craft: {crafted}");
+    assert_eq!(crafted["made"]["furnace"], 1, "{crafted}");
     let lived = server.scenario("survival");
     eprintln!("survival: {lived}");
     let server = TestServer::start_in(server.stop(), "");

@@ -10,6 +10,13 @@ pub use light::{light_facts, opposite, LightFacts, DIRECTIONS};
 
 use valence::prelude::*;
 
+/// Whether a right-click on `kind` uses the block (opens its window) rather than placing what
+/// the player holds against it: a player who sneaks holding something places
+/// (`ServerPlayerGameMode.useItemOn`).
+pub fn used_on_click(kind: BlockKind, sneaking: bool, holding: bool) -> bool {
+    !(sneaking && holding) && kind == BlockKind::CraftingTable
+}
+
 /// The block a config or a command names, with or without `minecraft:`.
 pub fn block_kind(name: &str) -> Option<BlockKind> {
     BlockKind::from_str(name.strip_prefix("minecraft:").unwrap_or(name))

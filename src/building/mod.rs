@@ -21,7 +21,7 @@ use valence::protocol::packets::play::BlockUpdateS2c;
 use valence::protocol::{Direction, Hand, VarInt, WritePacket};
 
 use crate::access::{Kicked, Operator};
-use crate::blocks::{breakable, dig_progress, drop};
+use crate::blocks::{breakable, dig_progress, drop, used_on_click};
 use crate::common::body::Dead;
 use crate::common::events::DropItem;
 use crate::common::events::{Noise, NoiseKind};
@@ -274,6 +274,10 @@ fn place(
             Hand::Main => held.slot(),
             Hand::Off => OFF_HAND,
         };
+        let holding = inventory.slot(held.slot()).is_some() || inventory.slot(OFF_HAND).is_some();
+        if used_on_click(clicked.to_kind(), sneaking, holding) {
+            continue; // Its window opens (`menu`); the client placed nothing.
+        }
         let Some(stack) = inventory.slot(slot).cloned() else {
             continue;
         };

@@ -155,6 +155,14 @@ pub enum NoiseKind {
     },
 }
 
+/// A stack a player threw out of their inventory (a window click outside, the drop key, a
+/// craft with no room): it lands in front of them.
+#[derive(Event, Debug, Clone)]
+pub struct Thrown {
+    pub client: Entity,
+    pub stack: ItemStack,
+}
+
 /// Puts an item on the ground.
 #[derive(Event, Debug, Clone)]
 pub struct DropItem(pub ItemRecord);

@@ -9,7 +9,6 @@ pub mod save;
 use rand::Rng;
 use valence::entity::item::{ItemEntityBundle, Stack};
 use valence::entity::{EntityId, OnGround, Velocity};
-use valence::inventory::DropItemStackEvent;
 use valence::layer::Layer;
 use valence::prelude::*;
 use valence::protocol::packets::play::ItemPickupAnimationS2c;
@@ -17,7 +16,7 @@ use valence::protocol::{VarInt, WritePacket};
 
 use crate::common::body::Dying;
 use crate::common::body::{Dead, EYE_HEIGHT};
-use crate::common::events::DropItem;
+use crate::common::events::{DropItem, Thrown};
 use crate::common::stacks::{insert, ItemRecord};
 use crate::config::Config;
 use crate::random::generator;
@@ -33,6 +32,7 @@ impl Plugin for ItemsPlugin {
         let seed = app.world.resource::<Config>().server.seed;
         app.insert_resource(ItemRng(generator(seed as u64 ^ 0x1732_17e3)))
             .add_event::<DropItem>()
+            .add_event::<Thrown>()
             .add_systems(
                 Update,
                 (
@@ -66,7 +66,7 @@ struct ItemRng(rand_pcg::Pcg32);
 
 /// A stack thrown out of an inventory window or with `Q` lands in front of the player.
 fn throw_from_inventory(
-    mut thrown: EventReader<DropItemStackEvent>,
+    mut thrown: EventReader<Thrown>,
     players: Query<(&Position, &Look)>,
     mut drops: EventWriter<DropItem>,
     mut rng: ResMut<ItemRng>,
