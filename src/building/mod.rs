@@ -21,13 +21,14 @@ use valence::protocol::packets::play::BlockUpdateS2c;
 use valence::protocol::{Direction, Hand, VarInt, WritePacket};
 
 use crate::access::{Kicked, Operator};
-use crate::blocks::{breakable, dig_progress, drop, used_on_click};
+use crate::blocks::{breakable, dig_progress, drop, hardness, used_on_click};
 use crate::common::body::Dead;
 use crate::common::events::DropItem;
 use crate::common::events::{Noise, NoiseKind};
 use crate::common::stacks::ItemRecord;
 use crate::config::Config;
 use crate::items::rules::{popped, DIG_PICKUP_DELAY};
+use crate::player::wear::{from_digging, WearItem};
 use crate::player::OFF_HAND;
 use crate::random::{generator, mix};
 use crate::world::door::{is_door, other_half};
@@ -116,6 +117,7 @@ fn dig(
     >,
     mut edits: Edits,
     mut drops: EventWriter<DropItem>,
+    mut wears: EventWriter<WearItem>,
     judge: Judge,
 ) {
     let Ok(mut layer) = edits.layers.get_single_mut() else {
@@ -198,6 +200,15 @@ fn dig(
         }
         edits.changed.send(change);
         if *mode == GameMode::Survival {
+            let amount = from_digging(tool, hardness(kind));
+            if amount > 0 {
+                wears.send(WearItem {
+                    player: event.client,
+                    slot: held.slot(),
+                    item: tool,
+                    amount,
+                });
+            }
             if let Some(item) = drop(kind, tool) {
                 // Where in the block and how it is tossed: drawn from the place and the tick.
                 let draw = (at.x as u64) ^ ((at.z as u64) << 26) ^ ((at.y as u64) << 52) ^ now;

@@ -80,25 +80,6 @@ pub fn wear(damage: f32) -> u16 {
     ((damage / 4.0) as u16).max(1)
 }
 
-/// Wears each armour piece a player wears by `loss`; a piece worn out breaks and is gone.
-pub fn wear_out(inventory: &mut Inventory, loss: u16) {
-    for slot in ARMOUR_SLOTS {
-        let Some(stack) = inventory.slot(slot).cloned() else {
-            continue;
-        };
-        if piece(stack.item).is_none() {
-            continue;
-        }
-        let max = stack.item.max_durability();
-        let damage = damage_of(&stack) + loss;
-        if damage >= max {
-            inventory.set_slot(slot, None);
-        } else {
-            inventory.set_slot(slot, with_damage(stack, damage));
-        }
-    }
-}
-
 /// The durability an item has lost, kept as vanilla keeps it (its `Damage` tag).
 pub fn damage_of(stack: &ItemStack) -> u16 {
     match stack.nbt.as_ref().and_then(|n| n.get("Damage")) {
@@ -239,7 +220,7 @@ mod tests {
     }
 
     #[test]
-    fn pieces_count_in_their_own_slot_and_wear_out() {
+    fn pieces_count_in_their_own_slot_and_break_when_worn_out() {
         let mut inventory = Inventory::new(InventoryKind::Player);
         inventory.set_slot(5, ItemStack::new(ItemKind::IronHelmet, 1, None));
         inventory.set_slot(6, ItemStack::new(ItemKind::IronChestplate, 1, None));
@@ -249,13 +230,12 @@ mod tests {
             (8.0, 0.0),
             "a helmet in the legs slot counts nothing"
         );
-        inventory.set_slot(
-            5,
-            with_damage(ItemStack::new(ItemKind::IronHelmet, 1, None), 163),
+        let worn_helmet = with_damage(ItemStack::new(ItemKind::IronHelmet, 1, None), 163);
+        let mut rng = crate::random::generator(3);
+        assert!(
+            super::super::wear::worn(&worn_helmet, 2, &mut rng).is_none(),
+            "165 durability: it breaks"
         );
-        wear_out(&mut inventory, 2);
-        assert!(inventory.slot(5).is_none(), "165 durability: it broke");
-        assert_eq!(damage_of(inventory.slot(6).unwrap()), 2);
     }
 
     #[test]

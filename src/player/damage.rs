@@ -51,7 +51,7 @@ pub(super) fn apply_damage(
             &mut Client,
             &mut Health,
             &mut LastBlow,
-            &mut Inventory,
+            &Inventory,
             &EntityId,
             &Position,
             &Username,
@@ -62,12 +62,13 @@ pub(super) fn apply_damage(
     >,
     mut layers: Query<&mut EntityLayer, With<Overworld>>,
     mut exhaust: EventWriter<Exhaust>,
+    mut wear: EventWriter<super::wear::WearItem>,
     config: Res<Config>,
     server: Res<Server>,
 ) {
     let now = server.current_tick() as u64;
     for event in events.iter() {
-        let Ok((mut client, mut health, mut last, mut inventory, id, pos, name, mode, protection)) =
+        let Ok((mut client, mut health, mut last, inventory, id, pos, name, mode, protection)) =
             players.get_mut(event.player)
         else {
             continue;
@@ -95,7 +96,7 @@ pub(super) fn apply_damage(
         }
         if !event.cause.bypasses_armour() {
             let (points, toughness) = armour::worn(&inventory);
-            armour::wear_out(&mut inventory, armour::wear(amount));
+            super::wear::wear_armour(event.player, &inventory, armour::wear(amount), &mut wear);
             amount = armour::after_armour(amount, points, toughness);
         }
         exhaust.send(Exhaust {

@@ -32,6 +32,7 @@ pub mod hazards;
 mod hotbar;
 pub mod hunger;
 pub mod save;
+pub mod wear;
 
 use damage::LastBlow;
 use hazards::{Exposure, MAX_AIR};
@@ -44,6 +45,7 @@ impl Plugin for PlayerPlugin {
         app.add_event::<DamagePlayer>()
             .add_event::<PlayerKill>()
             .add_event::<Exhaust>()
+            .add_event::<wear::WearItem>()
             .add_systems(
                 Update,
                 (
@@ -53,6 +55,7 @@ impl Plugin for PlayerPlugin {
                     hazards::falls,
                     hazards::hazards,
                     damage::apply_damage,
+                    wear::wear_items,
                     eating::start_and_stop,
                     eating::eat,
                     hunger::tire_by_moving,

@@ -32,6 +32,7 @@ use crate::player::armour::after_armour;
 use crate::player::charge::{in_hand, Charge};
 use crate::player::hazards::Exposure;
 use crate::player::hunger::Exhaust;
+use crate::player::wear;
 use crate::world::Overworld;
 
 /// Wind-up and cooldown in ticks.
@@ -255,6 +256,8 @@ pub(super) struct BlowNews<'w, 's> {
     kills: EventWriter<'w, PlayerKill>,
     struck: EventWriter<'w, ZombieStruck>,
     exhaust: EventWriter<'w, Exhaust>,
+    /// What a blow that lands costs the weapon.
+    wears: EventWriter<'w, wear::WearItem>,
 }
 
 impl BlowNews<'_, '_> {
@@ -368,6 +371,16 @@ pub(super) fn players_hit_zombies(
         }
         let swing = Swing::of(event.client, &mut player, &zombie, now);
         if strike(&swing, &mut zombie, &mut chunks, entities, &mut news, now) {
+            let item = in_hand(player.inventory, player.held);
+            let amount = wear::from_a_blow(item);
+            if amount > 0 {
+                news.wears.send(wear::WearItem {
+                    player: event.client,
+                    slot: player.held.slot(),
+                    item,
+                    amount,
+                });
+            }
             sweep(&swing, &mut zombies, &mut chunks, entities, &mut news, now);
         }
     }
