@@ -37,7 +37,12 @@ pub fn region_file(data: &[u8]) {
     let regions = Regions::new(&dir);
     let biomes = BiomeNames::default();
     for i in 0..1024 {
-        let _ = anvil::load(&regions, &biomes, ChunkPos::new(i % 32, i / 32));
+        let _ = anvil::load(
+            &regions,
+            &biomes,
+            ChunkPos::new(i % 32, i / 32),
+            valence::protocol::CompressionThreshold::default(),
+        );
     }
     let section = |index| {
         let palette = |name: &str| {
@@ -63,6 +68,7 @@ pub fn region_file(data: &[u8]) {
             whole: false,
             heightmaps: Compound::new(),
             light: Some(ChunkLight::dark()),
+            kept: Vec::new(),
         },
         ChunkEdit {
             pos: ChunkPos::new(1, 0),
@@ -70,6 +76,7 @@ pub fn region_file(data: &[u8]) {
             whole: true,
             heightmaps: Compound::new(),
             light: Some(ChunkLight::dark()),
+            kept: Vec::new(),
         },
     ]);
     let mut zombie = Compound::new();

@@ -134,9 +134,9 @@ fn compare(path: &Path, region: (i32, i32)) -> Tally {
     let (mut world, mut served) = (HeldChunks::new(), HeldChunks::new());
     let mut read = support::horde_reads(dir.path(), &BiomeNames::default(), &positions);
     for pos in &positions {
-        if let Some(Loaded::Chunk(chunk, _, _, light)) = read.remove(pos) {
-            world.insert(*pos, chunk.clone());
-            served.insert_lit(*pos, chunk, light);
+        if let Some(Loaded::Chunk(found)) = read.remove(pos) {
+            world.insert(*pos, found.blocks.clone());
+            served.insert_lit(*pos, found.blocks, found.light);
         }
     }
     let finished = |p: &ChunkPos| saved.get(p).is_some_and(|r| is_full(r) && is_lit(r));
@@ -291,11 +291,12 @@ fn tampered(dir: &Path, level: u8, data_version: i32) -> ChunkPos {
 /// The sky light at the middle of section 4 of the chunk horde serves at `pos` of `dir`, and
 /// as horde lights the chunk's blocks.
 fn served_sky(dir: &Path, pos: ChunkPos) -> (u8, u8) {
-    let Some(Loaded::Chunk(chunk, _, _, light)) =
+    let Some(Loaded::Chunk(found)) =
         support::horde_reads(dir, &BiomeNames::default(), &[pos]).remove(&pos)
     else {
         panic!("not served");
     };
+    let (chunk, light) = (found.blocks, found.light);
     let lit = light_chunk(|x, y, z| chunk.block_state(x, y, z));
     let at = |light: &ChunkLight| light.get(Kind::Sky, 8, 4 * 16 + 8, 8);
     (at(&light), at(&lit))
@@ -322,9 +323,10 @@ fn assert_served_as_held(h: &support::headless::Harness, chunks: &[ChunkPos]) {
     let mut read = support::horde_reads(h.world.path(), &BiomeNames::default(), chunks);
     let held = h.app.world.resource::<horde::world::light::Light>();
     for pos in chunks {
-        let Some(Loaded::Chunk(_, _, _, served)) = read.remove(pos) else {
+        let Some(Loaded::Chunk(found)) = read.remove(pos) else {
             panic!("chunk {} {} is not served from the file", pos.x, pos.z);
         };
+        let served = found.light;
         let now = held.chunk(*pos).expect("loaded");
         for kind in [Kind::Sky, Kind::Block] {
             for (s, (a, b)) in served.layer(kind).iter().zip(now.layer(kind)).enumerate() {

@@ -157,9 +157,10 @@ fn heightmaps_match_vanillas(
         .iter()
         .filter(|c| c.status.trim_start_matches("minecraft:") == "full")
     {
-        let Loaded::Chunk(blocks, ..) = &read[&chunk.pos] else {
+        let Loaded::Chunk(found) = &read[&chunk.pos] else {
             continue;
         };
+        let blocks = &found.blocks;
         let (x, z) = (
             chunk.pos.x.rem_euclid(32) as usize,
             chunk.pos.z.rem_euclid(32) as usize,
@@ -234,7 +235,8 @@ fn every_block_of_real_vanilla_worlds_is_served_as_a_third_party_reader_reads_it
         let (mut served, mut blocks) = (0, 0);
         for chunk in &seen {
             match &read[&chunk.pos] {
-                Loaded::Chunk(blocks_read, ..) => {
+                Loaded::Chunk(found) => {
+                    let blocks_read = &found.blocks;
                     assert!(
                         has_its_blocks(&chunk.status),
                         "{name}: chunk {} {} ({}) is still being shaped, yet served",

@@ -19,12 +19,14 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use valence::client::ClientMarker;
 use valence::log::{info, warn};
 use valence::prelude::*;
+use valence::protocol::CompressionThreshold;
 
 use super::anvil::{Loaded, Loader};
+use super::block_entities::BlockEntities;
 use super::edit::Edits;
 use super::gate::{close_gate, open_gate, TickGate};
 use super::generate::{Generated, Terrain};
-use super::light::Light;
+use super::light::{whole_light_packet, Light};
 use super::nav::Nav;
 use super::surface::ChunkArrived;
 use super::Overworld;
@@ -62,6 +64,7 @@ impl Plugin for ChunksPlugin {
             "Ticks from a chunk's last viewer leaving to its being dropped",
             exported.unload,
         );
+        let threshold = app.world.resource::<Server>().compression_threshold();
         let gate = self.between_ticks.then(|| {
             let budget = Duration::from_secs(1) / app.world.resource::<Server>().tick_rate().get();
             (TickGate::default(), budget)
@@ -74,7 +77,7 @@ impl Plugin for ChunksPlugin {
         app.add_event::<ChunkDropped>()
             .insert_resource(EntityTicking::default())
             .insert_resource(lifecycle)
-            .insert_resource(Generator::start(self.seed, gate))
+            .insert_resource(Generator::start(self.seed, gate, threshold))
             .add_systems(
                 PostUpdate,
                 note_needed_chunks.in_set(crate::schedule::BeforeLayersSet),
@@ -419,7 +422,8 @@ fn yield_to_the_tick() {
 #[derive(Resource)]
 pub(super) struct Generator {
     requests: flume::Sender<ChunkPos>,
-    done: flume::Receiver<(ChunkPos, Generated, ChunkLight)>,
+    /// Each chunk made, lit, with its whole light encoded as clients are sent it.
+    done: flume::Receiver<(ChunkPos, Generated, ChunkLight, Vec<u8>)>,
     backlog: Backlog,
 }
 
@@ -485,7 +489,11 @@ impl Backlog {
 impl Generator {
     /// Starts the worker; with a gate, it generates between ticks or once a tick has run its
     /// budget.
-    fn start(seed: i64, gate: Option<(TickGate, Duration)>) -> Self {
+    fn start(
+        seed: i64,
+        gate: Option<(TickGate, Duration)>,
+        threshold: CompressionThreshold,
+    ) -> Self {
         let (requests, todo) = flume::unbounded::<ChunkPos>();
         let (finished, done) = flume::unbounded();
         std::thread::Builder::new()
@@ -499,7 +507,8 @@ impl Generator {
                     }
                     let made = terrain.generate(pos);
                     let light = light_chunk(|x, y, z| made.chunk.block_state(x, y, z));
-                    if finished.send((pos, made, light)).is_err() {
+                    let packet = whole_light_packet(pos, &light, threshold);
+                    if finished.send((pos, made, light, packet)).is_err() {
                         break;
                     }
                 }
@@ -601,6 +610,7 @@ struct ChunkWorkers<'w> {
 struct Beside<'w> {
     nav: ResMut<'w, Nav>,
     light: ResMut<'w, Light>,
+    entities: ResMut<'w, BlockEntities>,
 }
 
 /// Puts chunks read from the region folder in the layer, and sends the ones it lacks (or
@@ -620,13 +630,18 @@ fn insert_read_chunks(
     let ChunkWorkers { loader, generator } = &mut workers;
     for (pos, loaded) in loader.finished() {
         match loaded {
-            Loaded::Chunk(chunk, surface, facts, lit) => {
+            Loaded::Chunk(read) => {
                 if layer.chunk(pos).is_none() {
-                    layer.insert_chunk(pos, chunk);
-                    beside.nav.insert(pos, facts);
-                    beside.light.insert(pos, lit);
+                    let read = *read;
+                    layer.insert_chunk(pos, read.blocks);
+                    beside.entities.insert_chunk(pos, read.kept);
+                    beside.nav.insert(pos, read.nav);
+                    beside.light.insert(pos, read.light, read.light_packet);
                     edits.loaded_from_disk(pos);
-                    arrived.send(ChunkArrived { pos, surface });
+                    arrived.send(ChunkArrived {
+                        pos,
+                        surface: read.surface,
+                    });
                     lifecycle.loaded += 1;
                     lifecycle.exported.loaded.set(lifecycle.loaded as i64);
                     lifecycle.maybe_unviewed(pos);
@@ -664,12 +679,13 @@ fn insert_generated_chunks(
         return;
     };
     let generator = &mut *generator;
-    for (pos, made, lit) in generator.done.try_iter() {
+    for (pos, made, lit, packet) in generator.done.try_iter() {
         generator.backlog.made(pos);
         if layer.chunk(pos).is_none() {
             layer.insert_chunk(pos, made.chunk);
+            beside.entities.insert_chunk(pos, Vec::new());
             beside.nav.insert(pos, made.nav);
-            beside.light.insert(pos, lit);
+            beside.light.insert(pos, lit, packet);
             lifecycle.generated += 1;
             arrived.send(ChunkArrived {
                 pos,
@@ -707,6 +723,7 @@ pub(super) fn drop_unviewed_chunks(
     mut edits: ResMut<Edits>,
     mut nav: ResMut<Nav>,
     mut light: ResMut<Light>,
+    mut entities: ResMut<BlockEntities>,
     mut dropped: EventWriter<ChunkDropped>,
     server: Res<Server>,
 ) {
@@ -737,6 +754,7 @@ pub(super) fn drop_unviewed_chunks(
                 layer.remove_chunk(pos);
                 nav.remove(pos);
                 light.remove(pos);
+                entities.remove_chunk(pos);
                 edits.unloaded(pos);
                 dropped.send(ChunkDropped(pos));
                 gone += 1;

@@ -13,6 +13,7 @@ use valence::prelude::*;
 use rustc_hash::FxHashSet;
 
 use super::anvil::{self, ChunkEdit, Regions, SaveOutcome, SectionEdit};
+use super::block_entities::BlockEntities;
 use super::light::Light;
 use super::{Overworld, HEIGHT, MIN_Y};
 
@@ -103,6 +104,13 @@ impl Edits {
         }
     }
 
+    /// Notes chunks whose kept block entities changed (a chest's items): written again.
+    fn entities_changed(&mut self, chunks: FxHashSet<ChunkPos>) {
+        for pos in chunks {
+            self.dirty.entry(pos).or_default();
+        }
+    }
+
     /// Notes chunks whose light edits changed: one the region folder holds is written again,
     /// or its saved light would be stale there (a dug torch's light would stay beside it).
     fn relit(&mut self, chunks: FxHashSet<ChunkPos>) {
@@ -140,9 +148,11 @@ pub(super) fn track_edits(
     mut edits: ResMut<Edits>,
     events: Res<Events<BlocksChanged>>,
     mut light: ResMut<Light>,
+    mut entities: ResMut<BlockEntities>,
 ) {
     edits.note(&events);
     edits.relit(light.take_relit());
+    edits.entities_changed(entities.take_changed());
     edits.settle();
 }
 
@@ -195,12 +205,16 @@ pub fn snapshot_terrain(world: &mut World) -> TerrainSave {
         if let Some(mut light) = world.get_resource_mut::<Light>() {
             edits.relit(light.take_relit());
         }
+        if let Some(mut entities) = world.get_resource_mut::<BlockEntities>() {
+            edits.entities_changed(entities.take_changed());
+        }
         edits.settle();
         let regions = world.resource::<Regions>().clone();
         let biomes = world.resource::<anvil::BiomeNames>().clone();
         let mut layers = world.query_filtered::<&ChunkLayer, With<Overworld>>();
         let mut saves = Vec::new();
         let light = world.get_resource::<Light>();
+        let entities = world.get_resource::<BlockEntities>();
         if let Ok(layer) = layers.get_single(world) {
             let edits = &mut *edits;
             for (pos, bits) in std::mem::take(&mut edits.dirty) {
@@ -224,6 +238,7 @@ pub fn snapshot_terrain(world: &mut World) -> TerrainSave {
                     whole,
                     heightmaps: anvil::heightmap::encode(chunk),
                     light: light.and_then(|l| l.chunk(pos)).cloned(),
+                    kept: entities.map(|e| e.of_chunk(pos)).unwrap_or_default(),
                 });
             }
         } else if !edits.dirty.is_empty() {

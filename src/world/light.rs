@@ -16,6 +16,7 @@ use valence::nbt::Value;
 use valence::prelude::*;
 use valence::protocol::encode::{PacketWriter, WritePacket};
 use valence::protocol::packets::play::LightUpdateS2c;
+use valence::protocol::CompressionThreshold;
 use valence::protocol::{LengthPrefixedArray, VarInt};
 use valence::registry::RegistryCodec;
 
@@ -49,6 +50,13 @@ pub struct Light {
     arrived: Vec<ChunkPos>,
     /// Those of this tick, once joined: sent whole even to clients that viewed them before.
     sent_whole: Vec<ChunkPos>,
+    /// Each chunk's whole light as clients are sent it, encoded (and compressed) where it was
+    /// lit, off the tick, or on the tick for the first viewer after a change; gone when its
+    /// light changes.
+    packets: FxHashMap<ChunkPos, Vec<u8>>,
+    /// The sections joining this tick's arrivals to their neighbours changed: sent after the
+    /// packet encoded before the join.
+    joined_since_lit: FxHashMap<ChunkPos, [u32; 2]>,
     /// Chunks whose light edits changed since the edits' record last took them: the light a
     /// save wrote for them is stale.
     relit: FxHashSet<ChunkPos>,
@@ -93,9 +101,11 @@ impl Light {
         self.chunks.get(pos)
     }
 
-    /// Takes in chunk `pos`, lit from its own blocks; it is joined at the next update.
-    pub(super) fn insert(&mut self, pos: ChunkPos, light: ChunkLight) {
+    /// Takes in chunk `pos`, lit from its own blocks, with that light encoded as clients are
+    /// sent it; it is joined at the next update.
+    pub(super) fn insert(&mut self, pos: ChunkPos, light: ChunkLight, packet: Vec<u8>) {
         self.chunks.insert(pos, light);
+        self.packets.insert(pos, packet);
         self.arrived.push(pos);
     }
 
@@ -106,11 +116,17 @@ impl Light {
 
     pub(super) fn remove(&mut self, pos: ChunkPos) {
         self.chunks.remove(pos);
+        self.packets.remove(&pos);
     }
 
-    /// Bytes held for light, for the memory figures.
+    /// Bytes held for light and its encoded packets, for the memory figures.
     pub fn heap_bytes(&self) -> usize {
-        self.chunks.values().map(ChunkLight::heap_bytes).sum()
+        let packets: usize = self.packets.values().map(Vec::capacity).sum();
+        self.chunks
+            .values()
+            .map(ChunkLight::heap_bytes)
+            .sum::<usize>()
+            + packets
     }
 }
 
@@ -199,10 +215,14 @@ fn update_light(
         light::relight(&mut access, changed);
         (joined, access.touched)
     };
-    // Whole chunks go to their viewers after Valence sends the blocks; the rest as updates now.
+    // Whole chunks go to their viewers after Valence sends the blocks, then what the join
+    // changed in them; the rest as updates now.
     for &pos in &arrived {
         if let Some(chunk) = light.chunks.get_mut(pos) {
-            chunk.take_changed();
+            let sections = chunk.take_changed();
+            if sections != [0, 0] {
+                light.joined_since_lit.insert(pos, sections);
+            }
         }
     }
     for &pos in joined.iter().chain(&relit) {
@@ -213,6 +233,7 @@ fn update_light(
         if sections != [0, 0] {
             let packet = light_packet(pos, chunk, sections, false);
             layer.view_writer(pos).write_packet(&packet);
+            light.packets.remove(&pos);
             if relit.contains(&pos) {
                 light.relit.insert(pos);
             }
@@ -231,27 +252,34 @@ fn send_light_to_new_viewers(
     mut commands: Commands,
     mut clients: Query<(Entity, &mut Client, View, Option<&mut LitView>)>,
     layers: Query<&ChunkLayer, With<Overworld>>,
-    light: Res<Light>,
+    mut light: ResMut<Light>,
     server: Res<Server>,
-    mut packets: Local<FxHashMap<ChunkPos, Vec<u8>>>,
+    mut joins: Local<FxHashMap<ChunkPos, Vec<u8>>>,
 ) {
     let Ok(layer) = layers.get_single() else {
         return;
     };
-    packets.clear();
     let threshold = server.compression_threshold();
-    // Each chunk's packet is encoded once a tick, whoever else is sent it.
+    let light = &mut *light;
+    let (chunks, packets, joined) = (&light.chunks, &mut light.packets, &light.joined_since_lit);
+    // Each chunk's packet is encoded once, whoever else is sent it.
     let mut send = |client: &mut Client, pos: ChunkPos| {
-        let (Some(_), Some(chunk)) = (layer.chunk(pos), light.chunks.get(pos)) else {
+        let (Some(_), Some(chunk)) = (layer.chunk(pos), chunks.get(pos)) else {
             return;
         };
-        let bytes = packets.entry(pos).or_insert_with(|| {
-            let mut bytes = Vec::new();
-            let packet = light_packet(pos, chunk, [(1 << SECTIONS) - 1; 2], true);
-            PacketWriter::new(&mut bytes, threshold).write_packet(&packet);
-            bytes
-        });
-        client.write_packet_bytes(bytes);
+        let whole = packets
+            .entry(pos)
+            .or_insert_with(|| whole_light_packet(pos, chunk, threshold));
+        client.write_packet_bytes(whole);
+        if let Some(&sections) = joined.get(&pos) {
+            let update = joins.entry(pos).or_insert_with(|| {
+                let mut bytes = Vec::new();
+                let packet = light_packet(pos, chunk, sections, false);
+                PacketWriter::new(&mut bytes, threshold).write_packet(&packet);
+                bytes
+            });
+            client.write_packet_bytes(update);
+        }
     };
     for (entity, mut client, view, lit) in &mut clients {
         let view = view.get();
@@ -278,6 +306,24 @@ fn send_light_to_new_viewers(
             }
         }
     }
+    // The packets encoded before a join are stale from now on.
+    for (pos, _) in light.joined_since_lit.drain() {
+        light.packets.remove(&pos);
+    }
+    joins.clear();
+}
+
+/// Chunk `pos`'s whole light as the packet clients are sent, encoded for a connection that
+/// compresses past `threshold`: made where the chunk is lit, off the tick.
+pub(crate) fn whole_light_packet(
+    pos: ChunkPos,
+    light: &ChunkLight,
+    threshold: CompressionThreshold,
+) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    let packet = light_packet(pos, light, [(1 << SECTIONS) - 1; 2], true);
+    PacketWriter::new(&mut bytes, threshold).write_packet(&packet);
+    bytes
 }
 
 /// Vanilla's light update for chunk `pos`: the sections in `sections` (a bit a section, sky

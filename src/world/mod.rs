@@ -3,6 +3,7 @@
 //! the spawn point players start and respawn at.
 
 pub mod anvil;
+pub mod block_entities;
 pub mod chunks;
 pub mod door;
 mod edit;
@@ -43,6 +44,7 @@ impl Plugin for WorldPlugin {
             .insert_resource(anvil::EntityRegions::new(&self.dir))
             .insert_resource(WorldSpawn::default())
             .init_resource::<Edits>()
+            .init_resource::<block_entities::BlockEntities>()
             .init_resource::<Nav>()
             .add_plugins(light::LightPlugin)
             .add_plugins(chunks::ChunksPlugin {
@@ -63,6 +65,7 @@ impl Plugin for WorldPlugin {
                 Update,
                 (
                     resolve_spawn,
+                    block_entities::follow_blocks.before(edit::track_edits),
                     edit::track_edits.before(chunks::drop_unviewed_chunks),
                 )
                     .in_set(crate::schedule::TickSet::World),
@@ -100,7 +103,8 @@ fn create_overworld(
     let layer = LayerBundle::new(ident!("overworld"), &dimensions, &biomes, &server);
     // The biome registry is filled at start-up, after the plugins are built.
     let names = anvil::BiomeNames::new(&biomes);
-    let mut loader = anvil::Loader::start(regions.clone(), names.clone());
+    let threshold = server.compression_threshold();
+    let mut loader = anvil::Loader::start(regions.clone(), names.clone(), threshold);
     let center = ChunkPos::from_block_pos(BlockPos::new(SPAWN_COLUMN.0, 0, SPAWN_COLUMN.1));
     for z in -SPAWN_CHUNK_RADIUS..=SPAWN_CHUNK_RADIUS {
         for x in -SPAWN_CHUNK_RADIUS..=SPAWN_CHUNK_RADIUS {

@@ -381,6 +381,7 @@ pub(crate) fn horde_reads(
     let mut loader = horde::world::anvil::Loader::start(
         horde::world::anvil::Regions::new(world),
         biomes.clone(),
+        valence::protocol::CompressionThreshold::default(),
     );
     for &pos in chunks {
         loader.request(pos);

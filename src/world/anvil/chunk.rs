@@ -17,6 +17,7 @@ use valence::registry::RegistryIdx;
 
 use super::DATA_VERSION;
 use crate::light::{self, ChunkLight, Kind, Nibbles, SECTION_BYTES};
+use crate::world::block_entities::{id_of, kept_apart};
 use crate::world::{HEIGHT, MIN_Y};
 
 const BLOCKS_PER_SECTION: usize = 16 * 16 * 16;
@@ -71,6 +72,8 @@ const LIGHT_ENGINE_VERSION: i32 = 3451;
 /// A chunk as its region file holds it.
 pub(super) struct Decoded {
     pub chunk: UnloadedChunk,
+    /// The block entities the server keeps to itself (`block_entities::kept_apart`), whole.
+    pub kept: Vec<Compound>,
     /// The light saved with it, when it was finished and lit (else it is lit from its blocks).
     pub light: Option<SavedLight>,
 }
@@ -164,6 +167,7 @@ pub(super) fn decode(root: &Compound, biomes: &BiomeNames) -> anyhow::Result<Opt
             }
         }
     }
+    let mut kept = Vec::new();
     for entity in compounds(root.get("block_entities")).unwrap_or_default() {
         let Some((x, y, z)) = block_entity_pos(entity) else {
             continue;
@@ -172,16 +176,24 @@ pub(super) fn decode(root: &Compound, biomes: &BiomeNames) -> anyhow::Result<Opt
             continue;
         };
         let (x, y, z) = (x.rem_euclid(16) as u32, y as u32, z.rem_euclid(16) as u32);
-        if chunk.block_state(x, y, z).block_entity_kind().is_some() {
-            let mut data = entity.clone();
-            for key in ["id", "x", "y", "z", "keepPacked"] {
-                data.remove(key);
-            }
-            chunk.set_block_entity(x, y, z, Some(data));
+        if chunk.block_state(x, y, z).block_entity_kind().is_none() {
+            continue;
         }
+        if id_of(entity).is_some_and(kept_apart) {
+            // Clients learn only that it is there.
+            chunk.set_block_entity(x, y, z, Some(Compound::new()));
+            kept.push(entity.clone());
+            continue;
+        }
+        let mut data = entity.clone();
+        for key in ["id", "x", "y", "z", "keepPacked"] {
+            data.remove(key);
+        }
+        chunk.set_block_entity(x, y, z, Some(data));
     }
     Ok(Some(Decoded {
         chunk,
+        kept,
         light: saved,
     }))
 }
@@ -425,6 +437,9 @@ pub struct ChunkEdit {
     pub heightmaps: Compound,
     /// Its light as it is now, if known; without it, vanilla is left to light it again.
     pub light: Option<ChunkLight>,
+    /// The block entities the server keeps to itself, all of the chunk's: they replace
+    /// those of the same kinds the region file has.
+    pub kept: Vec<Compound>,
 }
 
 #[derive(Debug, Clone)]
@@ -477,6 +492,7 @@ pub(super) fn written(original: Option<Compound>, edit: &ChunkEdit) -> Option<Co
     put_light(&mut sections, light);
     root.insert("sections", List::Compound(sections));
     prune_block_entities(&mut root, edit);
+    replace_kept(&mut root, &edit.kept);
     root.insert("Heightmaps", edit.heightmaps.clone());
     root.insert("isLightOn", light.is_some());
     Some(root)
@@ -545,6 +561,22 @@ fn prune_block_entities(root: &mut Compound, edit: &ChunkEdit) {
     });
 }
 
+/// Puts the chunk's kept block entities in place of those of their kinds in the file.
+fn replace_kept(root: &mut Compound, kept: &[Compound]) {
+    let mut entities = match root.remove("block_entities") {
+        Some(Value::List(List::Compound(entities))) => entities,
+        _ => Vec::new(),
+    };
+    entities.retain(|e| !id_of(e).is_some_and(kept_apart));
+    entities.extend(kept.iter().cloned());
+    let list = if entities.is_empty() {
+        List::End
+    } else {
+        List::Compound(entities)
+    };
+    root.insert("block_entities", list);
+}
+
 /// Block `i` of an encoded section.
 fn block_at(blocks: &Compound, i: usize) -> Option<BlockState> {
     let palette = compounds(blocks.get("palette")).ok()?;
@@ -583,7 +615,12 @@ fn whole_chunk(edit: &ChunkEdit) -> Compound {
     let mut sections = edit.sections.iter().map(SectionEdit::section).collect();
     put_light(&mut sections, edit.light.as_ref());
     root.insert("sections", List::Compound(sections));
-    root.insert("block_entities", List::End);
+    let kept = if edit.kept.is_empty() {
+        List::End
+    } else {
+        List::Compound(edit.kept.clone())
+    };
+    root.insert("block_entities", kept);
     root.insert("Heightmaps", edit.heightmaps.clone());
     root.insert("block_ticks", List::End);
     root.insert("fluid_ticks", List::End);
@@ -623,6 +660,7 @@ mod tests {
             whole: true,
             heightmaps: super::super::heightmap::encode(chunk),
             light: Some(lit(chunk)),
+            kept: Vec::new(),
         }
     }
 
@@ -632,7 +670,7 @@ mod tests {
 
     /// The light a written chunk is read back with.
     fn light_read(root: &Compound, names: &BiomeNames) -> ChunkLight {
-        let Decoded { chunk, light } = decode(root, names).unwrap().unwrap();
+        let Decoded { chunk, light, .. } = decode(root, names).unwrap().unwrap();
         let [sky, block] = light.expect("the light is kept");
         light::saved_light(sky, block, |x, y, z| chunk.block_state(x, y, z))
     }
@@ -664,6 +702,7 @@ mod tests {
             whole: false,
             heightmaps: super::super::heightmap::encode(chunk),
             light: Some(lit(chunk)),
+            kept: Vec::new(),
         }
     }
 
@@ -878,6 +917,7 @@ mod tests {
             whole: false,
             heightmaps: Compound::new(),
             light: None,
+            kept: Vec::new(),
         };
         assert!(written(None, &edit).is_none());
     }

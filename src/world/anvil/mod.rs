@@ -14,8 +14,11 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use valence::layer::chunk::UnloadedChunk;
+use valence::nbt::Compound;
 use valence::prelude::*;
+use valence::protocol::CompressionThreshold;
 
+use super::light::whole_light_packet;
 use super::nav::NavChunk;
 use super::surface::{surface, Surface};
 use super::HEIGHT;
@@ -114,11 +117,24 @@ pub struct SaveOutcome {
 /// A chunk as the loader found it.
 pub enum Loaded {
     /// The chunk with its surface, walkability and light, found on the reading thread.
-    Chunk(UnloadedChunk, Surface, NavChunk, ChunkLight),
+    /// The chunk, with what the reading thread made of it.
+    Chunk(Box<ReadChunk>),
     /// Not in the region folder (or not fully generated there): the generator makes it.
     Missing,
     /// Unreadable; its region file was copied to the path given (if it could be).
     Unreadable(anyhow::Error, Option<PathBuf>),
+}
+
+/// A chunk read from the region folder, and what the reading thread found out about it.
+pub struct ReadChunk {
+    pub blocks: UnloadedChunk,
+    pub surface: Surface,
+    pub nav: NavChunk,
+    pub light: ChunkLight,
+    /// Its whole light as clients are sent it, encoded off the tick.
+    pub light_packet: Vec<u8>,
+    /// The block entities the server keeps to itself.
+    pub kept: Vec<Compound>,
 }
 
 /// The region reader's thread and the chunks handed to it.
@@ -130,20 +146,23 @@ pub struct Loader {
 }
 
 impl Loader {
-    pub fn start(regions: Regions, biomes: BiomeNames) -> Self {
+    /// Starts the reading thread; light packets are encoded for a connection compressing past
+    /// `threshold`.
+    pub fn start(regions: Regions, biomes: BiomeNames, threshold: CompressionThreshold) -> Self {
         let (requests, todo) = flume::unbounded::<ChunkPos>();
         let (finished, done) = flume::unbounded();
         std::thread::Builder::new()
             .name("region reader".into())
             .spawn(move || {
                 for pos in todo.iter() {
-                    let loaded = std::panic::catch_unwind(|| load(&regions, &biomes, pos))
-                        .unwrap_or_else(|_| {
-                            Loaded::Unreadable(
-                                anyhow::anyhow!("reading it failed unexpectedly"),
-                                None,
-                            )
-                        });
+                    let loaded =
+                        std::panic::catch_unwind(|| load(&regions, &biomes, pos, threshold))
+                            .unwrap_or_else(|_| {
+                                Loaded::Unreadable(
+                                    anyhow::anyhow!("reading it failed unexpectedly"),
+                                    None,
+                                )
+                            });
                     if finished.send((pos, loaded)).is_err() {
                         break;
                     }
@@ -174,18 +193,31 @@ impl Loader {
     }
 }
 
-pub(crate) fn load(regions: &Regions, biomes: &BiomeNames, pos: ChunkPos) -> Loaded {
+pub(crate) fn load(
+    regions: &Regions,
+    biomes: &BiomeNames,
+    pos: ChunkPos,
+    threshold: CompressionThreshold,
+) -> Loaded {
     // Decoding happens outside the lock so a save waits only for file reads.
     let read = regions.lock().read(pos);
     let error = match read.map(|nbt| nbt.map(|nbt| chunk::decode(&nbt, biomes))) {
-        Ok(Some(Ok(Some(chunk::Decoded { chunk, light })))) => {
+        Ok(Some(Ok(Some(chunk::Decoded { chunk, kept, light })))) => {
             let block = |x, y, z| chunk.block_state(x, y, z);
             let (surface, nav) = (surface(block, HEIGHT), NavChunk::of(block));
             let light = match light {
                 Some([sky, block_light]) => saved_light(sky, block_light, block),
                 None => light_chunk(block),
             };
-            return Loaded::Chunk(chunk, surface, nav, light);
+            let light_packet = whole_light_packet(pos, &light, threshold);
+            return Loaded::Chunk(Box::new(ReadChunk {
+                blocks: chunk,
+                surface,
+                nav,
+                light,
+                light_packet,
+                kept,
+            }));
         }
         Ok(None) | Ok(Some(Ok(None))) => return Loaded::Missing,
         Ok(Some(Err(e))) | Err(e) => e,
