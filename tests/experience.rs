@@ -4,9 +4,10 @@
 
 mod support;
 
-use horde::experience::{DropExperience, Experience, Levels, Orb};
+use horde::common::events::DropExperience;
+use horde::experience::{Experience, Levels, Orb};
 use horde::zombie::{Equipment, Vitality};
-use support::headless::{harness, harness_in, Harness};
+use support::headless::{harness, Harness};
 use valence::interact_entity::{EntityInteraction, InteractEntityEvent};
 use valence::prelude::*;
 use valence::protocol::packets::play::{ExperienceBarUpdateS2c, ItemPickupAnimationS2c};
@@ -172,12 +173,7 @@ fn an_orb_on_the_ground_comes_back_after_a_restart_as_it_was() {
     let [(at, 17)] = orbs(&mut h)[..] else {
         panic!("one orb of 17: {:?}", orbs(&mut h));
     };
-    horde::save::save_now(&mut h.app.world).unwrap();
-    let config = h.app.world.resource::<horde::config::Config>().clone();
-    let world = h.world;
-    drop(h.app);
-    let mut h = harness_in(config, world);
-    h.app.update();
+    let mut h = h.restarted();
     let [(back, 17)] = orbs(&mut h)[..] else {
         panic!("the orb of 17 back: {:?}", orbs(&mut h));
     };

@@ -8,7 +8,7 @@ use horde::common::body::Dead;
 use horde::common::events::DropItem;
 use horde::common::stacks::ItemRecord;
 use horde::items::GroundItem;
-use support::headless::{harness, harness_in, Harness};
+use support::headless::{harness, Harness};
 use valence::entity::item::Stack;
 use valence::inventory::DropItemStackEvent;
 use valence::prelude::*;
@@ -220,12 +220,7 @@ fn items_on_the_ground_come_back_after_a_restart() {
     let [(_, pos, _, before)] = items(&mut h)[..] else {
         panic!("{:?}", items(&mut h));
     };
-    horde::save::save_now(&mut h.app.world).unwrap();
-    let config = h.app.world.resource::<horde::config::Config>().clone();
-    let world = h.world;
-    drop(h.app);
-    let mut h = harness_in(config, world);
-    h.app.update();
+    let mut h = h.restarted();
     let back = items(&mut h);
     let [(_, back_pos, ref stack, ground)] = back[..] else {
         panic!("{back:?}");

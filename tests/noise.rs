@@ -356,12 +356,7 @@ fn a_placed_torch_still_draws_after_a_restart() {
     let mut h = harness_with(config());
     let (zombie, light) = light_at_night(&mut h, ItemKind::Torch);
     h.app.world.despawn(zombie);
-    horde::save::save_now(&mut h.app.world).unwrap();
-    let config = h.app.world.resource::<horde::config::Config>().clone();
-    let world = h.world;
-    drop(h.app);
-    let mut h = support::headless::harness_in(config, world);
-    h.app.update();
+    let mut h = h.restarted();
     assert_ne!(
         h.block(light),
         BlockState::AIR,

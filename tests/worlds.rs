@@ -297,19 +297,9 @@ fn every_block_of_real_vanilla_worlds_is_served_as_a_third_party_reader_reads_it
 
 /// `read-entities.js`' view of the entity chunks `chunks` of the folder `dir`.
 fn entity_chunks(dir: &Path, chunks: &[ChunkPos]) -> Vec<serde_json::Value> {
-    let out = Command::new("node")
-        .arg(support::repo().join("scripts/e2e/read-entities.js"))
-        .arg(dir)
-        .args(chunks.iter().map(|c| format!("{},{}", c.x, c.z)))
-        .current_dir(support::repo().join("scripts"))
-        .output()
-        .expect("run node");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let chunks: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut args = vec![dir.as_os_str().to_owned()];
+    args.extend(chunks.iter().map(|c| format!("{},{}", c.x, c.z).into()));
+    let chunks = support::node_json("read-entities.js", &args);
     chunks.as_array().unwrap().clone()
 }
 
@@ -440,18 +430,7 @@ fn every_chunk_horde_writes_opens_in_a_third_party_reader_with_every_key_vanilla
     h.fill(BlockPos::new(-3, 90, -3), BlockPos::new(2, 90, 2), "stone");
     let saved = h.run("save-all");
     assert!(saved.starts_with("saved=true "), "{saved}");
-    let out = Command::new("node")
-        .arg(support::repo().join("scripts/e2e/region-keys.js"))
-        .arg(h.world.path().join("region"))
-        .current_dir(support::repo().join("scripts"))
-        .output()
-        .expect("run node");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let chunks: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let chunks = support::node_json("region-keys.js", &[h.world.path().join("region")]);
     // The chunks the two boxes touch, which horde wrote.
     let touched = |a: BlockPos, b: BlockPos| {
         let (from, to) = (ChunkPos::from_block_pos(a), ChunkPos::from_block_pos(b));

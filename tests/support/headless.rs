@@ -4,9 +4,9 @@
 use horde::config::Config;
 use horde::world::WorldSpawn;
 use valence::prelude::*;
-use valence::protocol::packets::play::PlaySoundS2c;
+use valence::protocol::packets::play::{PlaySoundS2c, PlayerInteractBlockC2s};
 use valence::protocol::sound::SoundId;
-use valence::protocol::{Packet, Sound};
+use valence::protocol::{Packet, Sound, VarInt};
 use valence::testing::{create_mock_client, MockClientHelper, PacketFrames};
 
 use super::TempDir;
@@ -75,6 +75,31 @@ impl Harness {
             "{line}: {answer}"
         );
         answer
+    }
+
+    /// Saves, stops and starts the server again on the same world and config, as a restart.
+    pub(crate) fn restarted(mut self) -> Harness {
+        horde::save::save_now(&mut self.app.world).unwrap();
+        let config = self.app.world.resource::<Config>().clone();
+        let world = self.world;
+        drop(self.app);
+        let mut h = harness_in(config, world);
+        h.app.update();
+        h
+    }
+
+    /// The player right-clicks the top of `on` with their main hand; two ticks run.
+    pub(crate) fn use_on(&mut self, on: BlockPos) {
+        self.helper.send(&PlayerInteractBlockC2s {
+            hand: Hand::Main,
+            position: on,
+            face: Direction::Up,
+            cursor_pos: Vec3::new(0.5, 1.0, 0.5),
+            head_inside_block: false,
+            sequence: VarInt(1),
+        });
+        self.app.update();
+        self.app.update();
     }
 
     /// Summons a zombie at the middle of block `at` and returns it.

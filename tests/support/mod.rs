@@ -59,6 +59,24 @@ pub(crate) fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// What `scripts/e2e/<script>` (a third-party reader run on Node) prints as JSON for `args`.
+pub(crate) fn node_json<S: AsRef<std::ffi::OsStr>>(script: &str, args: &[S]) -> serde_json::Value {
+    needs::test_clients();
+    let out = Command::new("node")
+        .arg(repo().join("scripts/e2e").join(script))
+        .args(args)
+        .current_dir(repo().join("scripts"))
+        .output()
+        .expect("run node");
+    assert!(
+        out.status.success(),
+        "{script}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{script}: {e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
 pub(crate) fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()
