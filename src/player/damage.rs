@@ -6,6 +6,7 @@
 //! (exhaustion); the client sees the hurt effect; at no health left the player dies with
 //! vanilla's death message.
 
+use bevy_ecs::system::SystemParam;
 use valence::entity::EntityId;
 use valence::layer::Layer;
 use valence::log::info;
@@ -43,6 +44,13 @@ pub struct LastBlow {
 /// Ticks after a zombie's blow in which a death is credited to it (vanilla's 100).
 const CREDIT_TICKS: u64 = 100;
 
+/// What a blow costs beyond health: the exhaustion, the armour's wear.
+#[derive(SystemParam)]
+pub(super) struct Tolls<'w> {
+    exhaust: EventWriter<'w, Exhaust>,
+    wear: EventWriter<'w, super::wear::WearItem>,
+}
+
 pub(super) fn apply_damage(
     mut commands: Commands,
     mut events: EventReader<DamagePlayer>,
@@ -61,8 +69,7 @@ pub(super) fn apply_damage(
         Without<Dead>,
     >,
     mut layers: Query<&mut EntityLayer, With<Overworld>>,
-    mut exhaust: EventWriter<Exhaust>,
-    mut wear: EventWriter<super::wear::WearItem>,
+    mut tolls: Tolls,
     config: Res<Config>,
     server: Res<Server>,
 ) {
@@ -95,11 +102,12 @@ pub(super) fn apply_damage(
             continue;
         }
         if !event.cause.bypasses_armour() {
-            let (points, toughness) = armour::worn(&inventory);
-            super::wear::wear_armour(event.player, &inventory, armour::wear(amount), &mut wear);
+            let (points, toughness) = armour::worn(inventory);
+            let wear = armour::wear(amount);
+            super::wear::wear_armour(event.player, inventory, wear, &mut tolls.wear);
             amount = armour::after_armour(amount, points, toughness);
         }
-        exhaust.send(Exhaust {
+        tolls.exhaust.send(Exhaust {
             player: event.player,
             amount: event.cause.exhaustion(),
         });

@@ -607,7 +607,7 @@ struct ChunkWorkers<'w> {
 
 /// What is kept beside each chunk's blocks: the walkability facts and the light.
 #[derive(SystemParam)]
-struct Beside<'w> {
+pub(super) struct Beside<'w> {
     nav: ResMut<'w, Nav>,
     light: ResMut<'w, Light>,
     entities: ResMut<'w, BlockEntities>,
@@ -721,9 +721,7 @@ pub(super) fn drop_unviewed_chunks(
     mut layers: Query<&mut ChunkLayer, With<Overworld>>,
     mut lifecycle: ResMut<ChunkLifecycle>,
     mut edits: ResMut<Edits>,
-    mut nav: ResMut<Nav>,
-    mut light: ResMut<Light>,
-    mut entities: ResMut<BlockEntities>,
+    mut beside: Beside,
     mut dropped: EventWriter<ChunkDropped>,
     server: Res<Server>,
 ) {
@@ -752,9 +750,9 @@ pub(super) fn drop_unviewed_chunks(
                 lifecycle.loaded -= 1;
                 lifecycle.exported.loaded.set(lifecycle.loaded as i64);
                 layer.remove_chunk(pos);
-                nav.remove(pos);
-                light.remove(pos);
-                entities.remove_chunk(pos);
+                beside.nav.remove(pos);
+                beside.light.remove(pos);
+                beside.entities.remove_chunk(pos);
                 edits.unloaded(pos);
                 dropped.send(ChunkDropped(pos));
                 gone += 1;
