@@ -323,6 +323,8 @@ pub(crate) fn whole_light_packet(
     let mut bytes = Vec::new();
     let packet = light_packet(pos, light, [(1 << SECTIONS) - 1; 2], true);
     PacketWriter::new(&mut bytes, threshold).write_packet(&packet);
+    // Kept while the chunk is loaded: only what it holds.
+    bytes.shrink_to_fit();
     bytes
 }
 
