@@ -7,13 +7,12 @@ mod support;
 
 use support::headless::{harness, Harness};
 use valence::inventory::{CursorItem, OpenInventory};
-use valence::math::Vec3;
 use valence::prelude::*;
 use valence::protocol::packets::play::click_slot_c2s::{ClickMode, SlotChange};
 use valence::protocol::packets::play::{
-    ClickSlotC2s, CloseHandledScreenC2s, InventoryS2c, OpenScreenS2c, PlayerInteractBlockC2s,
+    ClickSlotC2s, CloseHandledScreenC2s, InventoryS2c, OpenScreenS2c,
 };
-use valence::protocol::{Direction, Hand, Packet, VarInt};
+use valence::protocol::{Packet, VarInt};
 
 /// The client clicks `slot` of window `window`, guessing `changes` and `carried`; a tick runs.
 fn click(
@@ -199,16 +198,7 @@ fn at_a_table(h: &mut Harness, planks: u8) -> BlockPos {
 /// The player right-clicks the table's top; the window's id once it opens.
 fn open(h: &mut Harness, table: BlockPos) -> u8 {
     h.helper.clear_received();
-    h.helper.send(&PlayerInteractBlockC2s {
-        hand: Hand::Main,
-        position: table,
-        face: Direction::Up,
-        cursor_pos: Vec3::new(0.5, 1.0, 0.5),
-        head_inside_block: false,
-        sequence: VarInt(1),
-    });
-    h.app.update();
-    h.app.update();
+    h.use_on(table);
     let frames = h.helper.collect_received();
     let opened = frames
         .0

@@ -365,11 +365,11 @@ fn a_client_digging_at_night_out_of_sight_draws_a_zombie_to_the_place() {
 fn a_survival_client_falls_heals_hears_wears_iron_loots_eats_crafts_and_its_drop_outlasts_a_restart(
 ) {
     let server = TestServer::start("survival", "");
-    // First, on the same server: from five logs to a pickaxe, a chest and a furnace (before
-    // the survivor's emeralds lie at the spawn, for the crafter would pick them up).
+    // First, on the same server: from five logs, raw iron and coal to a chest and an iron
+    // sword (before the survivor's emeralds lie at the spawn).
     let crafted = server.scenario("craft");
     eprintln!("craft: {crafted}");
-    assert_eq!(crafted["made"]["furnace"], 1, "{crafted}");
+    assert_eq!(crafted["made"]["iron_sword"], 1, "{crafted}");
     let lived = server.scenario("survival");
     eprintln!("survival: {lived}");
     let server = TestServer::start_in(server.stop(), "");
@@ -381,6 +381,14 @@ fn a_survival_client_falls_heals_hears_wears_iron_loots_eats_crafts_and_its_drop
         ],
     );
     assert!(after["moved"].as_f64().unwrap() < 0.01, "{after}");
+    let kept = server.scenario_with(
+        "craft",
+        &[
+            ("HORDE_STEP", "after-restart"),
+            ("HORDE_SPOT", &crafted.to_string()),
+        ],
+    );
+    eprintln!("craft after restart: {kept}");
     server.stop();
 }
 

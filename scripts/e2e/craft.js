@@ -1,12 +1,15 @@
-// A real survival client crafts from nothing but logs, with mineflayer's own `bot.craft`
-// (vanilla's window clicks): planks, sticks and a crafting table in the inventory's 2x2 grid;
-// the table placed and opened, a wooden pickaxe and a chest made at it; stone dug with the
-// pickaxe and a furnace made of the cobblestone. Logs left in the grid come back when the
-// window closes.
+// A real survival client crafts from nothing but logs, raw iron and coal, with mineflayer's own
+// `bot.craft` (vanilla's window clicks): planks, sticks and a crafting table in the
+// inventory's 2x2 grid; the table placed and opened, a wooden pickaxe and a chest made at it;
+// stone dug with the pickaxe and a furnace made of the cobblestone; the furnace placed, the
+// raw iron smelted with the coal, an iron sword made. Logs left in the grid come back when the
+// window closes. The chest is placed and filled. Step `after-restart` (HORDE_SPOT: what this
+// step returned): after a restart the chest still holds it all.
 'use strict'
 
+const { Vec3 } = require('vec3')
 const mcData = require('minecraft-data')('1.20.1')
-const { connectBot, rconClient, until, check, log, scenario } = require('./lib')
+const { connectBot, rconClient, until, untilAnswer, check, log, scenario } = require('./lib')
 
 const count = (bot, name) => bot.inventory.items().filter((i) => i.name === name).reduce((n, i) => n + i.count, 0)
 
@@ -22,16 +25,45 @@ async function craft (bot, name, times, table = null) {
   check(count(bot, name) === before + made, `${name}: ${count(bot, name)}`)
 }
 
+// What a window holds of its own, as name -> count.
+const contents = (window) => {
+  const held = {}
+  for (const item of window.containerItems()) held[item.name] = (held[item.name] || 0) + item.count
+  return held
+}
+
+async function afterRestart (spot) {
+  const bot = await connectBot('crafter')
+  const at = new Vec3(...spot.chest)
+  await until(() => bot.blockAt(at)?.name === 'chest', 'the chest is there')
+  const window = await bot.openContainer(bot.blockAt(at))
+  await until(() => Object.keys(contents(window)).length > 0, 'the chest shows its items')
+  const held = contents(window)
+  check(JSON.stringify(held) === JSON.stringify(spot.stored), `the chest still holds ${JSON.stringify(spot.stored)}: ${JSON.stringify(held)}`)
+  window.close()
+  bot.quit()
+  return { kept: held }
+}
+
 scenario(async () => {
+  if (process.env.HORDE_STEP === 'after-restart') return afterRestart(JSON.parse(process.env.HORDE_SPOT))
   const rcon = await rconClient()
   const bot = await connectBot('crafter')
   await until(() => bot.entity.onGround, 'the crafter stands on the ground')
   log(await rcon.send('time set noon'))
   log(await rcon.send('gamemode survival crafter'))
-  const p = bot.entity.position.floored()
+  // Forty blocks east of the spawn, out of the way of the other scenarios on this server.
+  const spawn = bot.entity.position.floored()
+  const p = spawn.offset(40, 0, 0)
   const [x, y, z] = [p.x, p.y, p.z]
-  log(await rcon.send(`fill ${x - 4} ${y - 2} ${z - 4} ${x + 4} ${y - 1} ${z + 4} stone`))
-  log(await rcon.send(`fill ${x - 4} ${y} ${z - 4} ${x + 4} ${y + 3} ${z + 4} air`))
+  log(await rcon.send(`tp crafter ${x + 0.5} ${y} ${z + 0.5}`))
+  await until(() => bot.entity.position.distanceTo(p.offset(0.5, 0, 0.5)) < 1 && bot.blockAt(p.offset(0, -1, 0)), 'the crafter is there')
+  const field = async () => {
+    log(await rcon.send(`fill ${x - 4} ${y - 2} ${z - 4} ${x + 4} ${y - 1} ${z + 4} stone`))
+    return rcon.send(`fill ${x - 4} ${y} ${z - 4} ${x + 4} ${y + 3} ${z + 4} air`)
+  }
+  log(await untilAnswer(async () => / unloaded=0 /.test(await field()), 'the field is built'))
+  await until(() => bot.entity.onGround && bot.blockAt(p.offset(0, -1, 0))?.name === 'stone', 'the crafter stands on the field')
   log(await rcon.send('give crafter oak_log 5'))
   await until(() => count(bot, 'oak_log') === 5, 'five logs')
 
@@ -63,8 +95,33 @@ scenario(async () => {
   await until(() => walls.every(([dx, dy, dz]) => bot.blockAt(p.offset(dx, dy, dz))?.name === 'stone'), 'the stone stands')
   await bot.equip(bot.inventory.items().find((i) => i.name === 'wooden_pickaxe'), 'hand')
   for (const [dx, dy, dz] of walls) await bot.dig(bot.blockAt(p.offset(dx, dy, dz)))
+  // Popped cobblestone flies up to a block or so, out of reach: the crafter walks over it.
+  const lying = () => Object.values(bot.entities).filter((e) => e.name === 'item' && e.position.distanceTo(p) < 4)
+  while (count(bot, 'cobblestone') < 8 && lying().length > 0) {
+    const at = lying()[0].position
+    log(await rcon.send(`tp crafter ${at.x} ${y} ${at.z}`))
+    await until(() => count(bot, 'cobblestone') === 8 || lying().every((e) => e.position.distanceTo(at) > 0.5), 'the crafter picks it up')
+  }
+  log(await rcon.send(`tp crafter ${x + 0.5} ${y} ${z + 0.5}`))
   await until(() => count(bot, 'cobblestone') === 8, 'eight cobblestone picked up')
   await craft(bot, 'furnace', 1, table)
+
+  // The furnace placed west of the crafter, two raw iron smelted with a coal, a sword made.
+  log(await rcon.send('give crafter raw_iron 2'))
+  log(await rcon.send('give crafter coal 1'))
+  await until(() => count(bot, 'raw_iron') === 2 && count(bot, 'coal') === 1, 'raw iron and coal')
+  await bot.equip(bot.inventory.items().find((i) => i.name === 'furnace'), 'hand')
+  const furnaceAt = p.offset(-2, 0, 0)
+  await bot.placeBlock(bot.blockAt(furnaceAt.offset(0, -1, 0)), new Vec3(0, 1, 0))
+  await until(() => bot.blockAt(furnaceAt)?.name === 'furnace', 'the furnace stands')
+  const furnace = await bot.openFurnace(bot.blockAt(furnaceAt))
+  await furnace.putFuel(mcData.itemsByName.coal.id, null, 1)
+  await furnace.putInput(mcData.itemsByName.raw_iron.id, null, 2)
+  await until(() => furnace.outputItem()?.count === 2, 'two iron ingots smelted')
+  await furnace.takeOutput()
+  furnace.close()
+  await until(() => count(bot, 'iron_ingot') === 2, 'the ingots in the inventory')
+  await craft(bot, 'iron_sword', 1, table)
 
   // A log left in the 2x2 grid comes back when the inventory closes.
   log(await rcon.send('give crafter oak_log 1'))
@@ -76,8 +133,22 @@ scenario(async () => {
   bot.closeWindow(bot.inventory)
   await until(() => count(bot, 'oak_log') === 1 && !bot.inventory.slots[1], 'the log is back in the inventory')
 
-  const made = ['wooden_pickaxe', 'chest', 'furnace'].map((n) => [n, count(bot, n)])
+  const made = Object.fromEntries(['wooden_pickaxe', 'chest', 'iron_sword'].map((n) => [n, count(bot, n)]))
+
+  // The chest placed south of the crafter and filled with the planks and the stick left.
+  await bot.equip(bot.inventory.items().find((i) => i.name === 'chest'), 'hand')
+  const chestAt = p.offset(0, 0, 2)
+  await bot.placeBlock(bot.blockAt(chestAt.offset(0, -1, 0)), new Vec3(0, 1, 0))
+  await until(() => bot.blockAt(chestAt)?.name === 'chest', 'the chest stands')
+  const window = await bot.openContainer(bot.blockAt(chestAt))
+  for (const name of ['oak_planks', 'stick']) {
+    await window.deposit(mcData.itemsByName[name].id, null, count(bot, name))
+  }
+  const stored = contents(window)
+  check(stored.oak_planks === 3 && stored.stick === 1, `the chest holds ${JSON.stringify(stored)}`)
+  window.close()
+  log(await rcon.send('save-all'))
   bot.quit()
   await rcon.end()
-  return { made: Object.fromEntries(made) }
+  return { made, chest: chestAt.toArray(), stored }
 })

@@ -14,7 +14,17 @@ use valence::prelude::*;
 /// the player holds against it: a player who sneaks holding something places
 /// (`ServerPlayerGameMode.useItemOn`).
 pub fn used_on_click(kind: BlockKind, sneaking: bool, holding: bool) -> bool {
-    !(sneaking && holding) && kind == BlockKind::CraftingTable
+    !(sneaking && holding)
+        && matches!(
+            kind,
+            BlockKind::CraftingTable
+                | BlockKind::Chest
+                | BlockKind::TrappedChest
+                | BlockKind::Barrel
+                | BlockKind::Furnace
+                | BlockKind::Smoker
+                | BlockKind::BlastFurnace
+        )
 }
 
 /// The block a config or a command names, with or without `minecraft:`.

@@ -31,13 +31,15 @@ use crate::items::rules::{popped, DIG_PICKUP_DELAY};
 use crate::player::wear::{from_digging, WearItem};
 use crate::player::OFF_HAND;
 use crate::random::{generator, mix};
+use crate::world::block_entities::{items_of, kept_apart, BlockEntities};
 use crate::world::door::{is_door, other_half};
 use crate::world::sound::{block_sounds, door_sound, level_event, play_except, BLOCK_BROKEN};
 use crate::world::spawn_protected;
 use crate::world::{BlocksChanged, Overworld, WorldSpawn, HEIGHT, MIN_Y};
 use crate::zombie::body::{BODY_HEIGHT, HALF_WIDTH};
 use crate::zombie::Zombie;
-use rules::{dig_done, eyes, in_reach, placed_state};
+use rules::{chest_partner, chest_placed, dig_done, eyes, in_reach, placed_state};
+use valence::nbt::Compound;
 
 pub struct BuildingPlugin;
 
@@ -69,6 +71,7 @@ const PLAYER_HEIGHT: f64 = 1.8;
 #[derive(SystemParam)]
 struct Edits<'w, 's> {
     layers: Query<'w, 's, &'static mut ChunkLayer, With<Overworld>>,
+    entities: ResMut<'w, BlockEntities>,
     changed: EventWriter<'w, BlocksChanged>,
     noises: EventWriter<'w, Noise>,
 }
@@ -177,6 +180,31 @@ fn dig(
             resend(&mut client, at, state);
             continue;
         }
+        // What a container held falls where it stood, whoever broke it
+        // (`Containers.dropContents`); the other half of a double chest is a chest alone.
+        if let Some(stored) = edits.entities.remove(at) {
+            let mut draws = generator(mix(now ^ (at.x as u64) << 20 ^ (at.z as u64) << 40));
+            for (_, stack) in items_of(&stored) {
+                let (pos, velocity) = popped(at, &mut draws);
+                drops.send(DropItem(ItemRecord {
+                    stack,
+                    pos,
+                    velocity,
+                    age: 0,
+                    pickup_delay: DIG_PICKUP_DELAY,
+                }));
+            }
+        }
+        if let Some(d) = chest_partner(state) {
+            let other = at.get_in_direction(d);
+            if let Some(theirs) = layer.block(other).map(|b| b.state) {
+                if theirs.to_kind() == kind {
+                    let alone = theirs.set(PropName::Type, PropValue::Single);
+                    layer.set_block(other, with_entity(alone));
+                    edits.changed.send(BlocksChanged::between(other, other));
+                }
+            }
+        }
         layer.set_block(at, BlockState::AIR);
         edits.noises.send(Noise {
             at: centre(at),
@@ -222,6 +250,15 @@ fn dig(
                 }));
             }
         }
+    }
+}
+
+/// `state` as a block for the layer: one that has a block entity gets an empty one, which is
+/// all a client is told of it and what a chest needs to be drawn.
+fn with_entity(state: BlockState) -> Block {
+    Block {
+        state,
+        nbt: state.block_entity_kind().map(|_| Compound::new()),
     }
 }
 
@@ -300,7 +337,14 @@ fn place(
         } else {
             event.position.get_in_direction(event.face)
         };
-        let state = placed_state(kind, event.face, event.cursor_pos, look.yaw);
+        let mut state = placed_state(kind, event.face, event.cursor_pos, look.yaw);
+        let mut partner = None;
+        if matches!(kind, BlockKind::Chest | BlockKind::TrappedChest) {
+            let beside = |d| layer.block(target.get_in_direction(d)).map(|b| b.state);
+            let (placed, joined) = chest_placed(state, event.face, sneaking, beside);
+            state = placed;
+            partner = joined.map(|(d, theirs)| (target.get_in_direction(d), theirs));
+        }
         let door_top = is_door(state).then(|| target.get_in_direction(Direction::Up));
         let spots: Vec<BlockPos> = std::iter::once(target).chain(door_top).collect();
         let free = |at: BlockPos| {
@@ -322,9 +366,20 @@ fn place(
             inventory.changed |= 1 << slot;
             continue;
         }
-        layer.set_block(target, state);
+        layer.set_block(target, with_entity(state));
         if let Some(top) = door_top {
             layer.set_block(top, state.set(PropName::Half, PropValue::Upper));
+        }
+        if let Some(id) = state
+            .block_entity_kind()
+            .map(|k| k.ident().path().to_owned())
+            .filter(|id| kept_apart(id))
+        {
+            edits.entities.set(target, &id, Compound::new());
+        }
+        if let Some((at, theirs)) = partner {
+            layer.set_block(at, with_entity(theirs));
+            edits.changed.send(BlocksChanged::between(at, at));
         }
         edits
             .changed

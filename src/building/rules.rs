@@ -113,10 +113,163 @@ pub(super) fn placed_state(
     state
 }
 
+/// A horizontal direction as a `facing` value, and back.
+fn direction(v: PropValue) -> Option<Direction> {
+    Some(match v {
+        PropValue::North => Direction::North,
+        PropValue::South => Direction::South,
+        PropValue::West => Direction::West,
+        PropValue::East => Direction::East,
+        _ => return None,
+    })
+}
+
+/// A quarter turn clockwise seen from above (`Direction.getClockWise`).
+fn clockwise(d: Direction) -> Direction {
+    match d {
+        Direction::North => Direction::East,
+        Direction::East => Direction::South,
+        Direction::South => Direction::West,
+        Direction::West => Direction::North,
+        other => other,
+    }
+}
+
+fn counter_clockwise(d: Direction) -> Direction {
+    opposite(clockwise(d))
+}
+
+fn is_horizontal(d: Direction) -> bool {
+    !matches!(d, Direction::Up | Direction::Down)
+}
+
+fn same_axis(a: Direction, b: Direction) -> bool {
+    a == b || a == opposite(b)
+}
+
+/// Where a chest half's other half is (`ChestBlock.getConnectedDirection`): a left half's to
+/// its facing's clockwise side, a right half's to the other; `None` for a single chest.
+pub fn chest_partner(state: BlockState) -> Option<Direction> {
+    let facing = direction(state.get(PropName::Facing)?)?;
+    match state.get(PropName::Type)? {
+        PropValue::Left => Some(clockwise(facing)),
+        PropValue::Right => Some(counter_clockwise(facing)),
+        _ => None,
+    }
+}
+
+/// A chest placed as vanilla's `ChestBlock.getStateForPlacement` places it: `state` faces the
+/// player; it joins a single chest of its kind facing the same way beside it (to its left or
+/// right as it faces), or, placed sneaking against the side of one, that chest whatever the
+/// player faces. `beside` is the block in a direction from the new chest. Returns the state
+/// and, when it joined one, where its partner is and the partner's new state.
+pub(super) fn chest_placed(
+    state: BlockState,
+    face: Direction,
+    sneaking: bool,
+    beside: impl Fn(Direction) -> Option<BlockState>,
+) -> (BlockState, Option<(Direction, BlockState)>) {
+    let kind = state.to_kind();
+    let Some(mut facing) = state.get(PropName::Facing).and_then(direction) else {
+        return (state, None);
+    };
+    // The facing of a single chest of this kind in direction `d`, if there is one.
+    let single = |d: Direction| {
+        beside(d)
+            .filter(|s| s.to_kind() == kind && s.get(PropName::Type) == Some(PropValue::Single))
+            .and_then(|s| s.get(PropName::Facing).and_then(direction))
+    };
+    let mut kind_of_half = PropValue::Single;
+    if is_horizontal(face) && sneaking {
+        // `face` is the face clicked: the chest clicked lies opposite it.
+        if let Some(theirs) = single(opposite(face)).filter(|d| !same_axis(*d, face)) {
+            facing = theirs;
+            kind_of_half = if counter_clockwise(theirs) == opposite(face) {
+                PropValue::Right
+            } else {
+                PropValue::Left
+            };
+        }
+    }
+    if kind_of_half == PropValue::Single && !sneaking {
+        if single(clockwise(facing)) == Some(facing) {
+            kind_of_half = PropValue::Left;
+        } else if single(counter_clockwise(facing)) == Some(facing) {
+            kind_of_half = PropValue::Right;
+        }
+    }
+    let placed = state
+        .set(PropName::Facing, value(facing))
+        .set(PropName::Type, kind_of_half);
+    let partner = chest_partner(placed).and_then(|d| {
+        let other = if kind_of_half == PropValue::Left {
+            PropValue::Right
+        } else {
+            PropValue::Left
+        };
+        Some((d, beside(d)?.set(PropName::Type, other)))
+    });
+    (placed, partner)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::blocks::dig_progress;
+
+    #[test]
+    fn a_chest_beside_another_facing_the_same_way_makes_a_double_chest() {
+        // Looking south (yaw 0), a chest faces north; another single one facing north lies
+        // to the east, the new chest's clockwise side: the new one is the left half.
+        let chest = placed_state(BlockKind::Chest, Direction::Up, Vec3::splat(0.5), 0.0);
+        let single_north = BlockKind::Chest
+            .to_state()
+            .set(PropName::Facing, PropValue::North);
+        let east = |d: Direction| (d == Direction::East).then_some(single_north);
+        let (placed, partner) = chest_placed(chest, Direction::Up, false, east);
+        assert_eq!(placed.get(PropName::Type), Some(PropValue::Left));
+        let (at, theirs) = partner.unwrap();
+        assert_eq!(at, Direction::East);
+        assert_eq!(theirs.get(PropName::Type), Some(PropValue::Right));
+        assert_eq!(
+            chest_partner(theirs),
+            Some(Direction::West),
+            "they point at each other"
+        );
+        // Sneaking keeps it single; a trapped chest does not pair with a chest.
+        assert_eq!(
+            chest_placed(chest, Direction::Up, true, east)
+                .0
+                .get(PropName::Type),
+            Some(PropValue::Single)
+        );
+        let trapped = placed_state(
+            BlockKind::TrappedChest,
+            Direction::Up,
+            Vec3::splat(0.5),
+            0.0,
+        );
+        assert_eq!(
+            chest_placed(trapped, Direction::Up, false, east)
+                .0
+                .get(PropName::Type),
+            Some(PropValue::Single)
+        );
+    }
+
+    #[test]
+    fn a_chest_placed_sneaking_against_a_chests_side_joins_it() {
+        // Clicking the east face of a chest facing south, from the east, while sneaking: the
+        // new chest joins it, facing south too.
+        let chest = placed_state(BlockKind::Chest, Direction::East, Vec3::splat(0.5), 90.0);
+        let south = BlockKind::Chest
+            .to_state()
+            .set(PropName::Facing, PropValue::South);
+        let clicked = |d: Direction| (d == Direction::West).then_some(south);
+        let (placed, partner) = chest_placed(chest, Direction::East, true, clicked);
+        assert_eq!(placed.get(PropName::Facing), Some(PropValue::South));
+        assert_eq!(partner.map(|(d, _)| d), Some(Direction::West));
+    }
 
     #[test]
     fn a_dig_may_end_a_little_early_never_much() {

@@ -163,6 +163,13 @@ pub struct Thrown {
     pub stack: ItemStack,
 }
 
+/// Puts `amount` points into the world at `at`, as vanilla's orbs for it.
+#[derive(Event, Debug, Clone, Copy)]
+pub struct DropExperience {
+    pub at: DVec3,
+    pub amount: u32,
+}
+
 /// Puts an item on the ground.
 #[derive(Event, Debug, Clone)]
 pub struct DropItem(pub ItemRecord);

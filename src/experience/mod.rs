@@ -17,6 +17,7 @@ use valence::protocol::{Sound, VarInt, WritePacket};
 
 use crate::common::body::Dying;
 use crate::common::body::{Dead, EYE_HEIGHT};
+use crate::common::events::DropExperience;
 use crate::config::Config;
 use crate::random::generator;
 use crate::world::{LayerVoxels, Overworld};
@@ -68,13 +69,6 @@ pub struct Experience(pub Levels);
 pub struct Collector {
     delay: u32,
     chimed_at: Option<i64>,
-}
-
-/// Puts `amount` points into the world at `at`, as vanilla's orbs for it.
-#[derive(Event, Debug, Clone, Copy)]
-pub struct DropExperience {
-    pub at: DVec3,
-    pub amount: u32,
 }
 
 /// Puts back an orb as it was saved.

@@ -14,6 +14,7 @@ use valence::prelude::*;
 use valence::protocol::packets::play::click_slot_c2s::ClickMode;
 
 use super::recipes::{craft, remainder};
+use super::smelting::{burn_ticks, smelts, Oven};
 use crate::common::stacks::new_stack;
 
 /// The window a player has open, which sets its slots and where shift-clicks send a stack.
@@ -25,6 +26,8 @@ pub enum MenuKind {
     Crafting,
     /// A chest, a double chest or a barrel: `rows` of 9, then the player's 27 and hotbar.
     Chest { rows: u8 },
+    /// A furnace, smoker or blast furnace: input, fuel, output, then the player's.
+    Furnace(Oven),
 }
 
 impl MenuKind {
@@ -34,6 +37,7 @@ impl MenuKind {
             MenuKind::Inventory => 9,
             MenuKind::Crafting => 10,
             MenuKind::Chest { rows } => usize::from(rows) * 9,
+            MenuKind::Furnace(_) => 3,
         }
     }
 
@@ -48,7 +52,7 @@ impl MenuKind {
     }
 
     /// Every slot of the window.
-    pub fn len(self) -> usize {
+    pub fn slot_count(self) -> usize {
         match self {
             MenuKind::Inventory => 46,
             _ => self.own() + 36,
@@ -60,13 +64,17 @@ impl MenuKind {
         match self {
             MenuKind::Inventory => Some((1..5, 2)),
             MenuKind::Crafting => Some((1..10, 3)),
-            MenuKind::Chest { .. } => None,
+            MenuKind::Chest { .. } | MenuKind::Furnace(_) => None,
         }
     }
 
     /// The result slot of a window that crafts.
     const RESULT: usize = 0;
 }
+
+/// A furnace window's fuel and output slots.
+const FURNACE_FUEL: usize = 1;
+const FURNACE_OUTPUT: usize = 2;
 
 /// The armour slots of the player's own window, head to feet, and its off hand.
 const ARMOUR: Range<usize> = 5..9;
@@ -111,6 +119,8 @@ pub struct Clicked {
     pub thrown: Vec<ItemStack>,
     /// Items taken from a result slot.
     pub crafted: u32,
+    /// Items taken from a furnace's output, which pay out its experience.
+    pub smelted: u32,
 }
 
 fn same(a: &ItemStack, b: &ItemStack) -> bool {
@@ -158,7 +168,7 @@ impl Window {
     pub fn new(kind: MenuKind) -> Self {
         Self {
             kind,
-            slots: vec![None; kind.len()],
+            slots: vec![None; kind.slot_count()],
             carried: None,
             off_hand: None,
         }
@@ -178,6 +188,13 @@ impl Window {
         {
             self.refresh_result();
         }
+    }
+
+    /// Whether the crafting grid holds other than it did in `before`.
+    pub fn grid_changed(&self, before: &Window) -> bool {
+        self.kind
+            .grid()
+            .is_some_and(|(grid, _)| self.slots[grid.clone()] != before.slots[grid])
     }
 
     /// The result slot shows what the grid makes (`CraftingMenu.slotChangedCraftingGrid`).
@@ -200,6 +217,16 @@ impl Window {
     fn may_place(&self, slot: usize, stack: &ItemStack) -> bool {
         if self.is_result(slot) {
             return false;
+        }
+        if let MenuKind::Furnace(_) = self.kind {
+            // The output takes nothing; the fuel slot fuel, or a bucket for lava.
+            match slot {
+                FURNACE_OUTPUT => return false,
+                FURNACE_FUEL => {
+                    return burn_ticks(stack.item) > 0 || stack.item == ItemKind::Bucket
+                }
+                _ => {}
+            }
         }
         if self.kind == MenuKind::Inventory && ARMOUR.contains(&slot) {
             return equipment_slot(stack.item) == Some(slot);
@@ -356,6 +383,10 @@ impl Window {
     /// ingredient (`ResultSlot.onTake`), an ingredient's remainder (a milk bucket's bucket)
     /// staying in its cell or going to the inventory.
     fn on_take(&mut self, slot: usize, made: u8, who: Clicker, out: &mut Clicked) {
+        if matches!(self.kind, MenuKind::Furnace(_)) && slot == FURNACE_OUTPUT {
+            out.smelted += u32::from(made);
+            return;
+        }
         if !self.is_result(slot) {
             return;
         }
@@ -480,6 +511,22 @@ impl Window {
                     self.move_to(&mut moving, main..end, true)
                 } else {
                     self.move_to(&mut moving, 0..main, false)
+                }
+            }
+            MenuKind::Furnace(oven) => {
+                // `AbstractFurnaceMenu.quickMoveStack`: the output and the furnace's slots to
+                // the inventory; from the inventory what smelts to the input, fuel to the fuel,
+                // the rest between main and hotbar.
+                if slot < main {
+                    self.move_to(&mut moving, main..end, slot == FURNACE_OUTPUT)
+                } else if smelts(oven, before.item).is_some() {
+                    self.move_to(&mut moving, 0..1, false)
+                } else if burn_ticks(before.item) > 0 {
+                    self.move_to(&mut moving, 1..2, false)
+                } else if slot < hotbar {
+                    self.move_to(&mut moving, hotbar..end, false)
+                } else {
+                    self.move_to(&mut moving, main..hotbar, false)
                 }
             }
         };
@@ -772,7 +819,7 @@ impl Window {
             && self.may_place(slot, stack)
             && self
                 .get(slot)
-                .map_or(true, |s| same(s, stack) && s.count() <= max_stack(stack))
+                .is_none_or(|s| same(s, stack) && s.count() <= max_stack(stack))
     }
 }
 

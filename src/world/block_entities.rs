@@ -8,10 +8,11 @@
 //! A change here is a change of the chunk: it is saved as an edit of its blocks is.
 
 use rustc_hash::{FxHashMap, FxHashSet};
-use valence::nbt::{Compound, Value};
+use valence::nbt::{Compound, List, Value};
 use valence::prelude::*;
 
 use super::{BlocksChanged, Overworld};
+use crate::common::stacks::{stack_from_nbt, stack_to_nbt};
 
 /// Whether the server keeps block entities of this id (`minecraft:chest`) to itself.
 pub fn kept_apart(id: &str) -> bool {
@@ -36,6 +37,44 @@ pub fn id_of(entity: &Compound) -> Option<&str> {
         Some(Value::String(id)) => Some(id.strip_prefix("minecraft:").unwrap_or(id)),
         _ => None,
     }
+}
+
+/// A container's items (`Items`: `Slot`, `id`, `Count`, `tag`), each in its slot; an item
+/// that cannot be read is left out.
+pub fn items_of(entity: &Compound) -> Vec<(u8, ItemStack)> {
+    let Some(Value::List(List::Compound(items))) = entity.get("Items") else {
+        return Vec::new();
+    };
+    items
+        .iter()
+        .filter_map(|item| {
+            let slot = match item.get("Slot") {
+                Some(Value::Byte(s)) => u8::try_from(*s).ok()?,
+                _ => return None,
+            };
+            Some((slot, stack_from_nbt(item).ok()?))
+        })
+        .collect()
+}
+
+/// `entity` holding `slots` as its `Items`, empty slots left out as vanilla saves them.
+pub fn with_items(mut entity: Compound, slots: &[Option<ItemStack>]) -> Compound {
+    let items = slots
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| {
+            let mut item = stack_to_nbt(s.as_ref()?);
+            item.insert("Slot", i as i8);
+            Some(item)
+        })
+        .collect::<Vec<_>>();
+    let list = if items.is_empty() {
+        List::End
+    } else {
+        List::Compound(items)
+    };
+    entity.insert("Items", list);
+    entity
 }
 
 /// The loaded chunks' kept block entities.
@@ -94,6 +133,14 @@ impl BlockEntities {
             }
         }
         found
+    }
+
+    /// The kept block entities of a loaded chunk.
+    pub fn in_chunk(&self, pos: ChunkPos) -> impl Iterator<Item = (BlockPos, &Compound)> {
+        self.by_chunk
+            .get(&pos)
+            .into_iter()
+            .flat_map(|m| m.iter().map(|(at, e)| (*at, e)))
     }
 
     /// A chunk arrives with these (from the region folder, or none when generated).
@@ -173,5 +220,20 @@ mod tests {
         assert!(entities.remove(at).is_some());
         assert!(entities.take_changed().contains(&ChunkPos::new(1, -1)));
         assert!(kept_apart("minecraft:barrel") && !kept_apart("minecraft:sign"));
+    }
+
+    #[test]
+    fn a_containers_items_round_trip_in_vanillas_layout() {
+        let mut slots = vec![None; 27];
+        slots[3] = Some(ItemStack::new(ItemKind::Torch, 12, None));
+        slots[26] = Some(ItemStack::new(ItemKind::OakLog, 1, None));
+        let chest = with_items(Compound::new(), &slots);
+        let read = items_of(&chest);
+        assert_eq!(read.len(), 2);
+        assert_eq!(
+            (read[0].0, read[0].1.item, read[0].1.count()),
+            (3, ItemKind::Torch, 12)
+        );
+        assert_eq!(read[1].0, 26);
     }
 }

@@ -276,10 +276,19 @@ pub fn fill(world: &mut World, a: BlockPos, b: BlockPos, block: &str) -> String 
         return "error=\"the world is not ready\"".into();
     };
     let (mut set, mut unloaded) = (0, 0);
+    let state = kind.to_state();
+    // A block with an entity (a chest) gets an empty one, which a client needs to draw it.
+    let nbt = state
+        .block_entity_kind()
+        .map(|_| valence::nbt::Compound::new());
     for x in min.x..=max.x {
         for y in min.y..=max.y {
             for z in min.z..=max.z {
-                match layer.set_block([x, y, z], kind.to_state()) {
+                let block = Block {
+                    state,
+                    nbt: nbt.clone(),
+                };
+                match layer.set_block([x, y, z], block) {
                     Some(_) => set += 1,
                     None => unloaded += 1,
                 }
