@@ -1,7 +1,8 @@
 //! Players change blocks, headless: survival digging within reach and no sooner than vanilla's
 //! dig time, drops into the inventory, refusals that resend the true block, creative breaking,
-//! placing turned as vanilla turns blocks and never inside someone, doors, and the light
-//! seeing a new roof the tick it is placed.
+//! placing turned as vanilla turns blocks and never inside someone, torches, ladders, doors
+//! and beds, blocks that lose their support popping off, and the light seeing a new roof the
+//! tick it is placed.
 
 mod support;
 
@@ -498,4 +499,111 @@ fn a_sealed_room_is_dark_and_a_torch_lights_it_for_the_client() {
     h.fill(inside, inside, "air");
     h.app.update();
     assert_eq!(light(&h, inside), (0, 0), "the torch dug");
+}
+
+/// What lies on the ground, by kind.
+fn lying(h: &mut Harness) -> Vec<ItemKind> {
+    h.app
+        .world
+        .query::<&valence::entity::item::Stack>()
+        .iter(&h.app.world)
+        .map(|s| s.0.item)
+        .collect()
+}
+
+#[test]
+fn torches_and_ladders_hang_where_vanilla_hangs_them_and_pop_off_when_their_wall_goes() {
+    let mut h = harness();
+    let o = field(&mut h);
+    // A stone pillar two blocks high, east of the player.
+    let wall = BlockPos::new(o.x + 3, o.y, o.z);
+    h.fill(wall, BlockPos::new(wall.x, wall.y + 1, wall.z), "stone");
+    hold(&mut h, ItemKind::Torch, 4);
+    // On the pillar's west face: a wall torch facing west; on its top, a standing torch.
+    place(&mut h, wall, Direction::West, 0.5);
+    let hung = BlockPos::new(wall.x - 1, wall.y, wall.z);
+    assert_eq!(h.block(hung).to_kind(), BlockKind::WallTorch);
+    assert_eq!(h.block(hung).get(PropName::Facing), Some(PropValue::West));
+    let top = BlockPos::new(wall.x, wall.y + 2, wall.z);
+    place(
+        &mut h,
+        BlockPos::new(wall.x, wall.y + 1, wall.z),
+        Direction::Up,
+        1.0,
+    );
+    assert_eq!(h.block(top), BlockState::TORCH);
+    // Nothing under it and no wall: refused, the item kept.
+    let air = BlockPos::new(o.x - 3, o.y + 2, o.z - 3);
+    place(&mut h, air, Direction::Up, 1.0);
+    assert!(h.block(air).is_air());
+    assert_eq!(h.count(ItemKind::Torch), 2);
+    hold(&mut h, ItemKind::Ladder, 1);
+    place(
+        &mut h,
+        BlockPos::new(wall.x, wall.y + 1, wall.z),
+        Direction::West,
+        0.5,
+    );
+    let ladder = BlockPos::new(wall.x - 1, wall.y + 1, wall.z);
+    assert_eq!(h.block(ladder).to_kind(), BlockKind::Ladder);
+
+    // The pillar dug: the wall torch, the ladder and the torch on top pop off as items.
+    h.run("gamemode creative tester");
+    h.dig(
+        BlockPos::new(wall.x, wall.y + 1, wall.z),
+        DiggingState::Start,
+    );
+    h.app.update();
+    assert!(h.block(ladder).is_air() && h.block(top).is_air());
+    assert_eq!(
+        h.block(hung).to_kind(),
+        BlockKind::WallTorch,
+        "its wall stands"
+    );
+    h.dig(wall, DiggingState::Start);
+    h.app.update();
+    assert!(h.block(hung).is_air());
+    let mut dropped = lying(&mut h);
+    dropped.sort_by_key(|k| k.to_raw());
+    assert_eq!(
+        dropped,
+        vec![ItemKind::Torch, ItemKind::Torch, ItemKind::Ladder]
+    );
+}
+
+#[test]
+fn a_door_on_dug_ground_pops_off_once_and_a_bed_takes_and_loses_two_blocks() {
+    let mut h = harness();
+    let o = field(&mut h);
+    hold(&mut h, ItemKind::OakDoor, 1);
+    let ground = BlockPos::new(o.x + 2, o.y - 1, o.z + 2);
+    place(&mut h, ground, Direction::Up, 1.0);
+    let (lower, upper) = (
+        BlockPos::new(ground.x, ground.y + 1, ground.z),
+        BlockPos::new(ground.x, ground.y + 2, ground.z),
+    );
+    assert!(h.block(upper).get(PropName::Half) == Some(PropValue::Upper));
+    h.run("gamemode creative tester");
+    h.dig(ground, DiggingState::Start);
+    for _ in 0..3 {
+        h.app.update();
+    }
+    assert!(h.block(lower).is_air() && h.block(upper).is_air());
+    assert_eq!(lying(&mut h), vec![ItemKind::OakDoor]);
+
+    h.run("gamemode survival tester");
+    hold(&mut h, ItemKind::RedBed, 1);
+    h.app.world.get_mut::<Look>(h.client).unwrap().yaw = 0.0; // looking south
+    let floor = BlockPos::new(o.x - 3, o.y - 1, o.z - 3);
+    place(&mut h, floor, Direction::Up, 1.0);
+    let (foot, head) = (
+        BlockPos::new(floor.x, floor.y + 1, floor.z),
+        BlockPos::new(floor.x, floor.y + 1, floor.z + 1),
+    );
+    assert_eq!(h.block(foot).get(PropName::Part), Some(PropValue::Foot));
+    assert_eq!(h.block(head).get(PropName::Part), Some(PropValue::Head));
+    assert_eq!(h.block(head).get(PropName::Facing), Some(PropValue::South));
+    h.run("gamemode creative tester");
+    h.dig(head, DiggingState::Start);
+    assert!(h.block(foot).is_air() && h.block(head).is_air());
 }

@@ -1,10 +1,11 @@
 //! Vanilla 1.20.1's facts about blocks, on the floor config validation and the game both read:
-//! a block's name, whether it falls, how hard it is, what digs it and what it drops, and how it
-//! treats light. The tables in `data` are generated from minecraft-data by
+//! a block's name, whether it falls, how hard it is, what digs it and what it drops, how it
+//! treats light, and what holds it up (`support`). The tables in `data` are generated from minecraft-data by
 //! `scripts/gen-block-data.js`.
 
 mod data;
 mod light;
+pub mod support;
 
 pub use light::{light_facts, opposite, LightFacts, DIRECTIONS};
 

@@ -10,6 +10,7 @@
 
 pub mod rules;
 
+use bevy_ecs::event::ManualEventReader;
 use bevy_ecs::query::Has;
 use bevy_ecs::system::SystemParam;
 use valence::entity::entity::Flags;
@@ -21,6 +22,7 @@ use valence::protocol::packets::play::BlockUpdateS2c;
 use valence::protocol::{Direction, Hand, VarInt, WritePacket};
 
 use crate::access::{Kicked, Operator};
+use crate::blocks::support::{hangs_on, survives};
 use crate::blocks::{breakable, dig_progress, drop, hardness, used_on_click};
 use crate::common::body::Dead;
 use crate::common::events::DropItem;
@@ -38,7 +40,10 @@ use crate::world::spawn_protected;
 use crate::world::{BlocksChanged, Overworld, WorldSpawn, HEIGHT, MIN_Y};
 use crate::zombie::body::{BODY_HEIGHT, HALF_WIDTH};
 use crate::zombie::Zombie;
-use rules::{chest_partner, chest_placed, dig_done, eyes, in_reach, placed_state};
+use rules::{
+    attach, chest_partner, chest_placed, dig_done, door_hinge, eyes, in_reach, looking, other_part,
+    placed_state, second_half,
+};
 use valence::nbt::Compound;
 
 pub struct BuildingPlugin;
@@ -47,7 +52,7 @@ impl Plugin for BuildingPlugin {
     fn build(&self, app: &mut App) {
         app.add_systems(
             Update,
-            (dig, place)
+            (dig, place, pop_unsupported)
                 .chain()
                 .in_set(crate::schedule::TickSet::Players),
         );
@@ -183,16 +188,9 @@ fn dig(
         // What a container held falls where it stood, whoever broke it
         // (`Containers.dropContents`); the other half of a double chest is a chest alone.
         if let Some(stored) = edits.entities.remove(at) {
-            let mut draws = generator(mix(now ^ (at.x as u64) << 20 ^ (at.z as u64) << 40));
+            let mut draws = draws_at(at, now);
             for (_, stack) in items_of(&stored) {
-                let (pos, velocity) = popped(at, &mut draws);
-                drops.send(DropItem(ItemRecord {
-                    stack,
-                    pos,
-                    velocity,
-                    age: 0,
-                    pickup_delay: DIG_PICKUP_DELAY,
-                }));
+                pop_out(&mut drops, at, stack, &mut draws);
             }
         }
         if let Some(d) = chest_partner(state) {
@@ -218,10 +216,12 @@ fn dig(
             state.to_raw() as i32,
         );
         let mut change = BlocksChanged::between(at, at);
-        if is_door(state) {
-            // The other half goes with it.
-            let other = other_half(at, state);
-            if layer.block(other).is_some_and(|b| is_door(b.state)) {
+        if let Some(other) = other_part(at, state) {
+            // The other half of a door or a bed goes with it.
+            if layer
+                .block(other)
+                .is_some_and(|b| b.state.to_kind() == kind)
+            {
                 layer.set_block(other, BlockState::AIR);
                 change = BlocksChanged::between(at, other);
             }
@@ -238,19 +238,36 @@ fn dig(
                 });
             }
             if let Some(item) = drop(kind, tool) {
-                // Where in the block and how it is tossed: drawn from the place and the tick.
-                let draw = (at.x as u64) ^ ((at.z as u64) << 26) ^ ((at.y as u64) << 52) ^ now;
-                let (pos, velocity) = popped(at, &mut generator(mix(draw)));
-                drops.send(DropItem(ItemRecord {
-                    stack: ItemStack::new(item, 1, None),
-                    pos,
-                    velocity,
-                    age: 0,
-                    pickup_delay: DIG_PICKUP_DELAY,
-                }));
+                let stack = ItemStack::new(item, 1, None);
+                pop_out(&mut drops, at, stack, &mut draws_at(at, now));
             }
         }
     }
+}
+
+/// Where in a block and how its items are tossed: drawn from the place and the tick.
+fn draws_at(at: BlockPos, now: u64) -> rand_pcg::Pcg32 {
+    generator(mix((at.x as u64)
+        ^ ((at.z as u64) << 26)
+        ^ ((at.y as u64) << 52)
+        ^ now))
+}
+
+/// `stack` pops out of block `at` onto the ground (`Block.popResource`).
+fn pop_out(
+    drops: &mut EventWriter<DropItem>,
+    at: BlockPos,
+    stack: ItemStack,
+    draws: &mut rand_pcg::Pcg32,
+) {
+    let (pos, velocity) = popped(at, draws);
+    drops.send(DropItem(ItemRecord {
+        stack,
+        pos,
+        velocity,
+        age: 0,
+        pickup_delay: DIG_PICKUP_DELAY,
+    }));
 }
 
 /// `state` as a block for the layer: one that has a block entity gets an empty one, which is
@@ -337,7 +354,36 @@ fn place(
         } else {
             event.position.get_in_direction(event.face)
         };
-        let mut state = placed_state(kind, event.face, event.cursor_pos, look.yaw);
+        let beside = |d: Direction| layer.block(target.get_in_direction(d)).map(|b| b.state);
+        let turned = placed_state(kind, event.face, event.cursor_pos, look.yaw);
+        let Some(mut state) = attach(turned, event.face, look.yaw, beside) else {
+            resend(
+                &mut client,
+                target,
+                layer.block(target).map_or(BlockState::AIR, |b| b.state),
+            );
+            inventory.changed |= 1 << slot;
+            continue; // Nothing around holds it.
+        };
+        if is_door(state) {
+            let facing = looking(look.yaw);
+            let clicked_at = event.position;
+            let click = event.cursor_pos
+                + Vec3::new(
+                    (clicked_at.x - target.x) as f32,
+                    (clicked_at.y - target.y) as f32,
+                    (clicked_at.z - target.z) as f32,
+                );
+            let side = |d: Direction, above: bool| {
+                let base = if above {
+                    target.get_in_direction(Direction::Up)
+                } else {
+                    target
+                };
+                layer.block(base.get_in_direction(d)).map(|b| b.state)
+            };
+            state = state.set(PropName::Hinge, door_hinge(kind, facing, click, side));
+        }
         let mut partner = None;
         if matches!(kind, BlockKind::Chest | BlockKind::TrappedChest) {
             let beside = |d| layer.block(target.get_in_direction(d)).map(|b| b.state);
@@ -345,8 +391,10 @@ fn place(
             state = placed;
             partner = joined.map(|(d, theirs)| (target.get_in_direction(d), theirs));
         }
-        let door_top = is_door(state).then(|| target.get_in_direction(Direction::Up));
-        let spots: Vec<BlockPos> = std::iter::once(target).chain(door_top).collect();
+        let second = second_half(state).map(|(d, half)| (target.get_in_direction(d), half));
+        let spots: Vec<BlockPos> = std::iter::once(target)
+            .chain(second.map(|(at, _)| at))
+            .collect();
         let free = |at: BlockPos| {
             (MIN_Y..MIN_Y + HEIGHT as i32).contains(&at.y)
                 && layer.block(at).is_some_and(|b| b.state.is_replaceable())
@@ -367,8 +415,8 @@ fn place(
             continue;
         }
         layer.set_block(target, with_entity(state));
-        if let Some(top) = door_top {
-            layer.set_block(top, state.set(PropName::Half, PropValue::Upper));
+        if let Some((at, half)) = second {
+            layer.set_block(at, with_entity(half));
         }
         if let Some(id) = state
             .block_entity_kind()
@@ -381,9 +429,10 @@ fn place(
             layer.set_block(at, with_entity(theirs));
             edits.changed.send(BlocksChanged::between(at, at));
         }
-        edits
-            .changed
-            .send(BlocksChanged::between(target, door_top.unwrap_or(target)));
+        edits.changed.send(BlocksChanged::between(
+            target,
+            second.map_or(target, |(at, _)| at),
+        ));
         edits.noises.send(Noise {
             at: centre(target),
             kind: NoiseKind::Place,
@@ -407,6 +456,74 @@ fn place(
             }
         }
     }
+}
+
+/// The largest edit whose neighbours are looked at for blocks left unsupported: a player's or
+/// a zombie's edit, a door, a small fill. An operator's large fill is left as filled.
+const MOST_LOOKED_AT: i64 = 16 * 16 * 16;
+
+/// Blocks whose support went pop off as their item, whatever changed the world: a torch on a
+/// dug wall, a door on dug ground, a flower whose dirt was dug (`updateShape` turning them to
+/// air); what hung on those follows a tick later. Everyone sees them break.
+fn pop_unsupported(
+    mut changes: ResMut<Events<BlocksChanged>>,
+    mut seen: Local<ManualEventReader<BlocksChanged>>,
+    mut layers: Query<&mut ChunkLayer, With<Overworld>>,
+    mut drops: EventWriter<DropItem>,
+    server: Res<Server>,
+) {
+    let Ok(mut layer) = layers.get_single_mut() else {
+        return;
+    };
+    let mut loose = Vec::new();
+    for change in seen.iter(&changes) {
+        let (lo, hi) = (change.min, change.max);
+        let volume =
+            i64::from(hi.x - lo.x + 3) * i64::from(hi.y - lo.y + 3) * i64::from(hi.z - lo.z + 3);
+        if volume > MOST_LOOKED_AT {
+            continue;
+        }
+        for x in lo.x - 1..=hi.x + 1 {
+            for y in lo.y - 1..=hi.y + 1 {
+                for z in lo.z - 1..=hi.z + 1 {
+                    let at = BlockPos::new(x, y, z);
+                    let Some(state) = layer.block(at).map(|b| b.state) else {
+                        continue;
+                    };
+                    let Some(side) = hangs_on(state) else {
+                        continue;
+                    };
+                    let support = layer.block(at.get_in_direction(side)).map(|b| b.state);
+                    if support.is_some_and(|s| !survives(state, s)) && !loose.contains(&(at, state))
+                    {
+                        loose.push((at, state));
+                    }
+                }
+            }
+        }
+    }
+    let now = server.current_tick() as u64;
+    for &(at, state) in &loose {
+        layer.set_block(at, BlockState::AIR);
+        level_event(
+            layer.view_writer(ChunkPos::from_block_pos(at)),
+            BLOCK_BROKEN,
+            at,
+            state.to_raw() as i32,
+        );
+        // A door or a tall plant drops once, from its lower half.
+        let item = drop(state.to_kind(), ItemKind::Air)
+            .filter(|_| state.get(PropName::Half) != Some(PropValue::Upper));
+        if let Some(item) = item {
+            let stack = ItemStack::new(item, 1, None);
+            pop_out(&mut drops, at, stack, &mut draws_at(at, now));
+        }
+    }
+    changes.extend(
+        loose
+            .into_iter()
+            .map(|(at, _)| BlocksChanged::between(at, at)),
+    );
 }
 
 /// Opens or closes the door `clicked` at the event's block, both halves, for everyone; heard

@@ -5,6 +5,8 @@ use valence::math::{DVec3, Vec3};
 use valence::prelude::*;
 use valence::protocol::Direction;
 
+use crate::blocks::support::{full_block, hangs_on, survives};
+
 /// Vanilla's reach for digging and placing: 6 blocks from the eyes to the block's centre
 /// (`ServerGamePacketListenerImpl.MAX_INTERACTION_DISTANCE`).
 pub(super) const REACH: f64 = 6.0;
@@ -63,10 +65,11 @@ fn value(d: Direction) -> PropValue {
 }
 
 /// The state of `block` placed against `face` of a block, clicked at `cursor` (0..1 within
-/// that block), by a player with this yaw: logs lie along the clicked axis; stairs and doors
-/// face the way the player looks, other blocks with a facing (furnaces, chests) face the
-/// player; stairs and slabs go to the top half when placed under a block or on the upper half
-/// of a side. Doors are placed as their lower half.
+/// that block), by a player with this yaw: logs lie along the clicked axis; stairs, doors,
+/// fence gates and beds face the way the player looks, other blocks with a facing (furnaces,
+/// chests) face the player; stairs, slabs and trapdoors go to the top half when placed under a
+/// block or on the upper half of a side, and a trapdoor placed on a side hinges on it. Doors
+/// are placed as their lower half, beds as their foot.
 pub(super) fn placed_state(
     block: BlockKind,
     face: Direction,
@@ -85,8 +88,13 @@ pub(super) fn placed_state(
     }
     if state.get(PropName::Facing).is_some() {
         let looking = looking(yaw);
-        let facing = if name.ends_with("_stairs") || name.ends_with("_door") {
+        let facing = if ["_stairs", "_door", "_fence_gate", "_bed"]
+            .iter()
+            .any(|end| name.ends_with(end))
+        {
             looking
+        } else if name.ends_with("_trapdoor") && is_horizontal(face) {
+            face
         } else {
             opposite(looking)
         };
@@ -107,10 +115,154 @@ pub(super) fn placed_state(
             PropValue::Bottom
         };
         state = state.set(PropName::Type, half);
+    } else if name.ends_with("_trapdoor") {
+        let half = if upper {
+            PropValue::Top
+        } else {
+            PropValue::Bottom
+        };
+        state = state.set(PropName::Half, half);
     } else if name.ends_with("_door") {
         state = state.set(PropName::Half, PropValue::Lower);
+    } else if name.ends_with("_bed") {
+        state = state.set(PropName::Part, PropValue::Foot);
     }
     state
+}
+
+/// The wall form of a torch item's block.
+fn wall_form(kind: BlockKind) -> Option<BlockKind> {
+    match kind {
+        BlockKind::Torch => Some(BlockKind::WallTorch),
+        BlockKind::SoulTorch => Some(BlockKind::SoulWallTorch),
+        BlockKind::RedstoneTorch => Some(BlockKind::RedstoneWallTorch),
+        _ => None,
+    }
+}
+
+/// Where a placed block that hangs on another goes, as vanilla's `getStateForPlacement` and
+/// `StandingAndWallBlockItem` choose: a torch clicked on a wall hangs on it, on a floor
+/// stands, and otherwise takes the first of the floor and the walls round it that holds it
+/// (the wall ahead of the player first); a ladder goes on the clicked wall or the one ahead;
+/// a lantern clicked under a block hangs from it. `None` when nothing around holds it (then
+/// nothing is placed). `around` is the block in a direction from the new block.
+pub(super) fn attach(
+    state: BlockState,
+    face: Direction,
+    yaw: f32,
+    around: impl Fn(Direction) -> Option<BlockState>,
+) -> Option<BlockState> {
+    let kind = state.to_kind();
+    let ahead = looking(yaw);
+    let mut walls = vec![
+        opposite(ahead),
+        clockwise(ahead),
+        counter_clockwise(ahead),
+        ahead,
+    ];
+    if is_horizontal(face) {
+        walls.retain(|d| *d != face);
+        walls.insert(0, face);
+    }
+    let on_wall = |k: BlockKind, d: Direction| k.to_state().set(PropName::Facing, value(d));
+    let candidates: Vec<BlockState> = if let Some(wall) = wall_form(kind) {
+        let hung = walls.iter().map(|d| on_wall(wall, *d));
+        match face {
+            Direction::Up => std::iter::once(state).chain(hung).collect(),
+            Direction::Down => hung.chain(std::iter::once(state)).collect(),
+            _ => {
+                let mut all: Vec<_> = hung.collect();
+                all.insert(1, state);
+                all
+            }
+        }
+    } else if kind == BlockKind::Ladder {
+        walls.iter().map(|d| on_wall(kind, *d)).collect()
+    } else if matches!(kind, BlockKind::Lantern | BlockKind::SoulLantern) {
+        let hanging = state.set(PropName::Hanging, PropValue::True);
+        let standing = state.set(PropName::Hanging, PropValue::False);
+        if face == Direction::Down {
+            vec![hanging, standing]
+        } else {
+            vec![standing, hanging]
+        }
+    } else {
+        vec![state]
+    };
+    candidates.into_iter().find(|s| match hangs_on(*s) {
+        None => true,
+        Some(d) => around(d).is_some_and(|support| survives(*s, support)),
+    })
+}
+
+/// The hinge of `door` placed facing `facing`, as vanilla's `DoorBlock.getHinge`: away from
+/// a door of its kind beside it, towards the side with more whole blocks, and otherwise on
+/// the side of the middle the player clicked. `beside(d, above)` is the block in horizontal
+/// direction `d` from the door's lower half (`above`: from its upper half); `click` is where
+/// the click landed, relative to the lower half's corner.
+pub(super) fn door_hinge(
+    door: BlockKind,
+    facing: Direction,
+    click: Vec3,
+    beside: impl Fn(Direction, bool) -> Option<BlockState>,
+) -> PropValue {
+    let (left, right) = (counter_clockwise(facing), clockwise(facing));
+    let whole = |d, above| i32::from(beside(d, above).is_some_and(full_block));
+    let weight = whole(right, false) + whole(right, true) - whole(left, false) - whole(left, true);
+    let door_at = |d| {
+        beside(d, false)
+            .is_some_and(|s| s.to_kind() == door && s.get(PropName::Half) == Some(PropValue::Lower))
+    };
+    let (left_door, right_door) = (door_at(left), door_at(right));
+    if (left_door && !right_door) || weight > 0 {
+        return PropValue::Right;
+    }
+    if (right_door && !left_door) || weight < 0 {
+        return PropValue::Left;
+    }
+    let (dx, dz) = match facing {
+        Direction::North => (0, -1),
+        Direction::South => (0, 1),
+        Direction::West => (-1, 0),
+        _ => (1, 0),
+    };
+    let (cx, cz) = (click.x, click.z);
+    let left_of_middle = (dx >= 0 || cz >= 0.5)
+        && (dx <= 0 || cz <= 0.5)
+        && (dz >= 0 || cx <= 0.5)
+        && (dz <= 0 || cx >= 0.5);
+    if left_of_middle {
+        PropValue::Left
+    } else {
+        PropValue::Right
+    }
+}
+
+/// Where the other half of a two-block block is: a door's above or below it, a bed's ahead of
+/// its foot or behind its head.
+pub(super) fn other_part(at: BlockPos, state: BlockState) -> Option<BlockPos> {
+    if crate::world::door::is_door(state) {
+        return Some(crate::world::door::other_half(at, state));
+    }
+    let facing = state.get(PropName::Facing).and_then(direction)?;
+    match state.get(PropName::Part)? {
+        PropValue::Foot => Some(at.get_in_direction(facing)),
+        _ => Some(at.get_in_direction(opposite(facing))),
+    }
+}
+
+/// The other block a placed block takes: a door's upper half above it, a bed's head ahead.
+pub(super) fn second_half(state: BlockState) -> Option<(Direction, BlockState)> {
+    if state.get(PropName::Half) == Some(PropValue::Lower)
+        && state.to_kind().to_str().ends_with("_door")
+    {
+        return Some((Direction::Up, state.set(PropName::Half, PropValue::Upper)));
+    }
+    if state.get(PropName::Part) == Some(PropValue::Foot) {
+        let facing = state.get(PropName::Facing).and_then(direction)?;
+        return Some((facing, state.set(PropName::Part, PropValue::Head)));
+    }
+    None
 }
 
 /// A horizontal direction as a `facing` value, and back.
@@ -285,6 +437,114 @@ mod tests {
         let feet = DVec3::new(0.5, 64.0, 0.5);
         assert!(in_reach(eyes(feet), BlockPos::new(0, 63, 5)));
         assert!(!in_reach(eyes(feet), BlockPos::new(0, 64, 7)));
+    }
+
+    /// A world of air but for `blocks`, seen from a block placed at the origin.
+    fn around(blocks: &[(Direction, BlockState)]) -> impl Fn(Direction) -> Option<BlockState> + '_ {
+        move |d| {
+            Some(
+                blocks
+                    .iter()
+                    .find(|(at, _)| *at == d)
+                    .map_or(BlockState::AIR, |(_, s)| *s),
+            )
+        }
+    }
+
+    #[test]
+    fn a_torch_hangs_on_the_wall_clicked_stands_on_a_floor_and_needs_something() {
+        let torch = BlockState::TORCH;
+        let stone = BlockState::STONE;
+        // Clicked on the east face of a stone block: on its wall, facing east.
+        let walled = [(Direction::West, stone), (Direction::Down, stone)];
+        let placed = attach(torch, Direction::East, 0.0, around(&walled)).unwrap();
+        assert_eq!(placed.to_kind(), BlockKind::WallTorch);
+        assert_eq!(placed.get(PropName::Facing), Some(PropValue::East));
+        // Clicked on top: it stands.
+        assert_eq!(
+            attach(torch, Direction::Up, 0.0, around(&walled)),
+            Some(torch)
+        );
+        // On a bottom slab, with a wall beside: it goes on the wall.
+        let slab = [
+            (Direction::Down, BlockState::OAK_SLAB),
+            (Direction::North, stone),
+        ];
+        let placed = attach(torch, Direction::Up, 0.0, around(&slab)).unwrap();
+        assert_eq!(placed.get(PropName::Facing), Some(PropValue::South));
+        // Nothing holds it: nothing is placed.
+        assert_eq!(attach(torch, Direction::Up, 0.0, around(&[])), None);
+        // A ladder clicked on the ground goes on the wall ahead, facing the player.
+        let ahead = [(Direction::South, stone), (Direction::Down, stone)];
+        let ladder = attach(BlockState::LADDER, Direction::Up, 0.0, around(&ahead)).unwrap();
+        assert_eq!(ladder.get(PropName::Facing), Some(PropValue::North));
+        // A lantern clicked under a block hangs from it.
+        let ceiling = [(Direction::Up, stone)];
+        let lantern = attach(BlockState::LANTERN, Direction::Down, 0.0, around(&ceiling)).unwrap();
+        assert_eq!(lantern.get(PropName::Hanging), Some(PropValue::True));
+    }
+
+    #[test]
+    fn a_door_hinges_away_from_its_neighbour_door_towards_walls_or_by_the_click() {
+        let door = BlockKind::OakDoor;
+        let lower = door.to_state().set(PropName::Half, PropValue::Lower);
+        let mid_left = Vec3::new(0.8, 0.0, 0.5); // facing south, the left is east
+        let none = |_: Direction, _: bool| Some(BlockState::AIR);
+        assert_eq!(
+            door_hinge(door, Direction::South, mid_left, none),
+            PropValue::Left
+        );
+        let right_side = Vec3::new(0.2, 0.0, 0.5);
+        assert_eq!(
+            door_hinge(door, Direction::South, right_side, none),
+            PropValue::Right
+        );
+        // A door to its left (east, facing south): this one hinges right, a double door.
+        let beside_door = |d: Direction, above: bool| {
+            Some(if d == Direction::East && !above {
+                lower
+            } else {
+                BlockState::AIR
+            })
+        };
+        assert_eq!(
+            door_hinge(door, Direction::South, mid_left, beside_door),
+            PropValue::Right
+        );
+        // Whole blocks on its right (west): the hinge goes there.
+        let wall = |d: Direction, _: bool| {
+            Some(if d == Direction::West {
+                BlockState::STONE
+            } else {
+                BlockState::AIR
+            })
+        };
+        assert_eq!(
+            door_hinge(door, Direction::South, mid_left, wall),
+            PropValue::Right
+        );
+    }
+
+    #[test]
+    fn gates_beds_and_trapdoors_are_turned_and_beds_take_two_blocks() {
+        let mid = Vec3::new(0.5, 0.5, 0.5);
+        let gate = placed_state(BlockKind::OakFenceGate, Direction::Up, mid, 0.0);
+        assert_eq!(gate.get(PropName::Facing), Some(PropValue::South));
+        let bed = placed_state(BlockKind::RedBed, Direction::Up, mid, 270.0);
+        assert_eq!(bed.get(PropName::Facing), Some(PropValue::East));
+        let (d, head) = second_half(bed).unwrap();
+        assert_eq!(d, Direction::East);
+        assert_eq!(head.get(PropName::Part), Some(PropValue::Head));
+        let at = BlockPos::new(0, 64, 0);
+        assert_eq!(other_part(at, bed), Some(BlockPos::new(1, 64, 0)));
+        assert_eq!(other_part(BlockPos::new(1, 64, 0), head), Some(at));
+        let high = Vec3::new(1.0, 0.8, 0.5);
+        let hatch = placed_state(BlockKind::OakTrapdoor, Direction::East, high, 0.0);
+        assert_eq!(hatch.get(PropName::Facing), Some(PropValue::East));
+        assert_eq!(hatch.get(PropName::Half), Some(PropValue::Top));
+        let floor = placed_state(BlockKind::OakTrapdoor, Direction::Up, mid, 0.0);
+        assert_eq!(floor.get(PropName::Facing), Some(PropValue::North));
+        assert_eq!(floor.get(PropName::Half), Some(PropValue::Bottom));
     }
 
     #[test]
