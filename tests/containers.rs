@@ -306,3 +306,77 @@ fn a_furnace_smelts_raw_iron_with_coal_and_pays_its_experience_to_the_taker() {
     let entity = entities.get(furnace).unwrap();
     assert!(matches!(entity.get("BurnTime"), Some(valence::nbt::Value::Short(t)) if *t > 0));
 }
+
+/// Two players look into one furnace: the first's moves show in the second's window, and so
+/// do the furnace's own as it smelts (Valence alone would show a shared window's changes to
+/// one of them).
+#[test]
+fn two_players_looking_into_one_furnace_both_see_its_slots_move() {
+    use valence::protocol::packets::play::{
+        InventoryS2c, PlayerInteractBlockC2s, ScreenHandlerSlotUpdateS2c,
+    };
+    use valence::protocol::{Direction, Hand};
+    use valence::testing::PacketFrames;
+    let mut h = harness();
+    let o = h.stone_field();
+    h.put_player(o);
+    let furnace = BlockPos::new(o.x + 1, o.y, o.z + 1);
+    h.fill(furnace, furnace, "furnace");
+    let (bundle, mut other) = valence::testing::create_mock_client("second");
+    let second = h.app.world.spawn(bundle).id();
+    h.app.update();
+    h.app.update();
+    h.app.world.get_mut::<Position>(second).unwrap().0 =
+        DVec3::new(o.x as f64 + 2.5, o.y as f64, o.z as f64 + 0.5);
+    h.app.update();
+    other.send(&PlayerInteractBlockC2s {
+        hand: Hand::Main,
+        position: furnace,
+        face: Direction::Up,
+        cursor_pos: Vec3::new(0.5, 1.0, 0.5),
+        head_inside_block: false,
+        sequence: VarInt(1),
+    });
+    h.app.update();
+    h.app.update();
+    give(&mut h, 36, ItemKind::RawIron, 1);
+    give(&mut h, 37, ItemKind::Coal, 1);
+    let (w, _) = open(&mut h, furnace);
+    other.clear_received();
+    click(&mut h, w, 30, ClickMode::ShiftClick);
+    let seen = other.collect_received();
+    let raw_iron_shown = seen
+        .0
+        .iter()
+        .filter(|f| f.id == InventoryS2c::ID)
+        .filter_map(|f| f.decode::<InventoryS2c>().ok())
+        .any(|p| {
+            p.slots[0]
+                .as_ref()
+                .is_some_and(|s| s.item == ItemKind::RawIron)
+        });
+    assert!(raw_iron_shown, "the second player sees the raw iron put in");
+    click(&mut h, w, 31, ClickMode::ShiftClick);
+    other.clear_received();
+    h.helper.clear_received();
+    for _ in 0..210 {
+        h.app.update();
+    }
+    let ingot_shown = |frames: PacketFrames| {
+        frames
+            .0
+            .iter()
+            .filter(|f| f.id == ScreenHandlerSlotUpdateS2c::ID)
+            .filter_map(|f| f.decode::<ScreenHandlerSlotUpdateS2c>().ok())
+            .any(|p| {
+                p.slot_idx == 2
+                    && p.slot_data.as_ref().as_ref().map(|s| s.item) == Some(ItemKind::IronIngot)
+            })
+    };
+    assert!(
+        ingot_shown(h.helper.collect_received()),
+        "the first player sees the ingot come out"
+    );
+    assert!(ingot_shown(other.collect_received()), "so does the second");
+    assert_eq!(stored(&h, furnace), vec![(2, ItemKind::IronIngot, 1)]);
+}

@@ -5,14 +5,17 @@
 //! (`Items`, `BurnTime`, `CookTime`, `CookTimeTotal`, and `HordeExperience`: vanilla keeps
 //! that as the recipes used, which horde does not name).
 
+use std::borrow::Cow;
+
+use bevy_ecs::system::SystemParam;
 use rustc_hash::FxHashMap;
 use valence::inventory::{ClientInventoryState, OpenInventory};
 use valence::nbt::{Compound, Value};
 use valence::prelude::*;
-use valence::protocol::packets::play::ScreenHandlerPropertyUpdateS2c;
-use valence::protocol::WritePacket;
-
-use bevy_ecs::system::SystemParam;
+use valence::protocol::packets::play::{
+    ScreenHandlerPropertyUpdateS2c, ScreenHandlerSlotUpdateS2c,
+};
+use valence::protocol::{VarInt, WritePacket};
 
 use super::smelting::{burn_ticks, payout, tick, Fire, Oven};
 use crate::common::events::DropExperience;
@@ -182,22 +185,33 @@ pub(super) fn work(
             );
             changed.send(BlocksChanged::between(at, at));
         }
-        // Those looking in see the slots (Valence sends a window's changed slots) and the
-        // arrows.
+        // Everyone looking in sees the slots that changed and the arrows. Valence would send
+        // a shared window's changed slots to its first viewer only, so they are sent here.
         let Some(&(window, _)) = open.0.get(&at) else {
             continue;
         };
+        let mut moved = Vec::new();
         if let Ok(mut shown) = windows.get_mut(window) {
             for (i, stack) in slots.iter().enumerate() {
                 if shown.slot(i as u16) != stack.as_ref() {
                     shown.set_slot(i as u16, stack.clone());
+                    moved.push(i);
                 }
             }
+            shown.changed = 0;
         }
         let values = [fire.burning, fire.fuel_ticks, fire.progress, fire.total];
         for (mut client, state, open) in &mut viewers {
             if open.entity != window {
                 continue;
+            }
+            for &i in &moved {
+                client.write_packet(&ScreenHandlerSlotUpdateS2c {
+                    window_id: state.window_id() as i8,
+                    state_id: VarInt(state.state_id().0),
+                    slot_idx: i as i16,
+                    slot_data: Cow::Borrowed(&slots[i]),
+                });
             }
             for (property, value) in values.iter().enumerate() {
                 client.write_packet(&ScreenHandlerPropertyUpdateS2c {
