@@ -31,6 +31,7 @@ pub mod schedule;
 #[cfg(test)]
 mod scratch;
 pub mod service;
+pub mod sleep;
 pub mod spawning;
 pub mod status;
 pub mod time;
@@ -76,6 +77,7 @@ pub fn build_app(launch: Launch) -> anyhow::Result<App> {
         building::BuildingPlugin,
         items::ItemsPlugin,
         menu::MenuPlugin,
+        sleep::SleepPlugin,
         experience::ExperiencePlugin,
         zombie::ZombiePlugin,
         noise::NoisePlugin,

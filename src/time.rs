@@ -6,6 +6,7 @@ use valence::prelude::*;
 use valence::protocol::packets::play::WorldTimeUpdateS2c;
 use valence::protocol::WritePacket;
 
+use crate::common::events::SkipNight;
 use crate::world::Overworld;
 
 /// Ticks in a vanilla day: the scale the client's sky is drawn in.
@@ -16,9 +17,9 @@ pub struct TimePlugin;
 impl Plugin for TimePlugin {
     fn build(&self, app: &mut App) {
         // The clock itself is the world's: `build_base` puts it in from the save, or new.
-        app.add_systems(
+        app.add_event::<SkipNight>().add_systems(
             Update,
-            (advance_clock, send_clock)
+            (advance_clock, skip_nights, send_clock)
                 .chain()
                 .in_set(crate::schedule::TickSet::World),
         );
@@ -173,6 +174,23 @@ fn send_clock(
     }
     for mut client in &mut joined {
         client.write_packet(&packet);
+    }
+}
+
+/// A night slept through ends at the next sunrise (vanilla's `dayTime + 24000 - dayTime %
+/// 24000`: the night is the second half of a vanilla day); the world's age, and whatever
+/// counts by it, does not move.
+fn skip_nights(
+    mut skips: EventReader<SkipNight>,
+    mut clock: ResMut<WorldClock>,
+    mut layers: Query<&mut ChunkLayer, With<Overworld>>,
+) {
+    if skips.iter().count() == 0 {
+        return;
+    }
+    clock.set_vanilla(VANILLA_DAY);
+    if let Ok(mut layer) = layers.get_single_mut() {
+        layer.write_packet(&clock.packet());
     }
 }
 

@@ -39,7 +39,9 @@ const FLOORS: &[(&str, &[&str])] = &[
     ("the game: zombies", &["zombie"]),
     (
         "the game: what zombies and players set off",
-        &["items", "menu", "noise", "daylight", "pack", "hunt"],
+        &[
+            "items", "menu", "sleep", "noise", "daylight", "pack", "hunt",
+        ],
     ),
     (
         "the game: what builds on those",

@@ -11,21 +11,21 @@ pub use light::{light_facts, opposite, LightFacts, DIRECTIONS};
 
 use valence::prelude::*;
 
-/// Whether a right-click on `kind` uses the block (opens its window) rather than placing what
+/// Whether a right-click on `kind` uses the block (opens its window, lies in a bed) rather than placing what
 /// the player holds against it: a player who sneaks holding something places
 /// (`ServerPlayerGameMode.useItemOn`).
 pub fn used_on_click(kind: BlockKind, sneaking: bool, holding: bool) -> bool {
-    !(sneaking && holding)
-        && matches!(
-            kind,
-            BlockKind::CraftingTable
-                | BlockKind::Chest
-                | BlockKind::TrappedChest
-                | BlockKind::Barrel
-                | BlockKind::Furnace
-                | BlockKind::Smoker
-                | BlockKind::BlastFurnace
-        )
+    let used = matches!(
+        kind,
+        BlockKind::CraftingTable
+            | BlockKind::Chest
+            | BlockKind::TrappedChest
+            | BlockKind::Barrel
+            | BlockKind::Furnace
+            | BlockKind::Smoker
+            | BlockKind::BlastFurnace
+    ) || kind.to_str().ends_with("_bed");
+    used && !(sneaking && holding)
 }
 
 /// The block a config or a command names, with or without `minecraft:`.

@@ -26,3 +26,8 @@ pub struct Dying {
     /// its experience.
     pub killer: Option<Entity>,
 }
+
+/// Where a player comes back after dying: the head of the bed they last used
+/// (vanilla's respawn position, `SpawnX/Y/Z` in their playerdata).
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RespawnPoint(pub BlockPos);

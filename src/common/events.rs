@@ -173,3 +173,8 @@ pub struct DropExperience {
 /// Puts an item on the ground.
 #[derive(Event, Debug, Clone)]
 pub struct DropItem(pub ItemRecord);
+
+/// Enough players slept through the night: the clock goes to the next sunrise and the rain
+/// stops, as vanilla's `ServerLevel.tick` does when they all sleep.
+#[derive(Event, Debug, Clone, Copy)]
+pub struct SkipNight;

@@ -60,6 +60,12 @@ impl Bound {
                 1_728_000,
             ),
             Bound::new("time.start_time", c.time.start_time as f64, 0, 1_727_999),
+            Bound::new(
+                "survival.players_sleeping_percentage",
+                c.survival.players_sleeping_percentage,
+                0,
+                100,
+            ),
             Bound::new("rcon.port", c.rcon.port, 1, u16::MAX),
             Bound::new(
                 "save.autosave_ticks",

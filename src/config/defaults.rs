@@ -325,6 +325,7 @@ impl Default for SurvivalConfig {
             drowning_damage: true,
             fire_damage: true,
             natural_regeneration: true,
+            players_sleeping_percentage: 100,
         }
     }
 }

@@ -145,6 +145,9 @@ pub struct SurvivalConfig {
     pub fire_damage: bool,
     /// A fed player heals (`naturalRegeneration`).
     pub natural_regeneration: bool,
+    /// Share of the players (not spectators) who must sleep to skip the night, in percent
+    /// (`playersSleepingPercentage`; 0 still needs one sleeper).
+    pub players_sleeping_percentage: u32,
 }
 
 /// `[time]`: the world clock.

@@ -17,7 +17,7 @@ use valence::protocol::packets::play::HealthUpdateS2c;
 use valence::protocol::{VarInt, WritePacket};
 use valence::status::RequestRespawnEvent;
 
-use crate::common::body::Dead;
+use crate::common::body::{Dead, RespawnPoint};
 use crate::common::events::{DamageCause, DamagePlayer, PlayerKill};
 use crate::config::{Config, GameModeSetting};
 use crate::world::{Overworld, WorldSpawn, MIN_Y};
@@ -213,32 +213,73 @@ fn count_kills(mut kills: EventReader<PlayerKill>, mut players: Query<&mut Kills
     }
 }
 
+/// Where a player with this respawn point comes back, standing on the bed (vanilla finds a
+/// spot beside it); `None` when the bed is gone or something solid lies on it.
+fn bed_spot(layer: &ChunkLayer, point: BlockPos) -> Option<DVec3> {
+    let bed = layer.block(point)?.state;
+    let above = layer
+        .block(BlockPos::new(point.x, point.y + 1, point.z))?
+        .state;
+    let free = above.collision_shapes().len() == 0;
+    // The top of a bed, 9/16 of a block up.
+    (bed.to_kind().to_str().ends_with("_bed") && free).then(|| {
+        DVec3::new(
+            point.x as f64 + 0.5,
+            point.y as f64 + 0.5625,
+            point.z as f64 + 0.5,
+        )
+    })
+}
+
+/// A dead player who asks to respawn comes back at their bed, or at the world spawn when it
+/// is gone or blocked (then told so, as vanilla's `block.minecraft.spawn.not_valid`, and the
+/// point forgotten).
+#[allow(clippy::type_complexity)]
 fn respawn_players(
     mut commands: Commands,
     mut events: EventReader<RequestRespawnEvent>,
     mut players: Query<
         (
+            &mut Client,
             &mut Health,
             &mut Food,
             &mut Exposure,
             &mut Air,
             &mut Position,
             &mut VisibleChunkLayer,
+            Option<&RespawnPoint>,
         ),
         With<Dead>,
     >,
+    layers: Query<&ChunkLayer, With<Overworld>>,
     spawn: Res<WorldSpawn>,
     config: Res<Config>,
     server: Res<Server>,
 ) {
     let now = server.current_tick() as u64;
     for event in events.iter() {
-        let Ok((mut health, mut food, mut exposure, mut air, mut pos, mut chunks)) =
-            players.get_mut(event.client)
+        let Ok((
+            mut client,
+            mut health,
+            mut food,
+            mut exposure,
+            mut air,
+            mut pos,
+            mut chunks,
+            point,
+        )) = players.get_mut(event.client)
         else {
             continue;
         };
-        let at = spawn.pos.unwrap_or(pos.0);
+        let bed = point.and_then(|p| bed_spot(layers.get_single().ok()?, p.0));
+        if point.is_some() && bed.is_none() {
+            client.send_chat_message(Text::translate(
+                "block.minecraft.spawn.not_valid",
+                Vec::new(),
+            ));
+            commands.entity(event.client).remove::<RespawnPoint>();
+        }
+        let at = bed.or(spawn.pos).unwrap_or(pos.0);
         // A teleport to the very same spot is not sent, and the respawned client needs one.
         pos.0 = if pos.0 == at {
             at + DVec3::new(0.0, 0.01, 0.0)

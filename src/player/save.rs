@@ -1,7 +1,8 @@
 //! A player's body in their `playerdata/<uuid>.dat`: position, facing, health, food, air,
 //! fire, game mode and inventory, in vanilla's layout (`Pos`, `Rotation`, `Health`,
 //! `foodLevel`..., `Air`, `Fire`, `FallDistance`, `playerGameType` and an `Inventory` list of
-//! `Slot`/`id`/`Count`/`tag`). One who left dead comes back at the spawn, as on respawning.
+//! `Slot`/`id`/`Count`/`tag`) and the bed they respawn at (`SpawnX/Y/Z`). One who left dead
+//! comes back at the spawn, as on respawning.
 
 use bevy_ecs::world::EntityMut;
 use valence::entity::entity::Air;
@@ -11,6 +12,7 @@ use valence::prelude::*;
 use super::hazards::{Exposure, FIRE_REST, MAX_AIR};
 use super::hunger::{Food, MAX_EXHAUSTION, MAX_FOOD};
 use super::{Health, MAX_HEALTH};
+use crate::common::body::RespawnPoint;
 use crate::common::stacks::{stack_from_nbt, stack_to_nbt};
 use crate::save::{keys, PlayerPart, RestorePlayer, SaveApp};
 
@@ -30,6 +32,8 @@ pub struct SavedPlayer {
     /// Valence's player inventory slots (hotbar 36..45, main 9..36, armour 5..9, off hand 45)
     /// with what they hold, its wear and other tags kept.
     pub items: Vec<(u16, ItemStack)>,
+    /// The head of the bed they last slept in or clicked.
+    pub respawn: Option<BlockPos>,
 }
 
 /// What a survival body carries across a restart besides its health.
@@ -168,6 +172,14 @@ impl SavedPlayer {
             Some(Value::List(List::End)) | None => Vec::new(),
             Some(_) => return Err("Inventory is not a list of compounds".into()),
         };
+        let respawn = match (
+            keys::int_or_none(c, "SpawnX"),
+            keys::int_or_none(c, "SpawnY"),
+            keys::int_or_none(c, "SpawnZ"),
+        ) {
+            (Some(x), Some(y), Some(z)) => Some(BlockPos::new(x, y, z)),
+            _ => None,
+        };
         Ok(Self {
             pos,
             yaw,
@@ -176,6 +188,7 @@ impl SavedPlayer {
             game_mode,
             body: SavedBody::read(c),
             items,
+            respawn,
         })
     }
 
@@ -210,6 +223,14 @@ impl PlayerPart for SavedPlayer {
             })
             .collect();
         c.insert("Inventory", Value::List(List::Compound(items)));
+        if let Some(at) = self.respawn {
+            c.insert("SpawnX", at.x);
+            c.insert("SpawnY", at.y);
+            c.insert("SpawnZ", at.z);
+            c.insert("SpawnAngle", 0.0f32);
+            c.insert("SpawnForced", false);
+            c.insert("SpawnDimension", "minecraft:overworld");
+        }
     }
 }
 
@@ -225,6 +246,9 @@ impl RestorePlayer for SavedPlayer {
                     inventory.set_slot(slot, stack);
                 }
             }
+        }
+        if let Some(at) = self.respawn {
+            player.insert(RespawnPoint(at));
         }
         if self.health <= 0.0 {
             return;
@@ -262,6 +286,7 @@ fn snapshot(player: EntityRef) -> Option<Box<dyn PlayerPart>> {
             exposure: player.get::<Exposure>().copied().unwrap_or_default(),
         },
         items: SavedPlayer::items_of(player.get::<Inventory>()?),
+        respawn: player.get::<RespawnPoint>().map(|r| r.0),
     }))
 }
 
@@ -320,6 +345,7 @@ mod tests {
                     crate::common::stacks::new_stack(ItemKind::Shield, 1, None),
                 ),
             ],
+            respawn: Some(BlockPos::new(12, 64, -40)),
         };
         let nbt = nbt_of(&player);
         let mut bytes = Vec::new();
@@ -338,6 +364,8 @@ mod tests {
             })
             .collect();
         assert_eq!(slots, [0, 8, 9, 103, -106]);
+        assert_eq!(nbt.get("SpawnX"), Some(&Value::Int(12)));
+        assert_eq!(nbt.get("SpawnZ"), Some(&Value::Int(-40)));
     }
 
     #[test]
@@ -351,6 +379,7 @@ mod tests {
             game_mode: GameMode::Survival,
             body: SavedBody::default(),
             items: vec![],
+            respawn: None,
         });
         let mut odd = Compound::new();
         odd.insert("Slot", 0i8);

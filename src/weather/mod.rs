@@ -13,6 +13,7 @@ use valence::protocol::packets::play::GameStateChangeS2c;
 use valence::protocol::WritePacket;
 use valence::registry::biome::Biome;
 
+use crate::common::events::SkipNight;
 use crate::config::{Config, ConfigChanged};
 use crate::random::Stream;
 use crate::time::WorldClock;
@@ -24,7 +25,7 @@ pub struct WeatherPlugin;
 impl Plugin for WeatherPlugin {
     fn build(&self, app: &mut App) {
         // The weather itself is the world's: `build_base` puts it in from the save, or new.
-        app.add_systems(
+        app.add_event::<SkipNight>().add_systems(
             Update,
             (advance_weather, show_weather_to_joiners)
                 .chain()
@@ -139,11 +140,13 @@ fn event(kind: GameEventKind, value: f32) -> GameStateChangeS2c {
 
 /// One tick of the cycle (when enabled) and of the fading levels; clients hear every change
 /// as vanilla tells them. With `weather.enabled` off the sky is cleared, at start and when a
-/// reload turns it off.
+/// reload turns it off. A night slept through ends the rain (`resetWeatherCycle`: a clear spell
+/// is drawn anew).
 fn advance_weather(
     mut weather: ResMut<Weather>,
     mut layers: Query<&mut ChunkLayer, With<Overworld>>,
     mut changed: EventReader<ConfigChanged>,
+    mut skips: EventReader<SkipNight>,
     mut started: Local<bool>,
     config: Res<Config>,
 ) {
@@ -154,6 +157,10 @@ fn advance_weather(
         w.sky = Sky::default();
     }
     *started = true;
+    let slept = skips.iter().count() > 0;
+    if slept && config.weather.enabled && w.sky.raining {
+        w.set(Kind::Clear, None, &config.weather);
+    }
     if config.weather.enabled {
         w.sky.cycle(&mut w.rng, &config.weather);
     }

@@ -149,7 +149,7 @@ impl Sky {
         let rain = 1.0 - (self.rain_level as f64 * 5.0) / 16.0;
         let thunder = 1.0 - (self.storm_level() as f64 * 5.0) / 16.0;
         let angle = sun_angle(vanilla_time);
-        let sun = 0.5 + 2.0 * (angle * std::f64::consts::TAU).cos().clamp(-0.25, 0.25);
+        let sun = 0.5 + 2.0 * f64::from(table_cos(angle * 6.283_185_5)).clamp(-0.25, 0.25);
         ((1.0 - sun * rain * thunder) * 11.0) as i32
     }
 
@@ -160,11 +160,18 @@ impl Sky {
     }
 }
 
-/// Vanilla's celestial angle (`DimensionType.timeOfDay`): 0 at noon, 0.5 at midnight.
-fn sun_angle(vanilla_time: i64) -> f64 {
+/// Vanilla's celestial angle (`DimensionType.timeOfDay`): 0 at noon, 0.5 at midnight, in
+/// vanilla's single precision so that dusk turns to night on vanilla's tick.
+fn sun_angle(vanilla_time: i64) -> f32 {
     let day = (vanilla_time.rem_euclid(24_000) as f64 / 24_000.0 - 0.25).rem_euclid(1.0);
     let eased = 0.5 - (day * std::f64::consts::PI).cos() / 2.0;
-    (day * 2.0 + eased) / 3.0
+    (day * 2.0 + eased) as f32 / 3.0
+}
+
+/// Vanilla's `Mth.cos`: the sine table's entry (65536 to a turn) a quarter turn on.
+fn table_cos(radians: f32) -> f32 {
+    let index = (radians * 10_430.378 + 16_384.0) as i32 & 0xFFFF;
+    (f64::from(index) * std::f64::consts::TAU / 65_536.0).sin() as f32
 }
 
 #[cfg(test)]

@@ -49,9 +49,17 @@ pub(crate) fn harness_with(config: Config) -> Harness {
 
 /// Like [`harness_with`], on the world folder `world` (which may hold a vanilla world's files).
 pub(crate) fn harness_in(config: Config, world: TempDir) -> Harness {
+    harness_as(config, world, None)
+}
+
+/// Like [`harness_in`], the player joining as `id` (the same player as before) when given.
+fn harness_as(config: Config, world: TempDir, id: Option<UniqueId>) -> Harness {
     let mut app = horde::headless::start(config, world.path()).unwrap();
     let (bundle, helper) = create_mock_client("tester");
     let client = app.world.spawn(bundle).id();
+    if let Some(id) = id {
+        app.world.entity_mut(client).insert(id);
+    }
     app.update();
     horde::headless::run_until_loaded(&mut app);
     Harness {
@@ -77,13 +85,15 @@ impl Harness {
         answer
     }
 
-    /// Saves, stops and starts the server again on the same world and config, as a restart.
+    /// Saves, stops and starts the server again on the same world and config, as a restart;
+    /// the same player joins again.
     pub(crate) fn restarted(mut self) -> Harness {
         horde::save::save_now(&mut self.app.world).unwrap();
         let config = self.app.world.resource::<Config>().clone();
+        let id = self.app.world.get::<UniqueId>(self.client).copied();
         let world = self.world;
         drop(self.app);
-        let mut h = harness_in(config, world);
+        let mut h = harness_as(config, world, id);
         h.app.update();
         h
     }

@@ -1,0 +1,284 @@
+//! Beds, as vanilla 1.20.1's: a right-click on a bed sets the player's respawn point there and
+//! lies them down when the sky is dark enough and no zombie is near, with vanilla's messages
+//! when not; once enough players (`survival.players_sleeping_percentage` of those not
+//! spectating) have slept for 100 ticks, the night is skipped ([`SkipNight`]: the clock and
+//! the weather take it from there) and everyone wakes. A sleeper who gets up, or whose bed
+//! is broken, wakes.
+
+pub mod rules;
+
+use bevy_ecs::query::Has;
+use bevy_ecs::system::SystemParam;
+use valence::client_command::LeaveBedEvent;
+use valence::entity::entity::{Flags, Pose};
+use valence::entity::living::SleepingPosition;
+use valence::interact_block::InteractBlockEvent;
+use valence::inventory::HeldItem;
+use valence::prelude::*;
+
+use crate::common::body::{Dead, Dying, RespawnPoint};
+use crate::common::events::SkipNight;
+use crate::config::Config;
+use crate::time::WorldClock;
+use crate::weather::Weather;
+use crate::world::Overworld;
+use crate::zombie::Zombie;
+use rules::{keeps_awake, may_sleep, reaches, sleepers_needed, DEEP_SLEEP_TICKS};
+
+pub struct SleepPlugin;
+
+impl Plugin for SleepPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_event::<SkipNight>().add_systems(
+            Update,
+            (use_beds, get_up, skip_the_night)
+                .chain()
+                .in_set(crate::schedule::TickSet::Players),
+        );
+    }
+}
+
+/// A player lying in the bed whose head is at `bed` since tick `since`.
+#[derive(Component, Debug, Clone, Copy)]
+#[component(storage = "SparseSet")] // comes and goes: kept apart, so the row stays put
+pub struct Sleeping {
+    pub bed: BlockPos,
+    pub since: u64,
+}
+
+/// Whether `state` is a bed, and where its head is if it stands at `at`.
+fn bed_head(at: BlockPos, state: BlockState) -> Option<BlockPos> {
+    if !state.to_kind().to_str().ends_with("_bed") {
+        return None;
+    }
+    let facing = match state.get(PropName::Facing)? {
+        PropValue::North => valence::protocol::Direction::North,
+        PropValue::South => valence::protocol::Direction::South,
+        PropValue::West => valence::protocol::Direction::West,
+        _ => valence::protocol::Direction::East,
+    };
+    Some(match state.get(PropName::Part)? {
+        PropValue::Head => at,
+        _ => at.get_in_direction(facing),
+    })
+}
+
+/// Marks both halves of the bed whose head is at `head` occupied or free.
+fn occupy(layer: &mut ChunkLayer, head: BlockPos, occupied: bool) {
+    let value = if occupied {
+        PropValue::True
+    } else {
+        PropValue::False
+    };
+    let Some(state) = layer.block(head).map(|b| b.state) else {
+        return;
+    };
+    for at in std::iter::once(head).chain(other_half(head, state)) {
+        let half = layer.block(at).map(|b| b.state);
+        if let Some(half) = half.filter(|s| bed_head(at, *s).is_some()) {
+            let block = Block {
+                state: half.set(PropName::Occupied, value),
+                nbt: Some(Default::default()),
+            };
+            layer.set_block(at, block);
+        }
+    }
+}
+
+/// The hour and the weather a sleeper is judged by, and the tick.
+#[derive(SystemParam)]
+struct Sky<'w> {
+    clock: Res<'w, WorldClock>,
+    weather: Res<'w, Weather>,
+    server: Res<'w, Server>,
+}
+
+/// A right-click on a bed, as vanilla's `BedBlock.use` and `startSleepInBed` in their order:
+/// too far, obstructed or taken, it refuses; otherwise the respawn point is set there (said in
+/// chat when it moves); by day, or with a zombie near for a player not in creative, it
+/// refuses with vanilla's message; otherwise the player lies down.
+#[allow(clippy::type_complexity)]
+fn use_beds(
+    mut commands: Commands,
+    mut clicks: EventReader<InteractBlockEvent>,
+    mut players: Query<
+        (
+            &mut Client,
+            &mut Position,
+            &GameMode,
+            &Inventory,
+            &HeldItem,
+            Option<&Flags>,
+            Option<&RespawnPoint>,
+            Has<Sleeping>,
+        ),
+        (Without<Dead>, Without<Zombie>),
+    >,
+    zombies: Query<&Position, (With<Zombie>, Without<Dying>, Without<Client>)>,
+    mut layers: Query<&mut ChunkLayer, With<Overworld>>,
+    sky: Sky,
+) {
+    let Ok(mut layer) = layers.get_single_mut() else {
+        return;
+    };
+    for click in clicks.iter() {
+        let Some(state) = layer.block(click.position).map(|b| b.state) else {
+            continue;
+        };
+        let Some(head) = bed_head(click.position, state) else {
+            continue;
+        };
+        let Ok((mut client, mut pos, mode, inventory, held, flags, point, asleep)) =
+            players.get_mut(click.client)
+        else {
+            continue;
+        };
+        let holding = inventory.slot(held.slot()).is_some()
+            || inventory.slot(crate::player::OFF_HAND).is_some();
+        let sneaking = flags.is_some_and(|f| f.sneaking());
+        if (sneaking && holding) || asleep {
+            continue;
+        }
+        let foot = layer
+            .block(head)
+            .map(|b| b.state)
+            .and_then(|s| other_half(head, s));
+        let near = reaches(pos.0, head) || foot.is_some_and(|f| reaches(pos.0, f));
+        let refuse = |client: &mut Client, key: &str| {
+            client.send_action_bar_message(Text::translate(key.to_owned(), Vec::new()));
+        };
+        if !near {
+            refuse(&mut client, "block.minecraft.bed.too_far_away");
+            continue;
+        }
+        let above = layer
+            .block(BlockPos::new(head.x, head.y + 1, head.z))
+            .map(|b| b.state);
+        if above.is_some_and(crate::blocks::support::full_block) {
+            refuse(&mut client, "block.minecraft.bed.obstructed");
+            continue;
+        }
+        if state.get(PropName::Occupied) == Some(PropValue::True) {
+            refuse(&mut client, "block.minecraft.bed.occupied");
+            continue;
+        }
+        if point != Some(&RespawnPoint(head)) {
+            commands.entity(click.client).insert(RespawnPoint(head));
+            client.send_chat_message(Text::translate("block.minecraft.set_spawn", Vec::new()));
+        }
+        if !may_sleep(sky.weather.sky.sky_darken(sky.clock.vanilla_time())) {
+            refuse(&mut client, "block.minecraft.bed.no_sleep");
+            continue;
+        }
+        if *mode != GameMode::Creative && zombies.iter().any(|z| keeps_awake(head, z.0)) {
+            refuse(&mut client, "block.minecraft.bed.not_safe");
+            continue;
+        }
+        pos.0 = DVec3::new(
+            head.x as f64 + 0.5,
+            head.y as f64 + rules::LYING_HEIGHT,
+            head.z as f64 + 0.5,
+        );
+        occupy(&mut layer, head, true);
+        commands.entity(click.client).insert((
+            Sleeping {
+                bed: head,
+                since: sky.server.current_tick() as u64,
+            },
+            Pose(valence::entity::Pose::Sleeping),
+            SleepingPosition(Some(head)),
+        ));
+    }
+}
+
+/// The bed's other half, from one half at `at`.
+fn other_half(at: BlockPos, state: BlockState) -> Option<BlockPos> {
+    let head = bed_head(at, state)?;
+    if head != at {
+        return Some(head);
+    }
+    Some(match state.get(PropName::Facing)? {
+        PropValue::North => BlockPos::new(at.x, at.y, at.z + 1),
+        PropValue::South => BlockPos::new(at.x, at.y, at.z - 1),
+        PropValue::West => BlockPos::new(at.x + 1, at.y, at.z),
+        _ => BlockPos::new(at.x - 1, at.y, at.z),
+    })
+}
+
+/// Wakes `sleeper`: up on the bed, standing, the bed free.
+fn wake(
+    commands: &mut Commands,
+    layer: &mut ChunkLayer,
+    sleeper: Entity,
+    pos: &mut Position,
+    bed: BlockPos,
+) {
+    occupy(layer, bed, false);
+    pos.0 = DVec3::new(
+        bed.x as f64 + 0.5,
+        bed.y as f64 + rules::BED_TOP,
+        bed.z as f64 + 0.5,
+    );
+    commands.entity(sleeper).remove::<Sleeping>().insert((
+        Pose(valence::entity::Pose::Standing),
+        SleepingPosition(None),
+    ));
+}
+
+/// A sleeper gets up when their client asks ("Leave Bed"), when they die, or when their bed
+/// is gone.
+fn get_up(
+    mut commands: Commands,
+    mut leaving: EventReader<LeaveBedEvent>,
+    mut sleepers: Query<(Entity, &mut Position, &Sleeping, Has<Dead>)>,
+    mut layers: Query<&mut ChunkLayer, With<Overworld>>,
+) {
+    let Ok(mut layer) = layers.get_single_mut() else {
+        return;
+    };
+    let asked: Vec<Entity> = leaving.iter().map(|e| e.client).collect();
+    for (sleeper, mut pos, sleeping, dead) in &mut sleepers {
+        let bed = layer
+            .block(sleeping.bed)
+            .is_some_and(|b| bed_head(sleeping.bed, b.state).is_some());
+        if asked.contains(&sleeper) || dead || !bed {
+            wake(&mut commands, &mut layer, sleeper, &mut pos, sleeping.bed);
+        }
+    }
+}
+
+/// Once enough of the players not spectating have slept 100 ticks, the night is skipped and
+/// every sleeper wakes (`ServerLevel.tick` with `SleepStatus`).
+fn skip_the_night(
+    mut commands: Commands,
+    mut sleepers: Query<(Entity, &mut Position, &Sleeping)>,
+    players: Query<&GameMode, (With<Client>, Without<Dead>)>,
+    mut layers: Query<&mut ChunkLayer, With<Overworld>>,
+    mut skips: EventWriter<SkipNight>,
+    config: Res<Config>,
+    server: Res<Server>,
+) {
+    if sleepers.is_empty() {
+        return;
+    }
+    let now = server.current_tick() as u64;
+    let active = players
+        .iter()
+        .filter(|m| **m != GameMode::Spectator)
+        .count() as u32;
+    let needed = sleepers_needed(active, config.survival.players_sleeping_percentage);
+    let deep = sleepers
+        .iter()
+        .filter(|(_, _, s)| now.saturating_sub(s.since) >= DEEP_SLEEP_TICKS)
+        .count() as u32;
+    if deep < needed {
+        return;
+    }
+    let Ok(mut layer) = layers.get_single_mut() else {
+        return;
+    };
+    skips.send(SkipNight);
+    for (sleeper, mut pos, sleeping) in &mut sleepers {
+        wake(&mut commands, &mut layer, sleeper, &mut pos, sleeping.bed);
+    }
+}
