@@ -366,10 +366,16 @@ fn a_survival_client_falls_heals_hears_wears_iron_loots_eats_crafts_and_its_drop
 ) {
     let server = TestServer::start("survival", "");
     // First, on the same server: from five logs, raw iron and coal to a chest and an iron
-    // sword (before the survivor's emeralds lie at the spawn).
+    // sword, and a night slept through (before the survivor's emeralds lie at the spawn).
     let crafted = server.scenario("craft");
     eprintln!("craft: {crafted}");
     assert_eq!(crafted["made"]["iron_sword"], 1, "{crafted}");
+    assert!(
+        crafted["slept"]["dayTime"]
+            .as_i64()
+            .is_some_and(|t| t < 1000),
+        "the night slept through: {crafted}"
+    );
     let lived = server.scenario("survival");
     eprintln!("survival: {lived}");
     let server = TestServer::start_in(server.stop(), "");

@@ -3,13 +3,14 @@
 // inventory's 2x2 grid; the table placed and opened, a wooden pickaxe and a chest made at it;
 // stone dug with the pickaxe and a furnace made of the cobblestone; the furnace placed, the
 // raw iron smelted with the coal, an iron sword made. Logs left in the grid come back when the
-// window closes. The chest is placed and filled. Step `after-restart` (HORDE_SPOT: what this
-// step returned): after a restart the chest still holds it all.
+// window closes. The chest is placed and filled. A bed is refused beside a zombie at
+// midnight, then slept in until the night is skipped. Step `after-restart` (HORDE_SPOT: what
+// this step returned): after a restart the chest still holds it all.
 'use strict'
 
 const { Vec3 } = require('vec3')
 const mcData = require('minecraft-data')('1.20.1')
-const { connectBot, rconClient, until, untilAnswer, check, log, scenario } = require('./lib')
+const { connectBot, rconClient, until, untilAnswer, check, log, scenario, slay } = require('./lib')
 
 const count = (bot, name) => bot.inventory.items().filter((i) => i.name === name).reduce((n, i) => n + i.count, 0)
 
@@ -23,6 +24,17 @@ async function craft (bot, name, times, table = null) {
   const made = recipe.result.count * times
   await until(() => count(bot, name) === before + made, `${made} ${name} in the inventory`)
   check(count(bot, name) === before + made, `${name}: ${count(bot, name)}`)
+}
+
+// The crafter walks over every item lying within 6 blocks of `p` (on its level) and comes back.
+async function pickUpAround (bot, rcon, p) {
+  const lying = () => Object.values(bot.entities).filter((e) => e.name === 'item' && e.position.distanceTo(p) < 6)
+  while (lying().length > 0) {
+    const item = lying()[0]
+    log(await rcon.send(`tp crafter ${item.position.x} ${p.y} ${item.position.z}`))
+    await until(() => !bot.entities[item.id], 'the crafter picks it up')
+  }
+  log(await rcon.send(`tp crafter ${p.x + 0.5} ${p.y} ${p.z + 0.5}`))
 }
 
 // What a window holds of its own, as name -> count.
@@ -96,13 +108,7 @@ scenario(async () => {
   await bot.equip(bot.inventory.items().find((i) => i.name === 'wooden_pickaxe'), 'hand')
   for (const [dx, dy, dz] of walls) await bot.dig(bot.blockAt(p.offset(dx, dy, dz)))
   // Popped cobblestone flies up to a block or so, out of reach: the crafter walks over it.
-  const lying = () => Object.values(bot.entities).filter((e) => e.name === 'item' && e.position.distanceTo(p) < 4)
-  while (count(bot, 'cobblestone') < 8 && lying().length > 0) {
-    const at = lying()[0].position
-    log(await rcon.send(`tp crafter ${at.x} ${y} ${at.z}`))
-    await until(() => count(bot, 'cobblestone') === 8 || lying().every((e) => e.position.distanceTo(at) > 0.5), 'the crafter picks it up')
-  }
-  log(await rcon.send(`tp crafter ${x + 0.5} ${y} ${z + 0.5}`))
+  await pickUpAround(bot, rcon, p)
   await until(() => count(bot, 'cobblestone') === 8, 'eight cobblestone picked up')
   await craft(bot, 'furnace', 1, table)
 
@@ -147,8 +153,36 @@ scenario(async () => {
   const stored = contents(window)
   check(stored.oak_planks === 3 && stored.stick === 1, `the chest holds ${JSON.stringify(stored)}`)
   window.close()
+
+  // A bed north of the crafter: refused at midnight with a zombie near, slept in once the
+  // sword has dealt with it, and the night skipped to the sunrise.
+  log(await rcon.send('give crafter red_bed 1'))
+  await until(() => count(bot, 'red_bed') === 1, 'a bed')
+  await bot.equip(bot.inventory.items().find((i) => i.name === 'red_bed'), 'hand')
+  const bedAt = p.offset(0, 0, -2)
+  await bot.placeBlock(bot.blockAt(bedAt.offset(0, -1, 0)), new Vec3(0, 1, 0))
+  await until(() => bot.blockAt(bedAt)?.name === 'red_bed', 'the bed stands')
+  log(await rcon.send('time set midnight'))
+  await until(() => bot.time.timeOfDay >= 18000, 'midnight')
+  log(await rcon.send(`summon zombie ${x + 3.5} ${y} ${z - 1.5}`))
+  const zombie = () => Object.values(bot.entities).find((e) => e.name === 'zombie' && e.position.distanceTo(p) < 8)
+  await until(zombie, 'a zombie beside the bed')
+  const said = []
+  bot.on('message', (m) => said.push(JSON.stringify(m.json)))
+  await bot.activateBlock(bot.blockAt(bedAt))
+  await until(() => said.some((s) => s.includes('block.minecraft.bed.not_safe')), 'the bed refused: monsters nearby')
+  check(!bot.isSleeping, 'the crafter is kept up')
+  await bot.equip(bot.inventory.items().find((i) => i.name === 'iron_sword'), 'hand')
+  await slay(bot, zombie())
+  await pickUpAround(bot, rcon, p) // What it dropped, lest it lie in the survivor's way.
+  await bot.sleep(bot.blockAt(bedAt))
+  check(bot.isSleeping, 'the crafter sleeps')
+  await until(() => !bot.isSleeping, 'the crafter wakes')
+  await until(() => bot.time.timeOfDay < 1000, 'the sun rises')
+  check(said.some((s) => s.includes('block.minecraft.set_spawn')), 'the bed is the crafter\'s spawn')
+  const slept = { dayTime: bot.time.timeOfDay }
   log(await rcon.send('save-all'))
   bot.quit()
   await rcon.end()
-  return { made, chest: chestAt.toArray(), stored }
+  return { made, chest: chestAt.toArray(), stored, slept }
 })

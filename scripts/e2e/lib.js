@@ -97,4 +97,19 @@ function scenario (body) {
     })
 }
 
-module.exports = { connectBot, rconClient, waitFor, until, untilAnswer, check, log, scenario, WAIT_MS }
+// Strikes `zombie` with whatever is in hand, once the charge is back, until it is gone.
+async function slay (bot, zombie) {
+  const deadline = Date.now() + WAIT_MS
+  let swings = 0
+  while (bot.entities[zombie.id]) {
+    if (Date.now() > deadline) throw new Error('timed out waiting until the zombie dies')
+    await bot.lookAt(zombie.position.offset(0, 1.6, 0), true)
+    bot.attack(zombie)
+    swings++
+    // A sword's full charge: 20 / 1.6 ticks (weaker blows only take longer).
+    await bot.waitForTicks(13)
+  }
+  return swings
+}
+
+module.exports = { connectBot, rconClient, waitFor, until, untilAnswer, check, log, scenario, slay, WAIT_MS }

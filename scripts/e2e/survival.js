@@ -11,7 +11,7 @@
 
 const { Vec3 } = require('vec3')
 const mcData = require('minecraft-data')('1.20.1')
-const { connectBot, rconClient, until, untilAnswer, check, log, scenario, WAIT_MS } = require('./lib')
+const { connectBot, rconClient, until, untilAnswer, check, log, scenario, slay, WAIT_MS } = require('./lib')
 
 // minecraft-data numbers 1.20.1's sounds from 1, as they go on the wire; the packet decoder has
 // already taken the 1 off, leaving the registry's own id.
@@ -48,21 +48,6 @@ function nextBlow (bot) {
     }
     bot.on('health', listener)
   })
-}
-
-// Strikes `zombie` with whatever is in hand, once the charge is back, until it is gone.
-async function slay (bot, zombie) {
-  const deadline = Date.now() + WAIT_MS
-  let swings = 0
-  while (bot.entities[zombie.id]) {
-    if (Date.now() > deadline) throw new Error('timed out waiting until the zombie dies')
-    await bot.lookAt(zombie.position.offset(0, 1.6, 0), true)
-    bot.attack(zombie)
-    swings++
-    // A sword's full charge: 20 / 1.6 ticks (weaker blows only take longer).
-    await bot.waitForTicks(13)
-  }
-  return swings
 }
 
 async function survival (rcon, bot, watcher, groans) {

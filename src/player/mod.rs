@@ -13,7 +13,8 @@ use valence::client::{FlushPacketsSet, UpdateClientsSet};
 use valence::entity::entity::Air;
 use valence::log::info;
 use valence::prelude::*;
-use valence::protocol::packets::play::HealthUpdateS2c;
+use valence::protocol::packets::play::game_state_change_s2c::GameEventKind;
+use valence::protocol::packets::play::{GameStateChangeS2c, HealthUpdateS2c};
 use valence::protocol::{VarInt, WritePacket};
 use valence::status::RequestRespawnEvent;
 
@@ -232,8 +233,7 @@ fn bed_spot(layer: &ChunkLayer, point: BlockPos) -> Option<DVec3> {
 }
 
 /// A dead player who asks to respawn comes back at their bed, or at the world spawn when it
-/// is gone or blocked (then told so, as vanilla's `block.minecraft.spawn.not_valid`, and the
-/// point forgotten).
+/// is gone or blocked (then told so, as vanilla tells it, and the point forgotten).
 #[allow(clippy::type_complexity)]
 fn respawn_players(
     mut commands: Commands,
@@ -273,10 +273,11 @@ fn respawn_players(
         };
         let bed = point.and_then(|p| bed_spot(layers.get_single().ok()?, p.0));
         if point.is_some() && bed.is_none() {
-            client.send_chat_message(Text::translate(
-                "block.minecraft.spawn.not_valid",
-                Vec::new(),
-            ));
+            // The client says "You have no home bed..." itself (vanilla's `PlayerList.respawn`).
+            client.write_packet(&GameStateChangeS2c {
+                kind: GameEventKind::NoRespawnBlockAvailable,
+                value: 0.0,
+            });
             commands.entity(event.client).remove::<RespawnPoint>();
         }
         let at = bed.or(spawn.pos).unwrap_or(pos.0);

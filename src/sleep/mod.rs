@@ -12,9 +12,13 @@ use bevy_ecs::system::SystemParam;
 use valence::client_command::LeaveBedEvent;
 use valence::entity::entity::{Flags, Pose};
 use valence::entity::living::SleepingPosition;
+use valence::entity::EntityId;
 use valence::interact_block::InteractBlockEvent;
 use valence::inventory::HeldItem;
+use valence::layer::Layer;
 use valence::prelude::*;
+use valence::protocol::packets::play::EntityAnimationS2c;
+use valence::protocol::{VarInt, WritePacket};
 
 use crate::common::body::{Dead, Dying, RespawnPoint};
 use crate::common::events::SkipNight;
@@ -205,15 +209,33 @@ fn other_half(at: BlockPos, state: BlockState) -> Option<BlockPos> {
     })
 }
 
-/// Wakes `sleeper`: up on the bed, standing, the bed free.
+/// A sleeper, as waking them needs them: their client, entity id, position and bed.
+type Sleeper<'a> = (
+    Entity,
+    &'a mut Client,
+    &'a EntityId,
+    &'a mut Position,
+    &'a Sleeping,
+);
+
+/// Wakes a sleeper: up on the bed, standing, the bed free; their client and everyone near see
+/// them get up (the animation vanilla's `stopSleepInBed` sends).
 fn wake(
     commands: &mut Commands,
     layer: &mut ChunkLayer,
-    sleeper: Entity,
-    pos: &mut Position,
-    bed: BlockPos,
+    (sleeper, client, id, pos, sleeping): Sleeper,
 ) {
+    let bed = sleeping.bed;
     occupy(layer, bed, false);
+    let getting_up = |entity_id: i32| EntityAnimationS2c {
+        entity_id: VarInt(entity_id),
+        animation: 2,
+    };
+    // The client knows itself as entity 0.
+    client.write_packet(&getting_up(0));
+    layer
+        .view_except_writer(ChunkPos::from_block_pos(bed), sleeper)
+        .write_packet(&getting_up(id.get()));
     pos.0 = DVec3::new(
         bed.x as f64 + 0.5,
         bed.y as f64 + rules::BED_TOP,
@@ -230,19 +252,27 @@ fn wake(
 fn get_up(
     mut commands: Commands,
     mut leaving: EventReader<LeaveBedEvent>,
-    mut sleepers: Query<(Entity, &mut Position, &Sleeping, Has<Dead>)>,
+    mut sleepers: Query<(
+        Entity,
+        &mut Client,
+        &EntityId,
+        &mut Position,
+        &Sleeping,
+        Has<Dead>,
+    )>,
     mut layers: Query<&mut ChunkLayer, With<Overworld>>,
 ) {
     let Ok(mut layer) = layers.get_single_mut() else {
         return;
     };
     let asked: Vec<Entity> = leaving.iter().map(|e| e.client).collect();
-    for (sleeper, mut pos, sleeping, dead) in &mut sleepers {
+    for (sleeper, mut client, id, mut pos, sleeping, dead) in &mut sleepers {
         let bed = layer
             .block(sleeping.bed)
             .is_some_and(|b| bed_head(sleeping.bed, b.state).is_some());
         if asked.contains(&sleeper) || dead || !bed {
-            wake(&mut commands, &mut layer, sleeper, &mut pos, sleeping.bed);
+            let woken = (sleeper, &mut *client, id, &mut *pos, sleeping);
+            wake(&mut commands, &mut layer, woken);
         }
     }
 }
@@ -251,7 +281,7 @@ fn get_up(
 /// every sleeper wakes (`ServerLevel.tick` with `SleepStatus`).
 fn skip_the_night(
     mut commands: Commands,
-    mut sleepers: Query<(Entity, &mut Position, &Sleeping)>,
+    mut sleepers: Query<(Entity, &mut Client, &EntityId, &mut Position, &Sleeping)>,
     players: Query<&GameMode, (With<Client>, Without<Dead>)>,
     mut layers: Query<&mut ChunkLayer, With<Overworld>>,
     mut skips: EventWriter<SkipNight>,
@@ -269,7 +299,7 @@ fn skip_the_night(
     let needed = sleepers_needed(active, config.survival.players_sleeping_percentage);
     let deep = sleepers
         .iter()
-        .filter(|(_, _, s)| now.saturating_sub(s.since) >= DEEP_SLEEP_TICKS)
+        .filter(|(.., s)| now.saturating_sub(s.since) >= DEEP_SLEEP_TICKS)
         .count() as u32;
     if deep < needed {
         return;
@@ -278,7 +308,8 @@ fn skip_the_night(
         return;
     };
     skips.send(SkipNight);
-    for (sleeper, mut pos, sleeping) in &mut sleepers {
-        wake(&mut commands, &mut layer, sleeper, &mut pos, sleeping.bed);
+    for (sleeper, mut client, id, mut pos, sleeping) in &mut sleepers {
+        let woken = (sleeper, &mut *client, id, &mut *pos, sleeping);
+        wake(&mut commands, &mut layer, woken);
     }
 }
