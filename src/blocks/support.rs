@@ -57,6 +57,20 @@ pub fn survives(state: BlockState, support: BlockState) -> bool {
     holds_centre(support, touching)
 }
 
+/// Where the other half of a two-block block at `at` is: a door's above or below it, a bed's
+/// ahead of its foot or behind its head.
+pub fn other_part(at: BlockPos, state: BlockState) -> Option<BlockPos> {
+    if is_door(state.to_kind()) {
+        let up = state.get(PropName::Half)? == PropValue::Lower;
+        return Some(at.get_in_direction(if up { Direction::Up } else { Direction::Down }));
+    }
+    let facing = state.get(PropName::Facing).and_then(horizontal)?;
+    match state.get(PropName::Part)? {
+        PropValue::Foot => Some(at.get_in_direction(facing)),
+        _ => Some(at.get_in_direction(opposite(facing))),
+    }
+}
+
 /// Whether `face` of `state` is whole, so that a wall torch or a ladder hangs on it
 /// (`isFaceSturdy` with `SupportType.FULL`): some collision box covers the whole face.
 pub fn sturdy(state: BlockState, face: Direction) -> bool {
@@ -152,7 +166,8 @@ pub fn horizontal(v: PropValue) -> Option<Direction> {
     })
 }
 
-fn opposite(d: Direction) -> Direction {
+/// The direction the other way.
+pub fn opposite(d: Direction) -> Direction {
     match d {
         Direction::Down => Direction::Up,
         Direction::Up => Direction::Down,

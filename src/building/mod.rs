@@ -22,7 +22,7 @@ use valence::protocol::packets::play::BlockUpdateS2c;
 use valence::protocol::{Direction, Hand, VarInt, WritePacket};
 
 use crate::access::{Kicked, Operator};
-use crate::blocks::support::{hangs_on, survives};
+use crate::blocks::support::{hangs_on, other_part, survives};
 use crate::blocks::{breakable, dig_progress, drop, hardness, used_on_click};
 use crate::common::body::Dead;
 use crate::common::events::DropItem;
@@ -41,7 +41,7 @@ use crate::world::{BlocksChanged, Overworld, WorldSpawn, HEIGHT, MIN_Y};
 use crate::zombie::body::{BODY_HEIGHT, HALF_WIDTH};
 use crate::zombie::Zombie;
 use rules::{
-    attach, chest_partner, chest_placed, dig_done, door_hinge, eyes, in_reach, looking, other_part,
+    attach, chest_partner, chest_placed, dig_done, door_hinge, eyes, in_reach, looking,
     placed_state, second_half,
 };
 use valence::nbt::Compound;

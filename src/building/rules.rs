@@ -5,7 +5,9 @@ use valence::math::{DVec3, Vec3};
 use valence::prelude::*;
 use valence::protocol::Direction;
 
-use crate::blocks::support::{full_block, hangs_on, survives};
+#[cfg(test)]
+use crate::blocks::support::other_part;
+use crate::blocks::support::{full_block, hangs_on, horizontal, opposite, survives};
 
 /// Vanilla's reach for digging and placing: 6 blocks from the eyes to the block's centre
 /// (`ServerGamePacketListenerImpl.MAX_INTERACTION_DISTANCE`).
@@ -42,17 +44,7 @@ pub(super) fn looking(yaw: f32) -> Direction {
     }
 }
 
-fn opposite(d: Direction) -> Direction {
-    match d {
-        Direction::Down => Direction::Up,
-        Direction::Up => Direction::Down,
-        Direction::North => Direction::South,
-        Direction::South => Direction::North,
-        Direction::West => Direction::East,
-        Direction::East => Direction::West,
-    }
-}
-
+/// A direction as a `facing` value.
 fn value(d: Direction) -> PropValue {
     match d {
         Direction::Down => PropValue::Down,
@@ -238,19 +230,6 @@ pub(super) fn door_hinge(
     }
 }
 
-/// Where the other half of a two-block block is: a door's above or below it, a bed's ahead of
-/// its foot or behind its head.
-pub(super) fn other_part(at: BlockPos, state: BlockState) -> Option<BlockPos> {
-    if crate::world::door::is_door(state) {
-        return Some(crate::world::door::other_half(at, state));
-    }
-    let facing = state.get(PropName::Facing).and_then(direction)?;
-    match state.get(PropName::Part)? {
-        PropValue::Foot => Some(at.get_in_direction(facing)),
-        _ => Some(at.get_in_direction(opposite(facing))),
-    }
-}
-
 /// The other block a placed block takes: a door's upper half above it, a bed's head ahead.
 pub(super) fn second_half(state: BlockState) -> Option<(Direction, BlockState)> {
     if state.get(PropName::Half) == Some(PropValue::Lower)
@@ -259,21 +238,10 @@ pub(super) fn second_half(state: BlockState) -> Option<(Direction, BlockState)> 
         return Some((Direction::Up, state.set(PropName::Half, PropValue::Upper)));
     }
     if state.get(PropName::Part) == Some(PropValue::Foot) {
-        let facing = state.get(PropName::Facing).and_then(direction)?;
+        let facing = state.get(PropName::Facing).and_then(horizontal)?;
         return Some((facing, state.set(PropName::Part, PropValue::Head)));
     }
     None
-}
-
-/// A horizontal direction as a `facing` value, and back.
-fn direction(v: PropValue) -> Option<Direction> {
-    Some(match v {
-        PropValue::North => Direction::North,
-        PropValue::South => Direction::South,
-        PropValue::West => Direction::West,
-        PropValue::East => Direction::East,
-        _ => return None,
-    })
 }
 
 /// A quarter turn clockwise seen from above (`Direction.getClockWise`).
@@ -302,7 +270,7 @@ fn same_axis(a: Direction, b: Direction) -> bool {
 /// Where a chest half's other half is (`ChestBlock.getConnectedDirection`): a left half's to
 /// its facing's clockwise side, a right half's to the other; `None` for a single chest.
 pub fn chest_partner(state: BlockState) -> Option<Direction> {
-    let facing = direction(state.get(PropName::Facing)?)?;
+    let facing = horizontal(state.get(PropName::Facing)?)?;
     match state.get(PropName::Type)? {
         PropValue::Left => Some(clockwise(facing)),
         PropValue::Right => Some(counter_clockwise(facing)),
@@ -322,14 +290,14 @@ pub(super) fn chest_placed(
     beside: impl Fn(Direction) -> Option<BlockState>,
 ) -> (BlockState, Option<(Direction, BlockState)>) {
     let kind = state.to_kind();
-    let Some(mut facing) = state.get(PropName::Facing).and_then(direction) else {
+    let Some(mut facing) = state.get(PropName::Facing).and_then(horizontal) else {
         return (state, None);
     };
     // The facing of a single chest of this kind in direction `d`, if there is one.
     let single = |d: Direction| {
         beside(d)
             .filter(|s| s.to_kind() == kind && s.get(PropName::Type) == Some(PropValue::Single))
-            .and_then(|s| s.get(PropName::Facing).and_then(direction))
+            .and_then(|s| s.get(PropName::Facing).and_then(horizontal))
     };
     let mut kind_of_half = PropValue::Single;
     if is_horizontal(face) && sneaking {

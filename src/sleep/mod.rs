@@ -20,6 +20,7 @@ use valence::prelude::*;
 use valence::protocol::packets::play::EntityAnimationS2c;
 use valence::protocol::{VarInt, WritePacket};
 
+use crate::blocks::support::{horizontal, other_part};
 use crate::common::body::{Dead, Dying, RespawnPoint};
 use crate::common::events::SkipNight;
 use crate::config::Config;
@@ -55,12 +56,7 @@ fn bed_head(at: BlockPos, state: BlockState) -> Option<BlockPos> {
     if !state.to_kind().to_str().ends_with("_bed") {
         return None;
     }
-    let facing = match state.get(PropName::Facing)? {
-        PropValue::North => valence::protocol::Direction::North,
-        PropValue::South => valence::protocol::Direction::South,
-        PropValue::West => valence::protocol::Direction::West,
-        _ => valence::protocol::Direction::East,
-    };
+    let facing = horizontal(state.get(PropName::Facing)?)?;
     Some(match state.get(PropName::Part)? {
         PropValue::Head => at,
         _ => at.get_in_direction(facing),
@@ -77,7 +73,7 @@ fn occupy(layer: &mut ChunkLayer, head: BlockPos, occupied: bool) {
     let Some(state) = layer.block(head).map(|b| b.state) else {
         return;
     };
-    for at in std::iter::once(head).chain(other_half(head, state)) {
+    for at in std::iter::once(head).chain(other_part(head, state)) {
         let half = layer.block(at).map(|b| b.state);
         if let Some(half) = half.filter(|s| bed_head(at, *s).is_some()) {
             let block = Block {
@@ -146,7 +142,7 @@ fn use_beds(
         let foot = layer
             .block(head)
             .map(|b| b.state)
-            .and_then(|s| other_half(head, s));
+            .and_then(|s| other_part(head, s));
         let near = reaches(pos.0, head) || foot.is_some_and(|f| reaches(pos.0, f));
         let refuse = |client: &mut Client, key: &str| {
             client.send_action_bar_message(Text::translate(key.to_owned(), Vec::new()));
@@ -193,20 +189,6 @@ fn use_beds(
             SleepingPosition(Some(head)),
         ));
     }
-}
-
-/// The bed's other half, from one half at `at`.
-fn other_half(at: BlockPos, state: BlockState) -> Option<BlockPos> {
-    let head = bed_head(at, state)?;
-    if head != at {
-        return Some(head);
-    }
-    Some(match state.get(PropName::Facing)? {
-        PropValue::North => BlockPos::new(at.x, at.y, at.z + 1),
-        PropValue::South => BlockPos::new(at.x, at.y, at.z - 1),
-        PropValue::West => BlockPos::new(at.x + 1, at.y, at.z),
-        _ => BlockPos::new(at.x - 1, at.y, at.z),
-    })
 }
 
 /// A sleeper, as waking them needs them: their client, entity id, position and bed.
