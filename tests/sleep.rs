@@ -1,8 +1,9 @@
 //! Beds, headless: a bed placed and clicked sets the respawn point, by day it refuses with
 //! vanilla's message, at night beside a zombie too; at night alone the player lies down, and
 //! after 100 ticks the night is skipped to the next sunrise (the rain stopped, the world's age
-//! and phase unmoved) and the player wakes. The point is saved, a death respawns at the bed,
-//! and a broken bed sends the player to the world spawn with vanilla's message.
+//! and phase unmoved) and the player wakes; a blow wakes a sleeper too. The point is saved, a
+//! death respawns at the bed, and a broken bed sends the player to the world spawn with
+//! vanilla's message.
 
 mod support;
 
@@ -134,6 +135,18 @@ fn a_bed_sets_the_spawn_refuses_by_day_and_beside_a_zombie_and_skips_the_night()
     );
     let weather = h.run("weather");
     assert!(weather.contains("raining=false"), "{weather}");
+    assert_eq!(
+        h.block(head).get(PropName::Occupied),
+        Some(PropValue::False)
+    );
+
+    // A blow wakes a sleeper.
+    h.run("time set midnight");
+    h.use_on(head);
+    assert!(asleep(&h));
+    h.run("damage tester 1");
+    h.app.update();
+    assert!(!asleep(&h), "hurt, the player gets up");
     assert_eq!(
         h.block(head).get(PropName::Occupied),
         Some(PropValue::False)

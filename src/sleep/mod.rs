@@ -2,8 +2,8 @@
 //! lies them down when the sky is dark enough and no zombie is near, with vanilla's messages
 //! when not; once enough players (`survival.players_sleeping_percentage` of those not
 //! spectating) have slept for 100 ticks, the night is skipped ([`SkipNight`]: the clock and
-//! the weather take it from there) and everyone wakes. A sleeper who gets up, or whose bed
-//! is broken, wakes.
+//! the weather take it from there) and everyone wakes. A sleeper who gets up, is hurt, or
+//! whose bed is broken, wakes.
 
 pub mod rules;
 
@@ -22,7 +22,7 @@ use valence::protocol::{VarInt, WritePacket};
 
 use crate::blocks::support::{horizontal, other_part};
 use crate::common::body::{Dead, Dying, RespawnPoint};
-use crate::common::events::SkipNight;
+use crate::common::events::{DamagePlayer, SkipNight};
 use crate::config::Config;
 use crate::time::WorldClock;
 use crate::weather::Weather;
@@ -229,11 +229,12 @@ fn wake(
     ));
 }
 
-/// A sleeper gets up when their client asks ("Leave Bed"), when they die, or when their bed
-/// is gone.
+/// A sleeper gets up when their client asks ("Leave Bed"), when something hurts them (as
+/// vanilla's `hurt` wakes them), when they die, or when their bed is gone.
 fn get_up(
     mut commands: Commands,
     mut leaving: EventReader<LeaveBedEvent>,
+    mut blows: EventReader<DamagePlayer>,
     mut sleepers: Query<(
         Entity,
         &mut Client,
@@ -247,7 +248,11 @@ fn get_up(
     let Ok(mut layer) = layers.get_single_mut() else {
         return;
     };
-    let asked: Vec<Entity> = leaving.iter().map(|e| e.client).collect();
+    let asked: Vec<Entity> = leaving
+        .iter()
+        .map(|e| e.client)
+        .chain(blows.iter().filter(|b| b.amount > 0.0).map(|b| b.player))
+        .collect();
     for (sleeper, mut client, id, mut pos, sleeping, dead) in &mut sleepers {
         let bed = layer
             .block(sleeping.bed)
