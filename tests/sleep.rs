@@ -14,7 +14,7 @@ use support::headless::{harness, Harness};
 use valence::entity::entity::Pose;
 use valence::prelude::*;
 use valence::protocol::packets::play::game_state_change_s2c::GameEventKind;
-use valence::protocol::packets::play::{GameMessageS2c, GameStateChangeS2c};
+use valence::protocol::packets::play::GameMessageS2c;
 use valence::protocol::Packet;
 use valence::status::RequestRespawnEvent;
 
@@ -181,15 +181,11 @@ fn a_bed_sets_the_spawn_refuses_by_day_and_beside_a_zombie_and_skips_the_night()
         .world
         .send_event(RequestRespawnEvent { client: h.client });
     h.app.update();
-    let told = h
-        .helper
-        .collect_received()
-        .0
-        .iter()
-        .filter(|f| f.id == GameStateChangeS2c::ID)
-        .filter_map(|f| f.decode::<GameStateChangeS2c>().ok())
-        .any(|e| e.kind == GameEventKind::NoRespawnBlockAvailable);
-    assert!(told, "the client is told the bed is gone");
+    let told = h.game_events();
+    assert!(
+        told.contains(&GameEventKind::NoRespawnBlockAvailable),
+        "the client is told the bed is gone: {told:?}"
+    );
     assert!(h.app.world.get::<RespawnPoint>(h.client).is_none());
     let spawn = h.spawn_point();
     let at = h.app.world.get::<Position>(h.client).unwrap().0;

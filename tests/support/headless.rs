@@ -4,7 +4,8 @@
 use horde::config::Config;
 use horde::world::WorldSpawn;
 use valence::prelude::*;
-use valence::protocol::packets::play::{PlaySoundS2c, PlayerInteractBlockC2s};
+use valence::protocol::packets::play::game_state_change_s2c::GameEventKind;
+use valence::protocol::packets::play::{GameStateChangeS2c, PlaySoundS2c, PlayerInteractBlockC2s};
 use valence::protocol::sound::SoundId;
 use valence::protocol::{Packet, Sound, VarInt};
 use valence::testing::{create_mock_client, MockClientHelper, PacketFrames};
@@ -110,6 +111,19 @@ impl Harness {
         });
         self.app.update();
         self.app.update();
+    }
+
+    /// The game events (`GameStateChangeS2c`: rain, a missing bed...) the player was sent
+    /// since the last look.
+    pub(crate) fn game_events(&mut self) -> Vec<GameEventKind> {
+        self.helper
+            .collect_received()
+            .0
+            .iter()
+            .filter(|f| f.id == GameStateChangeS2c::ID)
+            .filter_map(|f| f.decode::<GameStateChangeS2c>().ok())
+            .map(|e| e.kind)
+            .collect()
     }
 
     /// Summons a zombie at the middle of block `at` and returns it.
