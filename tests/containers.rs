@@ -305,6 +305,24 @@ fn a_furnace_smelts_raw_iron_with_coal_and_pays_its_experience_to_the_taker() {
     let entities = h.app.world.resource::<BlockEntities>();
     let entity = entities.get(furnace).unwrap();
     assert!(matches!(entity.get("BurnTime"), Some(valence::nbt::Value::Short(t)) if *t > 0));
+
+    // Two more smelted on the same coal and left in it: broken, the furnace drops the ingots
+    // and pays what it owes (`AbstractFurnaceBlock.onRemove`).
+    give(&mut h, 36, ItemKind::RawIron, 2);
+    click(&mut h, w, 30, ClickMode::ShiftClick);
+    for _ in 0..400 {
+        h.app.update();
+    }
+    assert_eq!(stored(&h, furnace), vec![(2, ItemKind::IronIngot, 2)]);
+    for _ in 0..40 {
+        h.app.update(); // the first payment's orbs are taken
+    }
+    let before = points(&mut h);
+    h.run("gamemode creative tester");
+    h.dig(furnace, DiggingState::Start);
+    h.app.update();
+    let paid = points(&mut h) - before;
+    assert!((1..=2).contains(&paid), "breaking it paid {paid}");
 }
 
 /// Two players look into one furnace: the first's moves show in the second's window, and so

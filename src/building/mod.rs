@@ -25,11 +25,13 @@ use crate::access::{Kicked, Operator};
 use crate::blocks::support::{hangs_on, other_part, survives};
 use crate::blocks::{breakable, dig_progress, drop, hardness, used_on_click};
 use crate::common::body::Dead;
-use crate::common::events::DropItem;
+use crate::common::events::{DropExperience, DropItem};
 use crate::common::events::{Noise, NoiseKind};
 use crate::common::stacks::ItemRecord;
 use crate::config::Config;
 use crate::items::rules::{popped, DIG_PICKUP_DELAY};
+use crate::menu::furnaces::owed;
+use crate::menu::smelting::payout;
 use crate::player::wear::{from_digging, WearItem};
 use crate::player::OFF_HAND;
 use crate::random::{generator, mix};
@@ -81,6 +83,13 @@ struct Edits<'w, 's> {
     noises: EventWriter<'w, Noise>,
 }
 
+/// What a broken block leaves behind: its items, and a furnace's experience.
+#[derive(SystemParam)]
+struct Spills<'w> {
+    items: EventWriter<'w, DropItem>,
+    experience: EventWriter<'w, DropExperience>,
+}
+
 /// What a player's edit is judged by: spawn protection (the world's spawn and the radius the
 /// settings give it) and the tick, which dig times are counted in.
 #[derive(SystemParam)]
@@ -124,7 +133,7 @@ fn dig(
         (Without<Dead>, Without<Kicked>),
     >,
     mut edits: Edits,
-    mut drops: EventWriter<DropItem>,
+    mut spills: Spills,
     mut wears: EventWriter<WearItem>,
     judge: Judge,
 ) {
@@ -190,7 +199,13 @@ fn dig(
         if let Some(stored) = edits.entities.remove(at) {
             let mut draws = draws_at(at, now);
             for (_, stack) in items_of(&stored) {
-                pop_out(&mut drops, at, stack, &mut draws);
+                pop_out(&mut spills.items, at, stack, &mut draws);
+            }
+            // A furnace pays what it owes when broken, as when its output is taken.
+            let amount = payout(owed(&stored), &mut draws);
+            if amount > 0 {
+                let at = centre(at);
+                spills.experience.send(DropExperience { at, amount });
             }
         }
         if let Some(d) = chest_partner(state) {
@@ -239,7 +254,7 @@ fn dig(
             }
             if let Some(item) = drop(kind, tool) {
                 let stack = ItemStack::new(item, 1, None);
-                pop_out(&mut drops, at, stack, &mut draws_at(at, now));
+                pop_out(&mut spills.items, at, stack, &mut draws_at(at, now));
             }
         }
     }

@@ -87,8 +87,8 @@ pub(super) fn fire_of(entity: &Compound) -> Fire {
     }
 }
 
-/// The experience a furnace owes whoever takes its output.
-fn owed(entity: &Compound) -> f32 {
+/// The experience a furnace owes whoever takes its output (or breaks it).
+pub fn owed(entity: &Compound) -> f32 {
     match entity.get(EXPERIENCE) {
         Some(Value::Float(v)) => v.max(0.0),
         _ => 0.0,

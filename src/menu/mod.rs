@@ -14,7 +14,7 @@
 
 pub mod chests;
 pub mod click;
-mod furnaces;
+pub mod furnaces;
 mod recipe_data;
 pub mod recipes;
 pub mod smelting;
