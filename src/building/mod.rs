@@ -354,7 +354,7 @@ fn place(
             Hand::Main => held.slot(),
             Hand::Off => OFF_HAND,
         };
-        let holding = inventory.slot(held.slot()).is_some() || inventory.slot(OFF_HAND).is_some();
+        let holding = crate::player::holds_anything(&inventory, held);
         if used_on_click(clicked.to_kind(), sneaking, holding) {
             continue; // Its window opens (`menu`); the client placed nothing.
         }

@@ -232,9 +232,7 @@ pub(super) fn door_hinge(
 
 /// The other block a placed block takes: a door's upper half above it, a bed's head ahead.
 pub(super) fn second_half(state: BlockState) -> Option<(Direction, BlockState)> {
-    if state.get(PropName::Half) == Some(PropValue::Lower)
-        && state.to_kind().to_str().ends_with("_door")
-    {
+    if state.get(PropName::Half) == Some(PropValue::Lower) && crate::world::door::is_door(state) {
         return Some((Direction::Up, state.set(PropName::Half, PropValue::Upper)));
     }
     if state.get(PropName::Part) == Some(PropValue::Foot) {

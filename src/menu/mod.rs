@@ -36,6 +36,7 @@ use valence::protocol::{VarInt, WritePacket};
 
 use crate::common::body::Dead;
 use crate::common::events::Thrown;
+use crate::player::holds_anything;
 use crate::world::block_entities::BlockEntities;
 use chests::{AtContainer, Container, ContainerWindow, OpenContainers};
 use click::{Clicker, Drag, MenuKind, Window};
@@ -306,12 +307,7 @@ fn play_clicks(
         let kind = match (click.window_id, opened) {
             (0, None) => MenuKind::Inventory,
             (id, Some(e)) if id == state.window_id() => match windows.get(e) {
-                Ok((_, Some(container))) => match container.kind {
-                    Container::Oven(oven) => MenuKind::Furnace(oven),
-                    _ => MenuKind::Chest {
-                        rows: (container.halves.len() * 3) as u8,
-                    },
-                },
+                Ok((shown, Some(container))) => menu_kind(shown, Some(container)),
                 Ok((_, None)) if table.is_some_and(|t| t.grid == e) => MenuKind::Crafting,
                 _ => continue,
             },
@@ -719,10 +715,6 @@ fn open_tables(
             },
         ));
     }
-}
-
-fn holds_anything(inventory: &Inventory, held: &HeldItem) -> bool {
-    inventory.slot(held.slot()).is_some() || inventory.slot(crate::player::OFF_HAND).is_some()
 }
 
 /// Shuts a crafting table's window when the client closed it, the player walked more than 8

@@ -85,6 +85,12 @@ impl Plugin for PlayerPlugin {
 /// The off-hand slot of a player's inventory.
 pub const OFF_HAND: u16 = 45;
 
+/// Whether a player has something in either hand: a right-click while sneaking then places it
+/// rather than using the block clicked.
+pub fn holds_anything(inventory: &Inventory, held: &valence::inventory::HeldItem) -> bool {
+    inventory.slot(held.slot()).is_some() || inventory.slot(OFF_HAND).is_some()
+}
+
 /// Full health, as vanilla.
 pub const MAX_HEALTH: f32 = 20.0;
 /// A player's health in half hearts.

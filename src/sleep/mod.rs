@@ -133,11 +133,10 @@ fn use_beds(
         else {
             continue;
         };
-        let holding = inventory.slot(held.slot()).is_some()
-            || inventory.slot(crate::player::OFF_HAND).is_some();
         let sneaking = flags.is_some_and(|f| f.sneaking());
-        if (sneaking && holding) || asleep {
-            continue;
+        let holding = crate::player::holds_anything(inventory, held);
+        if !crate::blocks::used_on_click(state.to_kind(), sneaking, holding) || asleep {
+            continue; // Sneaking with something in hand places it (`building`).
         }
         let foot = layer
             .block(head)
