@@ -31,6 +31,7 @@ pub mod schedule;
 #[cfg(test)]
 mod scratch;
 pub mod service;
+pub mod sign;
 pub mod sleep;
 pub mod spawning;
 pub mod status;
@@ -78,6 +79,7 @@ pub fn build_app(launch: Launch) -> anyhow::Result<App> {
         items::ItemsPlugin,
         menu::MenuPlugin,
         sleep::SleepPlugin,
+        sign::SignPlugin,
         experience::ExperiencePlugin,
         zombie::ZombiePlugin,
         noise::NoisePlugin,

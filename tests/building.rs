@@ -1,18 +1,21 @@
 //! Players change blocks, headless: survival digging within reach and no sooner than vanilla's
 //! dig time, drops into the inventory, refusals that resend the true block, creative breaking,
 //! placing turned as vanilla turns blocks and never inside someone, torches, ladders, doors
-//! and beds, blocks that lose their support popping off, and the light seeing a new roof the
-//! tick it is placed.
+//! and beds, blocks that lose their support popping off, signs written on and kept, and the
+//! light seeing a new roof the tick it is placed.
 
 mod support;
 
+use horde::world::block_entities::BlockEntities;
 use horde::world::light::Light;
 use horde::world::{BlocksChanged, Overworld};
 use support::headless::{harness, Harness};
 use valence::interact_block::InteractBlockEvent;
 use valence::math::Vec3;
 use valence::prelude::*;
-use valence::protocol::packets::play::{BlockUpdateS2c, WorldEventS2c};
+use valence::protocol::packets::play::{
+    BlockEntityUpdateS2c, BlockUpdateS2c, UpdateSignC2s, WorldEventS2c,
+};
 use valence::protocol::{Direction, Hand, Packet, Sound};
 use valence::testing::{create_mock_client, MockClientHelper};
 
@@ -606,4 +609,181 @@ fn a_door_on_dug_ground_pops_off_once_and_a_bed_takes_and_loses_two_blocks() {
     h.run("gamemode creative tester");
     h.dig(head, DiggingState::Start);
     assert!(h.block(foot).is_air() && h.block(head).is_air());
+}
+
+/// The sign editors the player was told to open since the last look: where, and whether on
+/// the front (the 1.20.1 packet: a position, then the side).
+fn editors(h: &mut Harness) -> Vec<(BlockPos, bool)> {
+    use valence::protocol::Decode;
+    h.helper
+        .collect_received()
+        .0
+        .iter()
+        .filter(|f| f.id == valence::protocol::packet_id::SIGN_EDITOR_OPEN_S2C)
+        .map(|f| {
+            let mut body = &f.body[..];
+            let at = BlockPos::decode(&mut body).unwrap();
+            let front = bool::decode(&mut body).unwrap();
+            assert!(body.is_empty(), "nothing after the side");
+            (at, front)
+        })
+        .collect()
+}
+
+/// The first line of a side of the sign's saved text, as JSON.
+fn first_line(sign: &valence::nbt::Compound, side: &str) -> String {
+    use valence::nbt::{List, Value};
+    match sign.get(side) {
+        Some(Value::Compound(text)) => match text.get("messages") {
+            Some(Value::List(List::String(lines))) => lines[0].clone(),
+            _ => panic!("{text:?}"),
+        },
+        _ => panic!("{sign:?}"),
+    }
+}
+
+/// The player writes `first` as a sign's first line on one side.
+fn write(h: &mut Harness, at: BlockPos, front: bool, first: &str) {
+    h.helper.send(&UpdateSignC2s {
+        position: at,
+        is_front_text: front,
+        lines: [first, "", "", ""],
+    });
+    h.app.update();
+}
+
+#[test]
+fn a_placed_sign_opens_its_editor_and_its_text_is_shown_and_kept_as_vanillas() {
+    let mut h = harness();
+    let o = field(&mut h);
+    hold(&mut h, ItemKind::OakSign, 2);
+    h.helper.clear_received();
+    // Looking south (yaw 0) at the floor two blocks ahead: a sign turned to the player.
+    let at = BlockPos::new(o.x, o.y, o.z + 2);
+    place(
+        &mut h,
+        BlockPos::new(at.x, at.y - 1, at.z),
+        Direction::Up,
+        1.0,
+    );
+    assert_eq!(h.block(at).to_kind(), BlockKind::OakSign);
+    assert_eq!(h.block(at).get(PropName::Rotation), Some(PropValue::_8));
+    assert_eq!(editors(&mut h), vec![(at, true)], "the placer writes on it");
+
+    write(&mut h, at, true, "§cKeep out");
+    let sign = |h: &Harness| h.app.world.resource::<BlockEntities>().get(at).cloned();
+    assert_eq!(
+        first_line(&sign(&h).unwrap(), "front_text"),
+        r#"{"text":"Keep out"}"#
+    );
+    h.app.update();
+    let shown: Vec<_> = h
+        .helper
+        .collect_received()
+        .0
+        .iter()
+        .filter(|f| f.id == BlockEntityUpdateS2c::ID)
+        .filter_map(|f| f.decode::<BlockEntityUpdateS2c>().ok())
+        .filter(|p| p.position == at)
+        .map(|p| first_line(&p.data, "front_text"))
+        .collect();
+    assert_eq!(
+        shown,
+        vec![r#"{"text":"Keep out"}"#],
+        "everyone is shown it"
+    );
+
+    // Written again without the editor open: refused.
+    write(&mut h, at, true, "Welcome");
+    assert_eq!(
+        first_line(&sign(&h).unwrap(), "front_text"),
+        r#"{"text":"Keep out"}"#
+    );
+
+    // A right-click from behind it opens its back.
+    h.put_player(BlockPos::new(at.x, at.y, at.z + 2));
+    h.app.update();
+    h.helper.clear_received();
+    place(&mut h, at, Direction::South, 0.5);
+    assert_eq!(editors(&mut h), vec![(at, false)]);
+    assert_eq!(h.count(ItemKind::OakSign), 1, "nothing placed against it");
+    write(&mut h, at, false, "Back");
+
+    // Kept through a restart, in the region file as vanilla keeps it.
+    let mut h = h.restarted();
+    let kept = sign(&h).expect("the sign's entity is read back");
+    assert_eq!(first_line(&kept, "front_text"), r#"{"text":"Keep out"}"#);
+    assert_eq!(first_line(&kept, "back_text"), r#"{"text":"Back"}"#);
+    let region = format!(
+        "region/r.{}.{}.mca",
+        at.x.div_euclid(512),
+        at.z.div_euclid(512)
+    );
+    let saved = support::node_json("read-block-entities.js", &[h.world.path().join(region)]);
+    let ours = saved
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| {
+            (e["x"].as_i64(), e["y"].as_i64(), e["z"].as_i64())
+                == (Some(at.x.into()), Some(at.y.into()), Some(at.z.into()))
+        })
+        .expect("the sign is in the file");
+    assert_eq!(ours["id"], "minecraft:sign");
+    assert_eq!(
+        ours["front_text"]["messages"][0], r#"{"text":"Keep out"}"#,
+        "{ours}"
+    );
+    assert_eq!(ours["front_text"]["color"], "black");
+    assert_eq!(ours["back_text"]["messages"][1], r#"{"text":""}"#);
+    assert_eq!(ours["is_waxed"], 0);
+
+    // Its floor dug: it pops off as its item, and its text goes with it.
+    h.run("gamemode creative tester");
+    h.dig(BlockPos::new(at.x, at.y - 1, at.z), DiggingState::Start);
+    h.app.update();
+    assert!(h.block(at).is_air());
+    assert_eq!(lying(&mut h), vec![ItemKind::OakSign]);
+    assert!(sign(&h).is_none());
+}
+
+#[test]
+fn a_sign_clicked_on_a_wall_hangs_on_it_and_a_hanging_sign_hangs_under_a_block() {
+    let mut h = harness();
+    let o = field(&mut h);
+    let wall = BlockPos::new(o.x + 3, o.y, o.z);
+    h.fill(wall, BlockPos::new(wall.x, wall.y + 2, wall.z), "stone");
+    hold(&mut h, ItemKind::SpruceSign, 1);
+    place(&mut h, wall, Direction::West, 0.5);
+    let hung = BlockPos::new(wall.x - 1, wall.y, wall.z);
+    assert_eq!(h.block(hung).to_kind(), BlockKind::SpruceWallSign);
+    assert_eq!(h.block(hung).get(PropName::Facing), Some(PropValue::West));
+    hold(&mut h, ItemKind::OakHangingSign, 1);
+    h.fill(
+        BlockPos::new(o.x - 2, o.y + 2, o.z),
+        BlockPos::new(o.x - 2, o.y + 2, o.z),
+        "oak_planks",
+    );
+    place(
+        &mut h,
+        BlockPos::new(o.x - 2, o.y + 2, o.z),
+        Direction::Down,
+        0.0,
+    );
+    let under = BlockPos::new(o.x - 2, o.y + 1, o.z);
+    assert_eq!(h.block(under).to_kind(), BlockKind::OakHangingSign);
+    assert_eq!(
+        h.block(under).get(PropName::Attached),
+        Some(PropValue::False)
+    );
+    let entities = h.app.world.resource::<BlockEntities>();
+    let id = |at| entities.get(at).and_then(|e| e.get("id").cloned());
+    assert_eq!(
+        id(hung),
+        Some(valence::nbt::Value::String("minecraft:sign".into()))
+    );
+    assert_eq!(
+        id(under),
+        Some(valence::nbt::Value::String("minecraft:hanging_sign".into()))
+    );
 }

@@ -40,7 +40,7 @@ const FLOORS: &[(&str, &[&str])] = &[
     (
         "the game: what zombies and players set off",
         &[
-            "items", "menu", "sleep", "noise", "daylight", "pack", "hunt",
+            "items", "menu", "sleep", "sign", "noise", "daylight", "pack", "hunt",
         ],
     ),
     (

@@ -3,9 +3,10 @@
 // inventory's 2x2 grid; the table placed and opened, a wooden pickaxe and a chest made at it;
 // stone dug with the pickaxe and a furnace made of the cobblestone; the furnace placed, the
 // raw iron smelted with the coal, an iron sword made. Logs left in the grid come back when the
-// window closes. The chest is placed and filled. A bed is refused beside a zombie at
-// midnight, then slept in until the night is skipped. Step `after-restart` (HORDE_SPOT: what
-// this step returned): after a restart the chest still holds it all.
+// window closes. The chest is placed and filled. A sign is placed, its editor opens and the
+// text written on it is shown. A bed is refused beside a zombie at midnight, then slept in
+// until the night is skipped. Step `after-restart` (HORDE_SPOT: what this step returned):
+// after a restart the chest still holds it all and the sign still says it.
 'use strict'
 
 const { Vec3 } = require('vec3')
@@ -53,6 +54,8 @@ async function afterRestart (spot) {
   const held = contents(window)
   check(JSON.stringify(held) === JSON.stringify(spot.stored), `the chest still holds ${JSON.stringify(spot.stored)}: ${JSON.stringify(held)}`)
   window.close()
+  const sign = new Vec3(...spot.sign.at)
+  await until(() => bot.blockAt(sign)?.getSignText()[0] === spot.sign.text, 'the sign still says it')
   bot.quit()
   return { kept: held }
 }
@@ -154,6 +157,22 @@ scenario(async () => {
   check(stored.oak_planks === 3 && stored.stick === 1, `the chest holds ${JSON.stringify(stored)}`)
   window.close()
 
+  // A sign south-east of the crafter: its editor opens on its front as it is placed, and what
+  // is written there is shown.
+  log(await rcon.send('give crafter oak_sign 1'))
+  await until(() => count(bot, 'oak_sign') === 1, 'a sign')
+  await bot.equip(bot.inventory.items().find((i) => i.name === 'oak_sign'), 'hand')
+  const signAt = p.offset(2, 0, 2)
+  let editor = null
+  bot._client.once('open_sign_entity', (packet) => { editor = packet })
+  await bot.placeBlock(bot.blockAt(signAt.offset(0, -1, 0)), new Vec3(0, 1, 0))
+  await until(() => editor, 'the sign editor opens')
+  const { x: ex, y: ey, z: ez } = editor.location
+  check(signAt.equals(new Vec3(ex, ey, ez)) && editor.isFrontText, `the editor is the sign's front: ${JSON.stringify(editor)}`)
+  bot.updateSign(bot.blockAt(signAt), 'Horde\nwas here')
+  const sign = { at: signAt.toArray(), text: 'Horde\nwas here\n\n' }
+  await until(() => bot.blockAt(signAt)?.getSignText()[0] === sign.text, 'the sign shows its text')
+
   // A bed north of the crafter: refused at midnight with a zombie near, slept in once the
   // sword has dealt with it, and the night skipped to the sunrise.
   log(await rcon.send('give crafter red_bed 1'))
@@ -184,5 +203,5 @@ scenario(async () => {
   log(await rcon.send('save-all'))
   bot.quit()
   await rcon.end()
-  return { made, chest: chestAt.toArray(), stored, slept }
+  return { made, chest: chestAt.toArray(), stored, sign, slept }
 })

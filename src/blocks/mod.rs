@@ -11,9 +11,9 @@ pub use light::{light_facts, opposite, LightFacts, DIRECTIONS};
 
 use valence::prelude::*;
 
-/// Whether a right-click on `kind` uses the block (opens its window, lies in a bed) rather than placing what
-/// the player holds against it: a player who sneaks holding something places
-/// (`ServerPlayerGameMode.useItemOn`).
+/// Whether a right-click on `kind` uses the block (opens its window, lies in a bed, writes on a
+/// sign) rather than placing what the player holds against it: a player who sneaks holding
+/// something places (`ServerPlayerGameMode.useItemOn`).
 pub fn used_on_click(kind: BlockKind, sneaking: bool, holding: bool) -> bool {
     let used = matches!(
         kind,
@@ -24,7 +24,8 @@ pub fn used_on_click(kind: BlockKind, sneaking: bool, holding: bool) -> bool {
             | BlockKind::Furnace
             | BlockKind::Smoker
             | BlockKind::BlastFurnace
-    ) || kind.to_str().ends_with("_bed");
+    ) || kind.to_str().ends_with("_bed")
+        || kind.to_str().ends_with("_sign");
     used && !(sneaking && holding)
 }
 

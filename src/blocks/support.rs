@@ -1,8 +1,9 @@
 //! What holds a block up, as vanilla 1.20.1's `canSurvive` rules: a torch stands on the middle
 //! of a block's top or hangs on a whole wall, a ladder on a whole wall, a lantern stands or
 //! hangs, a door's lower half stands on a whole top, the upper half of a door or a tall plant
-//! on its lower half, plants and carpets on whatever is under them. A block whose support goes
-//! pops off as an item (`updateShape` returning air).
+//! on its lower half, plants and carpets on whatever is under them, a sign or a banner on or
+//! against a solid block, a hanging sign from the middle of a block's underside or between
+//! whole walls. A block whose support goes pops off as an item (`updateShape` returning air).
 
 use valence::prelude::*;
 use valence::protocol::Direction;
@@ -11,9 +12,12 @@ use valence::protocol::Direction;
 pub fn hangs_on(state: BlockState) -> Option<Direction> {
     let kind = state.to_kind();
     let facing = || state.get(PropName::Facing).and_then(horizontal);
-    if is_wall_torch(kind) || kind == BlockKind::Ladder {
-        // A wall torch or ladder faces away from its wall.
+    if is_wall_torch(kind) || kind == BlockKind::Ladder || on_wall(kind) {
+        // A wall torch, ladder, sign or banner faces away from its wall.
         return facing().map(opposite);
+    }
+    if is_ceiling_hanging_sign(kind) {
+        return Some(Direction::Up);
     }
     if matches!(kind, BlockKind::Lantern | BlockKind::SoulLantern) {
         return Some(if state.get(PropName::Hanging) == Some(PropValue::True) {
@@ -29,7 +33,8 @@ pub fn hangs_on(state: BlockState) -> Option<Direction> {
         || is_door(kind)
         || is_plant(kind)
         || kind.to_str().ends_with("_carpet")
-        || kind.to_str().ends_with("_pressure_plate");
+        || kind.to_str().ends_with("_pressure_plate")
+        || stands_on_solid(kind);
     stands.then_some(Direction::Down)
 }
 
@@ -54,7 +59,57 @@ pub fn survives(state: BlockState, support: BlockState) -> bool {
     if kind.to_str().ends_with("_carpet") {
         return !support.is_air();
     }
+    if on_wall(kind) || stands_on_solid(kind) {
+        return solid(support);
+    }
     holds_centre(support, touching)
+}
+
+/// Whether `state` stays where it is among the blocks `around` it (the block in each
+/// direction; `None` where it is not loaded, which is taken to hold): [`survives`] on its
+/// [`hangs_on`] side, and a wall hanging sign between two walls on either of them
+/// (`WallHangingSignBlock.canSurvive`: a whole face, or a hanging sign in line with it).
+pub fn stays(state: BlockState, around: impl Fn(Direction) -> Option<BlockState>) -> bool {
+    if state.to_kind().to_str().ends_with("_wall_hanging_sign") {
+        let Some(facing) = state.get(PropName::Facing).and_then(horizontal) else {
+            return true;
+        };
+        let in_line = |s: BlockState| {
+            s.to_kind().to_str().ends_with("_wall_hanging_sign")
+                && s.get(PropName::Facing)
+                    .and_then(horizontal)
+                    .is_some_and(|f| f == facing || f == opposite(facing))
+        };
+        let sides = [clockwise(facing), opposite(clockwise(facing))];
+        return sides.into_iter().any(|side| match around(side) {
+            None => true,
+            Some(s) => in_line(s) || sturdy(s, opposite(side)),
+        });
+    }
+    match hangs_on(state) {
+        None => true,
+        Some(side) => around(side).is_none_or(|support| survives(state, support)),
+    }
+}
+
+/// Whether `state` is solid enough for a sign or a banner (`BlockStateBase.isSolid`, the
+/// legacy flag vanilla computes from the collision shape: its bounds at least 0.729 across
+/// on average, or a whole block high: a slab, a fence or a pane is, a carpet is not).
+pub fn solid(state: BlockState) -> bool {
+    let mut boxes = state.collision_shapes().peekable();
+    if boxes.peek().is_none() {
+        return false;
+    }
+    let (mut lo, mut hi) = ([f64::MAX; 3], [f64::MIN; 3]);
+    for b in boxes {
+        let (bl, bh) = (b.min().to_array(), b.max().to_array());
+        for i in 0..3 {
+            lo[i] = lo[i].min(bl[i]);
+            hi[i] = hi[i].max(bh[i]);
+        }
+    }
+    let size = |i: usize| hi[i] - lo[i];
+    (size(0) + size(1) + size(2)) / 3.0 >= 0.729_166_666_666_666_6 || size(1) >= 1.0
 }
 
 /// Where the other half of a two-block block at `at` is: a door's above or below it, a bed's
@@ -119,6 +174,26 @@ fn is_wall_torch(kind: BlockKind) -> bool {
     )
 }
 
+/// Signs and banners that hang on a wall (hanging signs hang between two, see [`stays`]).
+fn on_wall(kind: BlockKind) -> bool {
+    let name = kind.to_str();
+    (name.ends_with("_wall_sign") && !name.ends_with("_wall_hanging_sign"))
+        || name.ends_with("_wall_banner")
+}
+
+/// Signs and banners that stand on the block below.
+fn stands_on_solid(kind: BlockKind) -> bool {
+    let name = kind.to_str();
+    (name.ends_with("_sign") && !name.contains("_wall_") && !name.ends_with("_hanging_sign"))
+        || (name.ends_with("_banner") && !name.ends_with("_wall_banner"))
+}
+
+/// A hanging sign under a block (`CeilingHangingSignBlock`).
+fn is_ceiling_hanging_sign(kind: BlockKind) -> bool {
+    let name = kind.to_str();
+    name.ends_with("_hanging_sign") && !name.ends_with("_wall_hanging_sign")
+}
+
 fn is_door(kind: BlockKind) -> bool {
     kind.to_str().ends_with("_door")
 }
@@ -164,6 +239,17 @@ pub fn horizontal(v: PropValue) -> Option<Direction> {
         PropValue::East => Direction::East,
         _ => return None,
     })
+}
+
+/// A quarter turn clockwise seen from above (`Direction.getClockWise`).
+pub fn clockwise(d: Direction) -> Direction {
+    match d {
+        Direction::North => Direction::East,
+        Direction::East => Direction::South,
+        Direction::South => Direction::West,
+        Direction::West => Direction::North,
+        other => other,
+    }
 }
 
 /// The direction the other way.
@@ -235,5 +321,54 @@ mod tests {
         assert_eq!(hangs_on(BlockState::CHEST), None);
         assert!(survives(BlockState::DANDELION, BlockState::GRASS_BLOCK));
         assert!(!survives(BlockState::DANDELION, BlockState::AIR));
+    }
+
+    #[test]
+    fn signs_and_banners_want_a_solid_block_and_hanging_signs_a_ceiling_or_walls() {
+        let sign = BlockState::OAK_SIGN;
+        assert_eq!(hangs_on(sign), Some(Direction::Down));
+        assert!(survives(sign, BlockState::OAK_FENCE), "a fence is solid");
+        assert!(survives(sign, BlockState::GLASS_PANE));
+        assert!(survives(sign, BlockState::OAK_SLAB), "broad enough");
+        assert!(!survives(sign, BlockState::WHITE_CARPET), "too thin");
+        assert!(!survives(sign, BlockState::AIR));
+        let wall = BlockState::OAK_WALL_SIGN.set(PropName::Facing, PropValue::North);
+        assert_eq!(hangs_on(wall), Some(Direction::South));
+        assert!(survives(wall, BlockState::STONE));
+        let banner = BlockState::WHITE_WALL_BANNER.set(PropName::Facing, PropValue::East);
+        assert_eq!(hangs_on(banner), Some(Direction::West));
+        assert_eq!(hangs_on(BlockState::WHITE_BANNER), Some(Direction::Down));
+
+        let ceiling = BlockState::OAK_HANGING_SIGN;
+        assert_eq!(hangs_on(ceiling), Some(Direction::Up));
+        assert!(survives(ceiling, BlockState::OAK_FENCE));
+        assert!(!survives(ceiling, BlockState::AIR));
+        // Facing north, a wall hanging sign hangs between east and west.
+        let hanging = BlockState::OAK_WALL_HANGING_SIGN.set(PropName::Facing, PropValue::North);
+        let east_wall = |d| {
+            Some(if d == Direction::East {
+                BlockState::STONE
+            } else {
+                BlockState::AIR
+            })
+        };
+        assert!(stays(hanging, east_wall));
+        assert!(!stays(hanging, |_| Some(BlockState::AIR)));
+        let north_wall = |d| {
+            Some(if d == Direction::North {
+                BlockState::STONE
+            } else {
+                BlockState::AIR
+            })
+        };
+        assert!(!stays(hanging, north_wall), "the wall behind holds nothing");
+        let next = |d| {
+            Some(if d == Direction::West {
+                hanging
+            } else {
+                BlockState::AIR
+            })
+        };
+        assert!(stays(hanging, next), "in line with another");
     }
 }

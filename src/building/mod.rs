@@ -22,29 +22,28 @@ use valence::protocol::packets::play::BlockUpdateS2c;
 use valence::protocol::{Direction, Hand, VarInt, WritePacket};
 
 use crate::access::{Kicked, Operator};
-use crate::blocks::support::{hangs_on, other_part, survives};
+use crate::blocks::support::{other_part, stays};
 use crate::blocks::{breakable, dig_progress, drop, hardness, used_on_click};
 use crate::common::body::Dead;
 use crate::common::events::{DropExperience, DropItem};
 use crate::common::events::{Noise, NoiseKind};
 use crate::common::stacks::ItemRecord;
-use crate::config::Config;
 use crate::items::rules::{popped, DIG_PICKUP_DELAY};
 use crate::menu::furnaces::owed;
 use crate::menu::smelting::payout;
 use crate::player::wear::{from_digging, WearItem};
 use crate::player::OFF_HAND;
 use crate::random::{generator, mix};
-use crate::world::block_entities::{items_of, kept_apart, BlockEntities};
+use crate::sign::EditSign;
+use crate::world::block_entities::{client_view, fresh, items_of, kept, BlockEntities};
 use crate::world::door::{is_door, other_half};
 use crate::world::sound::{block_sounds, door_sound, level_event, play_except, BLOCK_BROKEN};
-use crate::world::spawn_protected;
-use crate::world::{BlocksChanged, Overworld, WorldSpawn, HEIGHT, MIN_Y};
+use crate::world::{BlocksChanged, Overworld, SpawnGuard, HEIGHT, MIN_Y};
 use crate::zombie::body::{BODY_HEIGHT, HALF_WIDTH};
 use crate::zombie::Zombie;
 use rules::{
     attach, chest_partner, chest_placed, dig_done, door_hinge, eyes, in_reach, looking,
-    placed_state, second_half,
+    nearest_looking, placed_state, second_half,
 };
 use valence::nbt::Compound;
 
@@ -56,6 +55,7 @@ impl Plugin for BuildingPlugin {
             Update,
             (dig, place, pop_unsupported)
                 .chain()
+                .before(crate::sign::Editing)
                 .in_set(crate::schedule::TickSet::Players),
         );
     }
@@ -90,12 +90,11 @@ struct Spills<'w> {
     experience: EventWriter<'w, DropExperience>,
 }
 
-/// What a player's edit is judged by: spawn protection (the world's spawn and the radius the
-/// settings give it) and the tick, which dig times are counted in.
+/// What a player's edit is judged by: spawn protection and the tick, which dig times are
+/// counted in.
 #[derive(SystemParam)]
 struct Judge<'w> {
-    spawn: Res<'w, WorldSpawn>,
-    config: Res<'w, Config>,
+    guard: SpawnGuard<'w>,
     server: Res<'w, Server>,
 }
 
@@ -107,13 +106,7 @@ impl Judge<'_> {
 
     /// Whether `at` is under spawn protection (for players who are not operators).
     fn guarded(&self, at: BlockPos) -> bool {
-        self.spawn.pos.is_some_and(|s| {
-            spawn_protected(
-                at,
-                BlockPos::from_pos(s),
-                self.config.server.spawn_protection,
-            )
-        })
+        self.guard.protects(at)
     }
 }
 
@@ -319,6 +312,7 @@ fn place(
     >,
     bodies: Query<&Position, Or<(With<Client>, With<Zombie>)>>,
     mut edits: Edits,
+    mut signs: EventWriter<EditSign>,
     judge: Judge,
 ) {
     let Ok(mut layer) = edits.layers.get_single_mut() else {
@@ -371,7 +365,10 @@ fn place(
         };
         let beside = |d: Direction| layer.block(target.get_in_direction(d)).map(|b| b.state);
         let turned = placed_state(kind, event.face, event.cursor_pos, look.yaw);
-        let Some(mut state) = attach(turned, event.face, look.yaw, beside) else {
+        let clicked_face = (target != event.position).then_some(event.face);
+        let nearest = nearest_looking(look.yaw, look.pitch, clicked_face);
+        let Some(mut state) = attach(turned, &nearest, event.face, (look.yaw, sneaking), beside)
+        else {
             resend(
                 &mut client,
                 target,
@@ -436,9 +433,21 @@ fn place(
         if let Some(id) = state
             .block_entity_kind()
             .map(|k| k.ident().path().to_owned())
-            .filter(|id| kept_apart(id))
+            .filter(|id| kept(id))
         {
-            edits.entities.set(target, &id, Compound::new());
+            let entity = fresh(&id);
+            if let Some(shown) = layer.block_entity_mut(target) {
+                *shown = client_view(&entity);
+            }
+            edits.entities.set(target, &id, entity);
+        }
+        if state.to_kind().to_str().ends_with("_sign") {
+            // Its placer writes on it (`SignItem.updateCustomBlockEntityTag`).
+            signs.send(EditSign {
+                client: event.client,
+                at: target,
+                front: true,
+            });
         }
         if let Some((at, theirs)) = partner {
             layer.set_block(at, with_entity(theirs));
@@ -505,12 +514,8 @@ fn pop_unsupported(
                     let Some(state) = layer.block(at).map(|b| b.state) else {
                         continue;
                     };
-                    let Some(side) = hangs_on(state) else {
-                        continue;
-                    };
-                    let support = layer.block(at.get_in_direction(side)).map(|b| b.state);
-                    if support.is_some_and(|s| !survives(state, s)) && !loose.contains(&(at, state))
-                    {
+                    let around = |d| layer.block(at.get_in_direction(d)).map(|b| b.state);
+                    if !stays(state, around) && !loose.contains(&(at, state)) {
                         loose.push((at, state));
                     }
                 }

@@ -7,7 +7,7 @@ use valence::protocol::Direction;
 
 #[cfg(test)]
 use crate::blocks::support::other_part;
-use crate::blocks::support::{full_block, hangs_on, horizontal, opposite, survives};
+use crate::blocks::support::{clockwise, full_block, horizontal, opposite, stays, sturdy};
 
 /// Vanilla's reach for digging and placing: 6 blocks from the eyes to the block's centre
 /// (`ServerGamePacketListenerImpl.MAX_INTERACTION_DISTANCE`).
@@ -78,6 +78,10 @@ pub(super) fn placed_state(
         };
         state = state.set(PropName::Axis, axis);
     }
+    if state.get(PropName::Rotation).is_some() {
+        // Signs, banners and heads turn in sixteenths to face the player.
+        state = state.set(PropName::Rotation, sixteenths(yaw + 180.0));
+    }
     if state.get(PropName::Facing).is_some() {
         let looking = looking(yaw);
         let facing = if ["_stairs", "_door", "_fence_gate", "_bed"]
@@ -122,69 +126,156 @@ pub(super) fn placed_state(
     state
 }
 
-/// The wall form of a torch item's block.
-fn wall_form(kind: BlockKind) -> Option<BlockKind> {
-    match kind {
-        BlockKind::Torch => Some(BlockKind::WallTorch),
-        BlockKind::SoulTorch => Some(BlockKind::SoulWallTorch),
-        BlockKind::RedstoneTorch => Some(BlockKind::RedstoneWallTorch),
-        _ => None,
+/// The six directions in the order vanilla tries them for a block a player places looking
+/// (`yaw`, `pitch`): nearest to the look first (`Direction.orderedByNearest`), then the block
+/// clicked brought to the front (`BlockPlaceContext.getNearestLookingDirections`). `clicked`
+/// is the face clicked, `None` when the new block takes the clicked one's place (grass, snow).
+pub(super) fn nearest_looking(yaw: f32, pitch: f32, clicked: Option<Direction>) -> [Direction; 6] {
+    let (pitch, yaw) = (pitch.to_radians(), (-yaw).to_radians());
+    let (sp, cp, sy, cy) = (pitch.sin(), pitch.cos(), yaw.sin(), yaw.cos());
+    let (east, up, south) = (sy > 0.0, sp < 0.0, cy > 0.0);
+    let (fx, fy, fz) = (sy.abs(), sp.abs(), cy.abs());
+    let (hx, hz) = (fx * cp, fz * cp);
+    let dx = if east {
+        Direction::East
+    } else {
+        Direction::West
+    };
+    let dy = if up { Direction::Up } else { Direction::Down };
+    let dz = if south {
+        Direction::South
+    } else {
+        Direction::North
+    };
+    let [a, b, c] = if fx > fz {
+        if fy > hx {
+            [dy, dx, dz]
+        } else if hz > fy {
+            [dx, dz, dy]
+        } else {
+            [dx, dy, dz]
+        }
+    } else if fy > hz {
+        [dy, dz, dx]
+    } else if hx > fy {
+        [dz, dx, dy]
+    } else {
+        [dz, dy, dx]
+    };
+    let mut order = [a, b, c, opposite(c), opposite(b), opposite(a)];
+    if let Some(face) = clicked {
+        let towards = opposite(face);
+        if let Some(i) = order.iter().position(|d| *d == towards) {
+            order[..=i].rotate_right(1);
+        }
     }
+    order
+}
+
+/// Whether `kind` stands on a floor or hangs on a wall by where it is placed, as vanilla's
+/// `StandingAndWallBlockItem`s: torches, signs and banners stand or hang on a wall, hanging
+/// signs hang from a ceiling or between walls.
+fn standing_or_wall(kind: BlockKind) -> bool {
+    let name = kind.to_str();
+    kind.to_state().wall_block_id().is_some()
+        && (name.ends_with("torch") || name.ends_with("_sign") || name.ends_with("_banner"))
 }
 
 /// Where a placed block that hangs on another goes, as vanilla's `getStateForPlacement` and
-/// `StandingAndWallBlockItem` choose: a torch clicked on a wall hangs on it, on a floor
-/// stands, and otherwise takes the first of the floor and the walls round it that holds it
-/// (the wall ahead of the player first); a ladder goes on the clicked wall or the one ahead;
-/// a lantern clicked under a block hangs from it. `None` when nothing around holds it (then
-/// nothing is placed). `around` is the block in a direction from the new block.
+/// `StandingAndWallBlockItem` choose: trying the directions `nearest` the player's look in
+/// turn (see [`nearest_looking`]), a torch, sign or banner stands on the floor (a hanging
+/// sign hangs from the ceiling) or takes the first wall round it that holds it; a ladder
+/// takes the first wall that holds it; a lantern stands or hangs. `None` when nothing around
+/// holds it (then nothing is placed). `face` is the face clicked, `yaw` the player's and
+/// `sneaking` whether they sneak, `around` the block in a direction from the new block.
 pub(super) fn attach(
     state: BlockState,
+    nearest: &[Direction; 6],
     face: Direction,
-    yaw: f32,
+    (yaw, sneaking): (f32, bool),
     around: impl Fn(Direction) -> Option<BlockState>,
 ) -> Option<BlockState> {
     let kind = state.to_kind();
-    let ahead = looking(yaw);
-    let mut walls = vec![
-        opposite(ahead),
-        clockwise(ahead),
-        counter_clockwise(ahead),
-        ahead,
-    ];
-    if is_horizontal(face) {
-        walls.retain(|d| *d != face);
-        walls.insert(0, face);
-    }
-    let on_wall = |k: BlockKind, d: Direction| k.to_state().set(PropName::Facing, value(d));
-    let candidates: Vec<BlockState> = if let Some(wall) = wall_form(kind) {
-        let hung = walls.iter().map(|d| on_wall(wall, *d));
-        match face {
-            Direction::Up => std::iter::once(state).chain(hung).collect(),
-            Direction::Down => hung.chain(std::iter::once(state)).collect(),
-            _ => {
-                let mut all: Vec<_> = hung.collect();
-                all.insert(1, state);
-                all
-            }
-        }
-    } else if kind == BlockKind::Ladder {
-        walls.iter().map(|d| on_wall(kind, *d)).collect()
-    } else if matches!(kind, BlockKind::Lantern | BlockKind::SoulLantern) {
-        let hanging = state.set(PropName::Hanging, PropValue::True);
-        let standing = state.set(PropName::Hanging, PropValue::False);
-        if face == Direction::Down {
-            vec![hanging, standing]
+    let holds = |s: &BlockState| stays(*s, &around);
+    let on_wall = |wall: BlockState, d: Direction| wall.set(PropName::Facing, value(opposite(d)));
+    if standing_or_wall(kind) {
+        let wall = kind.to_state().wall_block_id()?;
+        let hanging = kind.to_str().ends_with("_hanging_sign");
+        let attachment = if hanging {
+            Direction::Up
         } else {
-            vec![standing, hanging]
-        }
-    } else {
-        vec![state]
+            Direction::Down
+        };
+        // A wall hanging sign hangs across the face clicked, never on it
+        // (`WallHangingSignBlock.getStateForPlacement`).
+        let walled = nearest
+            .iter()
+            .filter(|d| is_horizontal(**d) && !(hanging && same_axis(**d, face)))
+            .map(|d| on_wall(wall, *d))
+            .find(holds);
+        let standing = if hanging {
+            ceiling_hanging(state, yaw, sneaking, around(Direction::Up))
+        } else {
+            state
+        };
+        return nearest
+            .iter()
+            .filter(|d| **d != opposite(attachment))
+            .find_map(|d| {
+                let candidate = if *d == attachment {
+                    Some(standing)
+                } else {
+                    walled
+                };
+                candidate.filter(holds)
+            });
+    }
+    if kind == BlockKind::Ladder {
+        return nearest
+            .iter()
+            .filter(|d| is_horizontal(**d))
+            .map(|d| on_wall(state, *d))
+            .find(holds);
+    }
+    if matches!(kind, BlockKind::Lantern | BlockKind::SoulLantern) {
+        return nearest
+            .iter()
+            .filter(|d| !is_horizontal(**d))
+            .map(|d| state.set(PropName::Hanging, PropValue::from_bool(*d == Direction::Up)))
+            .find(holds);
+    }
+    Some(state).filter(holds)
+}
+
+/// A hanging sign under a block, as `CeilingHangingSignBlock.getStateForPlacement` hangs it:
+/// on two chains turned the way the player looks, or on one chain (`attached`), turned in
+/// sixteenths like a standing sign, when the block above has no whole underside or the player
+/// sneaks. `state` is turned as [`placed_state`] turns it; `above` is the block above.
+fn ceiling_hanging(
+    state: BlockState,
+    yaw: f32,
+    sneaking: bool,
+    above: Option<BlockState>,
+) -> BlockState {
+    let attached = sneaking || !above.is_some_and(|s| sturdy(s, Direction::Down));
+    let state = state.set(PropName::Attached, PropValue::from_bool(attached));
+    if attached {
+        return state;
+    }
+    // The four-way look turned round (`Direction.toYRot`).
+    let back = match opposite(looking(yaw)) {
+        Direction::South => 0.0,
+        Direction::West => 90.0,
+        Direction::North => 180.0,
+        _ => 270.0,
     };
-    candidates.into_iter().find(|s| match hangs_on(*s) {
-        None => true,
-        Some(d) => around(d).is_some_and(|support| survives(*s, support)),
-    })
+    state.set(PropName::Rotation, sixteenths(back))
+}
+
+/// A turn of `degrees` in sixteenths, as a `rotation` value (`RotationSegment.convertToSegment`).
+fn sixteenths(degrees: f32) -> PropValue {
+    let n = ((degrees / 22.5 + 0.5).floor() as i32 & 15) as u16;
+    PropValue::from_u16(n).unwrap_or(PropValue::_0)
 }
 
 /// The hinge of `door` placed facing `facing`, as vanilla's `DoorBlock.getHinge`: away from
@@ -240,17 +331,6 @@ pub(super) fn second_half(state: BlockState) -> Option<(Direction, BlockState)> 
         return Some((facing, state.set(PropName::Part, PropValue::Head)));
     }
     None
-}
-
-/// A quarter turn clockwise seen from above (`Direction.getClockWise`).
-fn clockwise(d: Direction) -> Direction {
-    match d {
-        Direction::North => Direction::East,
-        Direction::East => Direction::South,
-        Direction::South => Direction::West,
-        Direction::West => Direction::North,
-        other => other,
-    }
 }
 
 fn counter_clockwise(d: Direction) -> Direction {
@@ -417,37 +497,130 @@ mod tests {
         }
     }
 
+    /// `state` placed against `face` of a block by a player looking level at `yaw`.
+    fn put(
+        state: BlockState,
+        face: Direction,
+        yaw: f32,
+        blocks: &[(Direction, BlockState)],
+    ) -> Option<BlockState> {
+        let nearest = nearest_looking(yaw, 0.0, Some(face));
+        attach(state, &nearest, face, (yaw, false), around(blocks))
+    }
+
+    #[test]
+    fn directions_are_tried_nearest_the_look_first_the_clicked_block_before_all() {
+        use Direction::*;
+        // Looking level to the south, then a little down to the east.
+        assert_eq!(
+            nearest_looking(0.0, 0.0, None),
+            [South, Down, West, East, Up, North]
+        );
+        assert_eq!(
+            nearest_looking(-80.0, 30.0, None),
+            [East, Down, South, North, Up, West]
+        );
+        // Looking steeply up to the north.
+        assert_eq!(nearest_looking(180.0, -70.0, None)[..2], [Up, North]);
+        // Clicking the top of a block puts the block below first.
+        assert_eq!(
+            nearest_looking(0.0, 0.0, Some(Up)),
+            [Down, South, West, East, Up, North]
+        );
+        assert_eq!(
+            nearest_looking(0.0, 0.0, Some(South)),
+            [North, South, Down, West, East, Up]
+        );
+    }
+
     #[test]
     fn a_torch_hangs_on_the_wall_clicked_stands_on_a_floor_and_needs_something() {
         let torch = BlockState::TORCH;
         let stone = BlockState::STONE;
         // Clicked on the east face of a stone block: on its wall, facing east.
         let walled = [(Direction::West, stone), (Direction::Down, stone)];
-        let placed = attach(torch, Direction::East, 0.0, around(&walled)).unwrap();
+        let placed = put(torch, Direction::East, 0.0, &walled).unwrap();
         assert_eq!(placed.to_kind(), BlockKind::WallTorch);
         assert_eq!(placed.get(PropName::Facing), Some(PropValue::East));
         // Clicked on top: it stands.
-        assert_eq!(
-            attach(torch, Direction::Up, 0.0, around(&walled)),
-            Some(torch)
-        );
+        assert_eq!(put(torch, Direction::Up, 0.0, &walled), Some(torch));
         // On a bottom slab, with a wall beside: it goes on the wall.
         let slab = [
             (Direction::Down, BlockState::OAK_SLAB),
             (Direction::North, stone),
         ];
-        let placed = attach(torch, Direction::Up, 0.0, around(&slab)).unwrap();
+        let placed = put(torch, Direction::Up, 0.0, &slab).unwrap();
         assert_eq!(placed.get(PropName::Facing), Some(PropValue::South));
         // Nothing holds it: nothing is placed.
-        assert_eq!(attach(torch, Direction::Up, 0.0, around(&[])), None);
+        assert_eq!(put(torch, Direction::Up, 0.0, &[]), None);
         // A ladder clicked on the ground goes on the wall ahead, facing the player.
         let ahead = [(Direction::South, stone), (Direction::Down, stone)];
-        let ladder = attach(BlockState::LADDER, Direction::Up, 0.0, around(&ahead)).unwrap();
+        let ladder = put(BlockState::LADDER, Direction::Up, 0.0, &ahead).unwrap();
         assert_eq!(ladder.get(PropName::Facing), Some(PropValue::North));
         // A lantern clicked under a block hangs from it.
         let ceiling = [(Direction::Up, stone)];
-        let lantern = attach(BlockState::LANTERN, Direction::Down, 0.0, around(&ceiling)).unwrap();
+        let lantern = put(BlockState::LANTERN, Direction::Down, 0.0, &ceiling).unwrap();
         assert_eq!(lantern.get(PropName::Hanging), Some(PropValue::True));
+    }
+
+    #[test]
+    fn a_sign_stands_turned_to_the_player_or_hangs_on_the_wall_clicked() {
+        let mid = Vec3::new(0.5, 1.0, 0.5);
+        let stone = BlockState::STONE;
+        // Looking south-west (yaw 45): the sign turns to face the player, 6 sixteenths round.
+        let sign = placed_state(BlockKind::OakSign, Direction::Up, mid, 45.0);
+        assert_eq!(sign.get(PropName::Rotation), Some(PropValue::_10));
+        let floor = [(Direction::Down, stone)];
+        assert_eq!(put(sign, Direction::Up, 45.0, &floor), Some(sign));
+        // Clicked on a wall's face: on the wall, facing out of it.
+        let wall = [(Direction::North, stone)];
+        let hung = put(sign, Direction::South, 0.0, &wall).unwrap();
+        assert_eq!(hung.to_kind(), BlockKind::OakWallSign);
+        assert_eq!(hung.get(PropName::Facing), Some(PropValue::South));
+        // On a carpet, which is not solid, with no wall: nothing.
+        assert_eq!(
+            put(
+                sign,
+                Direction::Up,
+                0.0,
+                &[(Direction::Down, BlockState::WHITE_CARPET)]
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn a_hanging_sign_hangs_on_two_chains_under_a_whole_block_and_one_under_a_fence() {
+        let mid = Vec3::new(0.5, 0.0, 0.5);
+        let sign = placed_state(BlockKind::OakHangingSign, Direction::Down, mid, 30.0);
+        let under = |above| {
+            let nearest = nearest_looking(30.0, 0.0, Some(Direction::Down));
+            attach(
+                sign,
+                &nearest,
+                Direction::Down,
+                (30.0, false),
+                around(&[(Direction::Up, above)]),
+            )
+        };
+        let two = under(BlockState::OAK_PLANKS).unwrap();
+        assert_eq!(two.get(PropName::Attached), Some(PropValue::False));
+        // Looking south-south-west: turned to face north, the four-way look turned round.
+        assert_eq!(two.get(PropName::Rotation), Some(PropValue::_8));
+        let one = under(BlockState::OAK_FENCE).unwrap();
+        assert_eq!(one.get(PropName::Attached), Some(PropValue::True));
+        assert_eq!(one.get(PropName::Rotation), Some(PropValue::_9));
+        assert_eq!(under(BlockState::AIR), None);
+        // Clicked on the east face of a wall: across it, facing south or north.
+        let hung = put(
+            sign,
+            Direction::East,
+            0.0,
+            &[(Direction::West, BlockState::STONE)],
+        );
+        let hung = hung.unwrap();
+        assert_eq!(hung.to_kind(), BlockKind::OakWallHangingSign);
+        assert_eq!(hung.get(PropName::Facing), Some(PropValue::North));
     }
 
     #[test]

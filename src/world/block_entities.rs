@@ -1,9 +1,9 @@
-//! Block entities the server keeps to itself: a chest's or barrel's items, a furnace's fuel and
-//! progress, as vanilla saves them (the compound with `id`, `x`, `y`, `z`, `Items`...), by
-//! block, read with their chunk from the region folder and written back with it. Clients are
-//! sent only that such a block has an entity (an empty compound in Valence's chunk, which a
-//! chest needs to be drawn), never what it holds: vanilla sends a chest's contents to those
-//! who open it, not to everyone who loads the chunk.
+//! Block entities the server keeps: a chest's or barrel's items, a furnace's fuel and
+//! progress, a sign's text, as vanilla saves them (the compound with `id`, `x`, `y`, `z`,
+//! `Items`...), by block, read with their chunk from the region folder and written back with
+//! it. Clients are sent a sign's text, but of a container only that it has an entity (an
+//! empty compound in Valence's chunk, which a chest needs to be drawn), never what it holds:
+//! vanilla sends a chest's contents to those who open it, not to everyone who loads the chunk.
 //!
 //! A change here is a change of the chunk: it is saved as an edit of its blocks is.
 
@@ -14,12 +14,113 @@ use valence::prelude::*;
 use super::{BlocksChanged, Overworld};
 use crate::common::stacks::{stack_from_nbt, stack_to_nbt};
 
-/// Whether the server keeps block entities of this id (`minecraft:chest`) to itself.
-pub fn kept_apart(id: &str) -> bool {
+/// Whether the server keeps block entities of this id (`minecraft:chest`), to save them and
+/// to change them.
+pub fn kept(id: &str) -> bool {
+    let id = id.strip_prefix("minecraft:").unwrap_or(id);
+    hidden(id) || is_sign(id)
+}
+
+/// Whether clients are told nothing of what a block entity of this id holds.
+fn hidden(id: &str) -> bool {
     matches!(
-        id.strip_prefix("minecraft:").unwrap_or(id),
+        id,
         "chest" | "trapped_chest" | "barrel" | "furnace" | "smoker" | "blast_furnace"
     )
+}
+
+/// Whether the id (without `minecraft:`) is a sign's or a hanging sign's.
+fn is_sign(id: &str) -> bool {
+    matches!(id, "sign" | "hanging_sign")
+}
+
+/// What a client is sent of a saved block entity (in its chunk, or when it changes): its data
+/// without the position and id, as vanilla's `getUpdateTag`; nothing for a container.
+pub fn client_view(entity: &Compound) -> Compound {
+    if id_of(entity).is_some_and(hidden) {
+        return Compound::new();
+    }
+    let mut data = entity.clone();
+    for key in ["id", "x", "y", "z", "keepPacked"] {
+        data.remove(key);
+    }
+    data
+}
+
+/// An empty line of a sign: the JSON of an empty text component, as vanilla writes it.
+pub const EMPTY_LINE: &str = r#"{"text":""}"#;
+
+/// One side of a sign with no text: four empty lines, black, not glowing (`SignText`).
+fn blank_side() -> Compound {
+    let mut side = Compound::new();
+    side.insert("messages", List::String(vec![EMPTY_LINE.to_owned(); 4]));
+    side.insert("color", "black");
+    side.insert("has_glowing_text", false);
+    side
+}
+
+/// A sign as vanilla places it: both sides blank, not waxed (`SignBlockEntity`).
+pub fn blank_sign() -> Compound {
+    let mut sign = Compound::new();
+    sign.insert("front_text", blank_side());
+    sign.insert("back_text", blank_side());
+    sign.insert("is_waxed", false);
+    sign
+}
+
+/// The block entity a newly placed block of this id (`sign`) starts with: a blank sign, an
+/// empty container.
+pub fn fresh(id: &str) -> Compound {
+    if is_sign(id.strip_prefix("minecraft:").unwrap_or(id)) {
+        blank_sign()
+    } else {
+        Compound::new()
+    }
+}
+
+/// A saved block entity as 1.20.1 reads it: a sign saved before 1.20 (`Text1`..`Text4`,
+/// `Color`, `GlowingText`) gets its text on the front and a blank back, as vanilla's
+/// `BlockEntitySignDoubleSidedEditableTextFix` upgrades it; anything else is as it was.
+pub fn upgraded(mut entity: Compound) -> Compound {
+    if !id_of(&entity).is_some_and(is_sign) || entity.contains_key("front_text") {
+        return entity;
+    }
+    let mut front = blank_side();
+    let text = |entity: &Compound, key: &str| match entity.get(key) {
+        Some(Value::String(line)) => Some(line.clone()),
+        _ => None,
+    };
+    let lines: Vec<String> = (1..=4)
+        .map(|i| text(&entity, &format!("Text{i}")).unwrap_or_else(|| EMPTY_LINE.to_owned()))
+        .collect();
+    let filtered: Vec<Option<String>> = (1..=4)
+        .map(|i| text(&entity, &format!("FilteredText{i}")))
+        .collect();
+    if filtered.iter().any(Option::is_some) {
+        let filtered = filtered
+            .into_iter()
+            .zip(&lines)
+            .map(|(f, line)| f.unwrap_or_else(|| line.clone()))
+            .collect();
+        front.insert("filtered_messages", List::String(filtered));
+    }
+    front.insert("messages", List::String(lines));
+    if let Some(color) = text(&entity, "Color") {
+        front.insert("color", color);
+    }
+    if let Some(glowing) = entity.get("GlowingText").cloned() {
+        front.insert("has_glowing_text", glowing);
+    }
+    for i in 1..=4 {
+        entity.remove(&format!("Text{i}"));
+        entity.remove(&format!("FilteredText{i}"));
+    }
+    entity.remove("Color");
+    entity.remove("GlowingText");
+    entity.insert("front_text", front);
+    entity.insert("back_text", blank_side());
+    entity.insert("is_waxed", false);
+    entity
 }
 
 /// The position a saved block entity names (`x`, `y`, `z`).
@@ -219,7 +320,7 @@ mod tests {
         assert_eq!(entities.of_chunk(ChunkPos::new(1, -1)).len(), 1);
         assert!(entities.remove(at).is_some());
         assert!(entities.take_changed().contains(&ChunkPos::new(1, -1)));
-        assert!(kept_apart("minecraft:barrel") && !kept_apart("minecraft:sign"));
+        assert!(kept("minecraft:barrel") && kept("minecraft:sign") && !kept("banner"));
     }
 
     #[test]
@@ -235,5 +336,35 @@ mod tests {
             (3, ItemKind::Torch, 12)
         );
         assert_eq!(read[1].0, 26);
+    }
+
+    #[test]
+    fn a_sign_from_before_1_20_gets_its_text_on_the_front_and_clients_see_it() {
+        let mut old = Compound::new();
+        old.insert("id", "minecraft:sign");
+        for (i, line) in ["\"Keep\"", "\"out\"", "\"\"", "\"\""].iter().enumerate() {
+            old.insert(format!("Text{}", i + 1), *line);
+        }
+        old.insert("Color", "red");
+        old.insert("GlowingText", 1i8);
+        let sign = upgraded(old);
+        let Some(Value::Compound(front)) = sign.get("front_text") else {
+            panic!("{sign:?}")
+        };
+        let Some(Value::List(List::String(lines))) = front.get("messages") else {
+            panic!("{front:?}")
+        };
+        assert_eq!(lines[..2], ["\"Keep\"", "\"out\""]);
+        assert_eq!(front.get("color"), Some(&Value::String("red".into())));
+        assert_eq!(front.get("has_glowing_text"), Some(&Value::Byte(1)));
+        assert!(!sign.contains_key("Text1") && sign.contains_key("back_text"));
+        let seen = client_view(&sign);
+        assert!(seen.contains_key("front_text") && !seen.contains_key("id"));
+        assert_eq!(upgraded(blank_sign()), blank_sign(), "1.20's own are kept");
+
+        let mut chest = Compound::new();
+        chest.insert("id", "minecraft:chest");
+        chest.insert("Items", List::End);
+        assert_eq!(client_view(&chest), Compound::new());
     }
 }

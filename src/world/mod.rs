@@ -87,6 +87,25 @@ pub struct WorldSpawn {
     pub pos: Option<DVec3>,
 }
 
+/// Spawn protection as the settings give it (`server.spawn_protection`), for the systems that
+/// judge what players who are not operators may change.
+#[derive(bevy_ecs::system::SystemParam)]
+pub struct SpawnGuard<'w> {
+    spawn: Res<'w, WorldSpawn>,
+    config: Res<'w, Config>,
+}
+
+impl SpawnGuard<'_> {
+    /// Whether `at` lies under spawn protection: a square round the spawn, none before the
+    /// spawn is found.
+    pub fn protects(&self, at: BlockPos) -> bool {
+        let radius = self.config.server.spawn_protection;
+        self.spawn
+            .pos
+            .is_some_and(|s| spawn_protected(at, BlockPos::from_pos(s), radius))
+    }
+}
+
 /// Block column the spawn search starts from.
 const SPAWN_COLUMN: (i32, i32) = (0, 0);
 /// Chunks around spawn kept loaded, as vanilla keeps its spawn chunks.

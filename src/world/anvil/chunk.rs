@@ -17,7 +17,7 @@ use valence::registry::RegistryIdx;
 
 use super::DATA_VERSION;
 use crate::light::{self, ChunkLight, Kind, Nibbles, SECTION_BYTES};
-use crate::world::block_entities::{id_of, kept_apart};
+use crate::world::block_entities::{self, client_view, id_of, upgraded};
 use crate::world::{HEIGHT, MIN_Y};
 
 const BLOCKS_PER_SECTION: usize = 16 * 16 * 16;
@@ -72,7 +72,7 @@ const LIGHT_ENGINE_VERSION: i32 = 3451;
 /// A chunk as its region file holds it.
 pub(super) struct Decoded {
     pub chunk: UnloadedChunk,
-    /// The block entities the server keeps to itself (`block_entities::kept_apart`), whole.
+    /// The block entities the server keeps (`block_entities::kept`), whole.
     pub kept: Vec<Compound>,
     /// The light saved with it, when it was finished and lit (else it is lit from its blocks).
     pub light: Option<SavedLight>,
@@ -179,17 +179,11 @@ pub(super) fn decode(root: &Compound, biomes: &BiomeNames) -> anyhow::Result<Opt
         if chunk.block_state(x, y, z).block_entity_kind().is_none() {
             continue;
         }
-        if id_of(entity).is_some_and(kept_apart) {
-            // Clients learn only that it is there.
-            chunk.set_block_entity(x, y, z, Some(Compound::new()));
-            kept.push(entity.clone());
-            continue;
+        let entity = upgraded(entity.clone());
+        chunk.set_block_entity(x, y, z, Some(client_view(&entity)));
+        if id_of(&entity).is_some_and(block_entities::kept) {
+            kept.push(entity);
         }
-        let mut data = entity.clone();
-        for key in ["id", "x", "y", "z", "keepPacked"] {
-            data.remove(key);
-        }
-        chunk.set_block_entity(x, y, z, Some(data));
     }
     Ok(Some(Decoded {
         chunk,
@@ -567,7 +561,7 @@ fn replace_kept(root: &mut Compound, kept: &[Compound]) {
         Some(Value::List(List::Compound(entities))) => entities,
         _ => Vec::new(),
     };
-    entities.retain(|e| !id_of(e).is_some_and(kept_apart));
+    entities.retain(|e| !id_of(e).is_some_and(block_entities::kept));
     entities.extend(kept.iter().cloned());
     let list = if entities.is_empty() {
         List::End
@@ -764,10 +758,10 @@ mod tests {
         for (key, v) in [("x", 5), ("y", 71 + MIN_Y), ("z", 5)] {
             chest.insert(key, v);
         }
-        let mut sign = chest.clone();
-        sign.insert("id", "minecraft:sign");
-        sign.insert("y", MIN_Y + 1);
-        original.insert("block_entities", List::Compound(vec![chest, sign]));
+        let mut banner = chest.clone();
+        banner.insert("id", "minecraft:banner");
+        banner.insert("y", MIN_Y + 1);
+        original.insert("block_entities", List::Compound(vec![chest, banner]));
         if let Some(Value::List(List::Compound(sections))) = original.get_mut("sections") {
             for section in sections.iter_mut() {
                 section.insert("SkyLight", Value::ByteArray(vec![0; 2048]));
