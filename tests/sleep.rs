@@ -103,8 +103,13 @@ fn a_bed_sets_the_spawn_refuses_by_day_and_beside_a_zombie_and_skips_the_night()
     let clock = h.app.world.resource::<WorldClock>().clone();
     let phase_of = |h: &mut Harness| h.run("phase").split_whitespace().next().map(str::to_owned);
     let phase = phase_of(&mut h);
+    h.helper.clear_received();
     h.use_on(head);
     assert!(asleep(&h));
+    assert!(
+        said(&mut h, true, "sleep.skipping_night"),
+        "the only player asleep: the action bar says the night is slept through"
+    );
     assert_eq!(
         h.app.world.get::<Pose>(h.client).map(|p| p.0),
         Some(valence::entity::Pose::Sleeping)

@@ -1,7 +1,8 @@
 //! Beds, as vanilla 1.20.1's: a right-click on a bed sets the player's respawn point there and
 //! lies them down when the sky is dark enough and no zombie is near, with vanilla's messages
-//! when not; once enough players (`survival.players_sleeping_percentage` of those not
-//! spectating) have slept for 100 ticks, the night is skipped ([`SkipNight`]: the clock and
+//! when not; everyone's action bar counts the sleepers; once enough players
+//! (`survival.players_sleeping_percentage` of those not spectating, the dead too, as vanilla
+//! counts them) have slept for 100 ticks, the night is skipped ([`SkipNight`]: the clock and
 //! the weather take it from there) and everyone wakes. A sleeper who gets up, is hurt, or
 //! whose bed is broken, wakes.
 
@@ -28,7 +29,10 @@ use crate::time::WorldClock;
 use crate::weather::Weather;
 use crate::world::Overworld;
 use crate::zombie::Zombie;
-use rules::{keeps_awake, may_sleep, reaches, sleepers_needed, DEEP_SLEEP_TICKS};
+use rules::{
+    keeps_awake, may_sleep, reaches, sleep_status, sleepers_needed, SleepCount, SleepStatus,
+    DEEP_SLEEP_TICKS,
+};
 
 pub struct SleepPlugin;
 
@@ -36,7 +40,7 @@ impl Plugin for SleepPlugin {
     fn build(&self, app: &mut App) {
         app.add_event::<SkipNight>().add_systems(
             Update,
-            (use_beds, get_up, skip_the_night)
+            (use_beds, get_up, skip_the_night, announce_sleepers)
                 .chain()
                 .in_set(crate::schedule::TickSet::Players),
         );
@@ -268,7 +272,7 @@ fn get_up(
 fn skip_the_night(
     mut commands: Commands,
     mut sleepers: Query<(Entity, &mut Client, &EntityId, &mut Position, &Sleeping)>,
-    players: Query<&GameMode, (With<Client>, Without<Dead>)>,
+    players: Query<&GameMode, With<Client>>,
     mut layers: Query<&mut ChunkLayer, With<Overworld>>,
     mut skips: EventWriter<SkipNight>,
     config: Res<Config>,
@@ -297,5 +301,37 @@ fn skip_the_night(
     for (sleeper, mut client, id, mut pos, sleeping) in &mut sleepers {
         let woken = (sleeper, &mut *client, id, &mut *pos, sleeping);
         wake(&mut commands, &mut layer, woken);
+    }
+}
+
+/// Tells everyone on the action bar how many sleep of how many must, whenever that changes
+/// while someone sleeps or just got up, as vanilla's multiplayer does.
+fn announce_sleepers(
+    mut players: Query<(&mut Client, &GameMode, Has<Sleeping>)>,
+    config: Res<Config>,
+    mut last: Local<SleepCount>,
+) {
+    let mut now = SleepCount::default();
+    for (_, mode, asleep) in &players {
+        if *mode != GameMode::Spectator {
+            now.active += 1;
+            now.sleeping += u32::from(asleep);
+        }
+    }
+    let was = std::mem::replace(&mut *last, now);
+    let percentage = config.survival.players_sleeping_percentage;
+    let text = match sleep_status(was, now, percentage) {
+        None => return,
+        Some(SleepStatus::SkippingNight) => Text::translate("sleep.skipping_night", []),
+        Some(SleepStatus::Sleeping { sleeping, needed }) => Text::translate(
+            "sleep.players_sleeping",
+            [
+                sleeping.to_string().into_text(),
+                needed.to_string().into_text(),
+            ],
+        ),
+    };
+    for (mut client, ..) in &mut players {
+        client.send_action_bar_message(text.clone());
     }
 }

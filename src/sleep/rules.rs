@@ -53,9 +53,85 @@ pub fn sleepers_needed(active: u32, percentage: u32) -> u32 {
     ((active * percentage).div_ceil(100)).max(1)
 }
 
+/// Who counts towards skipping the night: players not spectating (dead ones too, as vanilla
+/// counts them), and how many of them lie in bed (`SleepStatus`).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct SleepCount {
+    pub active: u32,
+    pub sleeping: u32,
+}
+
+/// What everyone is told when the count changes from `was` to `now` while someone sleeps or
+/// just got up (`SleepStatus.update`, `ServerLevel.announceSleepStatus`): that the night is
+/// being slept through, or how many sleep of how many needed. `None` when nothing changed.
+pub fn sleep_status(was: SleepCount, now: SleepCount, percentage: u32) -> Option<SleepStatus> {
+    if was == now || (was.sleeping == 0 && now.sleeping == 0) {
+        return None;
+    }
+    let needed = sleepers_needed(now.active, percentage);
+    Some(if now.sleeping >= needed {
+        SleepStatus::SkippingNight
+    } else {
+        SleepStatus::Sleeping {
+            sleeping: now.sleeping,
+            needed,
+        }
+    })
+}
+
+/// The action bar's word on the sleepers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SleepStatus {
+    /// "Sleeping through this night" (`sleep.skipping_night`).
+    SkippingNight,
+    /// "1/2 players sleeping" (`sleep.players_sleeping`).
+    Sleeping { sleeping: u32, needed: u32 },
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_sleepers_are_announced_as_they_change_while_anyone_sleeps() {
+        let count = |active, sleeping| SleepCount { active, sleeping };
+        assert_eq!(sleep_status(count(2, 0), count(2, 0), 100), None);
+        assert_eq!(
+            sleep_status(count(2, 0), count(3, 0), 100),
+            None,
+            "nobody sleeps"
+        );
+        assert_eq!(
+            sleep_status(count(2, 0), count(2, 1), 100),
+            Some(SleepStatus::Sleeping {
+                sleeping: 1,
+                needed: 2
+            })
+        );
+        assert_eq!(
+            sleep_status(count(2, 1), count(2, 2), 100),
+            Some(SleepStatus::SkippingNight)
+        );
+        assert_eq!(
+            sleep_status(count(2, 1), count(2, 0), 100),
+            Some(SleepStatus::Sleeping {
+                sleeping: 0,
+                needed: 2
+            }),
+            "getting up is announced"
+        );
+        assert_eq!(
+            sleep_status(count(4, 0), count(4, 1), 50),
+            Some(SleepStatus::Sleeping {
+                sleeping: 1,
+                needed: 2
+            })
+        );
+        assert_eq!(
+            sleep_status(count(1, 0), count(1, 1), 0),
+            Some(SleepStatus::SkippingNight)
+        );
+    }
 
     #[test]
     fn sleeping_needs_a_dark_sky() {
