@@ -787,3 +787,45 @@ fn a_sign_clicked_on_a_wall_hangs_on_it_and_a_hanging_sign_hangs_under_a_block()
         Some(valence::nbt::Value::String("minecraft:hanging_sign".into()))
     );
 }
+
+#[test]
+fn a_hoe_tills_grass_a_shovel_flattens_dirt_and_an_axe_strips_a_log_each_wearing_once() {
+    use horde::player::armour::damage_of;
+    let mut h = harness();
+    let o = field(&mut h);
+    let damage = |h: &Harness| {
+        let inventory = h.app.world.get::<Inventory>(h.client).unwrap();
+        inventory.slot(36).map(damage_of)
+    };
+    let grass = BlockPos::new(o.x + 2, o.y - 1, o.z);
+    hold(&mut h, ItemKind::WoodenHoe, 1);
+    place(&mut h, grass, Direction::Up, 1.0);
+    h.app.update();
+    assert_eq!(h.block(grass), BlockState::FARMLAND);
+    assert_eq!(damage(&h), Some(1), "a hoe wears once a use");
+    assert!(lying(&mut h).is_empty(), "nothing placed or dropped");
+
+    h.fill(grass, grass, "dirt");
+    hold(&mut h, ItemKind::StoneShovel, 1);
+    place(&mut h, grass, Direction::Up, 1.0);
+    h.app.update();
+    assert_eq!(h.block(grass), BlockState::DIRT_PATH);
+    assert_eq!(damage(&h), Some(1));
+
+    let log = BlockPos::new(o.x + 2, o.y, o.z + 2);
+    h.fill(log, log, "oak_log");
+    hold(&mut h, ItemKind::IronAxe, 1);
+    place(&mut h, log, Direction::West, 0.5);
+    h.app.update();
+    assert_eq!(h.block(log).to_kind(), BlockKind::StrippedOakLog);
+    assert_eq!(damage(&h), Some(1));
+
+    // In creative, tools never wear.
+    h.run("gamemode creative tester");
+    h.fill(grass, grass, "grass_block");
+    hold(&mut h, ItemKind::WoodenHoe, 1);
+    place(&mut h, grass, Direction::Up, 1.0);
+    h.app.update();
+    assert_eq!(h.block(grass), BlockState::FARMLAND);
+    assert_eq!(damage(&h), Some(0));
+}

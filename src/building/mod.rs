@@ -43,7 +43,7 @@ use crate::zombie::body::{BODY_HEIGHT, HALF_WIDTH};
 use crate::zombie::Zombie;
 use rules::{
     attach, chest_partner, chest_placed, dig_done, door_hinge, eyes, in_reach, looking,
-    nearest_looking, placed_state, second_half,
+    nearest_looking, placed_state, second_half, tool_use,
 };
 use valence::nbt::Compound;
 
@@ -81,6 +81,8 @@ struct Edits<'w, 's> {
     entities: ResMut<'w, BlockEntities>,
     changed: EventWriter<'w, BlocksChanged>,
     noises: EventWriter<'w, Noise>,
+    /// A sign placed is written on by its placer.
+    signs: EventWriter<'w, EditSign>,
 }
 
 /// What a broken block leaves behind: its items, and a furnace's experience.
@@ -312,7 +314,8 @@ fn place(
     >,
     bodies: Query<&Position, Or<(With<Client>, With<Zombie>)>>,
     mut edits: Edits,
-    mut signs: EventWriter<EditSign>,
+    mut spills: Spills,
+    mut wears: EventWriter<WearItem>,
     judge: Judge,
 ) {
     let Ok(mut layer) = edits.layers.get_single_mut() else {
@@ -355,6 +358,40 @@ fn place(
         let Some(stack) = inventory.slot(slot).cloned() else {
             continue;
         };
+        let above = layer.block(event.position.get_in_direction(Direction::Up));
+        let above = above.map_or(BlockState::AIR, |b| b.state);
+        if let Some(reshaped) = tool_use(stack.item, clicked, event.face, above) {
+            if !(reach && may_edit) {
+                resend(&mut client, event.position, clicked);
+                continue;
+            }
+            layer.set_block(event.position, reshaped.state);
+            edits
+                .changed
+                .send(BlocksChanged::between(event.position, event.position));
+            // Heard by all but the player, whose client played it (`HoeItem.useOn`).
+            let at = centre(event.position);
+            play_except(
+                &mut layer,
+                event.client,
+                reshaped.sound,
+                at,
+                (1.0, 1.0),
+                now as i64,
+            );
+            if let Some(item) = reshaped.pops {
+                let stack = ItemStack::new(item, 1, None);
+                let mut draws = draws_at(event.position, now);
+                pop_out(&mut spills.items, event.position, stack, &mut draws);
+            }
+            wears.send(WearItem {
+                player: event.client,
+                slot,
+                item: stack.item,
+                amount: 1,
+            });
+            continue;
+        }
         let Some(kind) = BlockKind::from_item_kind(stack.item) else {
             continue; // Not a block: nothing the client expects to appear.
         };
@@ -443,7 +480,7 @@ fn place(
         }
         if state.to_kind().to_str().ends_with("_sign") {
             // Its placer writes on it (`SignItem.updateCustomBlockEntityTag`).
-            signs.send(EditSign {
+            edits.signs.send(EditSign {
                 client: event.client,
                 at: target,
                 front: true,

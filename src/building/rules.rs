@@ -3,7 +3,7 @@
 
 use valence::math::{DVec3, Vec3};
 use valence::prelude::*;
-use valence::protocol::Direction;
+use valence::protocol::{Direction, Sound};
 
 #[cfg(test)]
 use crate::blocks::support::other_part;
@@ -276,6 +276,74 @@ fn ceiling_hanging(
 fn sixteenths(degrees: f32) -> PropValue {
     let n = ((degrees / 22.5 + 0.5).floor() as i32 & 15) as u16;
     PropValue::from_u16(n).unwrap_or(PropValue::_0)
+}
+
+/// What a hoe, a shovel or an axe makes of the block it is used on: the block it becomes, the
+/// sound of it, and what pops out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Reshaped {
+    pub(super) state: BlockState,
+    pub(super) sound: Sound,
+    pub(super) pops: Option<ItemKind>,
+}
+
+/// What using `tool` on `clicked` (its `face`, with `above` on top of it) does, as vanilla's
+/// `HoeItem.TILLABLES` (grass, dirt and paths to farmland, coarse dirt to dirt, rooted dirt
+/// to dirt and hanging roots), `ShovelItem.FLATTENABLES` (grass and dirts to a path) and
+/// `AxeItem.STRIPPABLES` (logs and wood stripped, along the same axis). Tilling and
+/// flattening need air above and a click on any face but the bottom.
+pub(super) fn tool_use(
+    tool: ItemKind,
+    clicked: BlockState,
+    face: Direction,
+    above: BlockState,
+) -> Option<Reshaped> {
+    let kind = clicked.to_kind();
+    let open = face != Direction::Down && above.is_air();
+    let name = tool.to_str();
+    let (state, sound, pops) = if name.ends_with("_hoe") {
+        let sound = Sound::ItemHoeTill;
+        match kind {
+            BlockKind::GrassBlock | BlockKind::DirtPath | BlockKind::Dirt if open => {
+                (BlockState::FARMLAND, sound, None)
+            }
+            BlockKind::CoarseDirt if open => (BlockState::DIRT, sound, None),
+            BlockKind::RootedDirt => (BlockState::DIRT, sound, Some(ItemKind::HangingRoots)),
+            _ => return None,
+        }
+    } else if name.ends_with("_shovel") {
+        let flattens = matches!(
+            kind,
+            BlockKind::GrassBlock
+                | BlockKind::Dirt
+                | BlockKind::Podzol
+                | BlockKind::CoarseDirt
+                | BlockKind::Mycelium
+                | BlockKind::RootedDirt
+        );
+        if !(flattens && open) {
+            return None;
+        }
+        (BlockState::DIRT_PATH, Sound::ItemShovelFlatten, None)
+    } else if name.ends_with("_axe") {
+        let wood = kind.to_str();
+        let strippable = ["_log", "_wood", "_stem", "_hyphae"]
+            .iter()
+            .any(|end| wood.ends_with(end))
+            || kind == BlockKind::BambooBlock;
+        if !strippable || wood.starts_with("stripped_") {
+            return None;
+        }
+        let stripped = BlockKind::from_str(&format!("stripped_{wood}"))?;
+        let mut state = stripped.to_state();
+        if let Some(axis) = clicked.get(PropName::Axis) {
+            state = state.set(PropName::Axis, axis);
+        }
+        (state, Sound::ItemAxeStrip, None)
+    } else {
+        return None;
+    };
+    Some(Reshaped { state, sound, pops })
 }
 
 /// The hinge of `door` placed facing `facing`, as vanilla's `DoorBlock.getHinge`: away from
@@ -709,5 +777,48 @@ mod tests {
         assert_eq!(door.get(PropName::Half), Some(PropValue::Lower));
         assert_eq!(door.get(PropName::Facing), Some(PropValue::North));
         assert!(crate::world::door::is_door(door));
+    }
+
+    #[test]
+    fn hoes_till_shovels_flatten_and_axes_strip_as_vanillas_do() {
+        let air = BlockState::AIR;
+        let up = Direction::Up;
+        let use_on = |tool, block, above| tool_use(tool, block, up, above).map(|r| r.state);
+        assert_eq!(
+            use_on(ItemKind::WoodenHoe, BlockState::GRASS_BLOCK, air),
+            Some(BlockState::FARMLAND)
+        );
+        assert_eq!(
+            use_on(
+                ItemKind::IronHoe,
+                BlockState::GRASS_BLOCK,
+                BlockState::STONE
+            ),
+            None,
+            "covered"
+        );
+        assert_eq!(
+            tool_use(ItemKind::IronHoe, BlockState::DIRT, Direction::Down, air),
+            None,
+            "from below"
+        );
+        let roots = tool_use(
+            ItemKind::StoneHoe,
+            BlockState::ROOTED_DIRT,
+            up,
+            BlockState::STONE,
+        );
+        assert_eq!(roots.and_then(|r| r.pops), Some(ItemKind::HangingRoots));
+        assert_eq!(
+            use_on(ItemKind::StoneShovel, BlockState::PODZOL, air),
+            Some(BlockState::DIRT_PATH)
+        );
+        assert_eq!(use_on(ItemKind::StoneShovel, BlockState::STONE, air), None);
+        let log = BlockState::SPRUCE_LOG.set(PropName::Axis, PropValue::X);
+        let stripped = use_on(ItemKind::IronAxe, log, air).unwrap();
+        assert_eq!(stripped.to_kind(), BlockKind::StrippedSpruceLog);
+        assert_eq!(stripped.get(PropName::Axis), Some(PropValue::X));
+        assert_eq!(use_on(ItemKind::IronAxe, stripped, air), None);
+        assert_eq!(use_on(ItemKind::Stick, BlockState::GRASS_BLOCK, air), None);
     }
 }
