@@ -6,6 +6,7 @@
 pub mod access;
 pub mod blocks;
 pub mod building;
+pub mod chat;
 pub mod combat;
 pub mod common;
 pub mod config;
@@ -76,6 +77,7 @@ pub fn build_app(launch: Launch) -> anyhow::Result<App> {
     app.add_plugins((
         save::SavePlugin,
         building::BuildingPlugin,
+        chat::ChatPlugin,
         items::ItemsPlugin,
         menu::MenuPlugin,
         sleep::SleepPlugin,

@@ -131,3 +131,108 @@ fn a_player_keeps_place_health_mode_and_inventory_across_a_restart() {
         .sum();
     assert_eq!(logs, 7);
 }
+
+/// The chat lines (not the action bar) a client was sent since the last look, as text.
+fn chat_lines(helper: &mut valence::testing::MockClientHelper) -> Vec<String> {
+    use valence::protocol::packets::play::GameMessageS2c;
+    use valence::protocol::Packet;
+    helper
+        .collect_received()
+        .0
+        .iter()
+        .filter(|f| f.id == GameMessageS2c::ID)
+        .filter_map(|f| f.decode::<GameMessageS2c>().ok())
+        .filter(|m| !m.overlay)
+        .map(|m| format!("{:?}", m.chat))
+        .collect()
+}
+
+/// What `helper`'s player was told as they were disconnected, if they were.
+fn kicked_for(helper: &mut valence::testing::MockClientHelper) -> Option<String> {
+    use valence::protocol::packets::play::DisconnectS2c;
+    use valence::protocol::Packet;
+    helper
+        .collect_received()
+        .0
+        .iter()
+        .filter(|f| f.id == DisconnectS2c::ID)
+        .find_map(|f| f.decode::<DisconnectS2c>().ok())
+        .map(|d| format!("{:?}", d.reason))
+}
+
+fn say(helper: &mut valence::testing::MockClientHelper, message: &str) {
+    helper.send(&valence::protocol::packets::play::ChatMessageC2s {
+        message,
+        timestamp: 0,
+        salt: 0,
+        signature: None,
+        message_count: valence::protocol::VarInt(0),
+        acknowledgement: [0; 3],
+    });
+}
+
+#[test]
+fn players_chat_as_vanilla_and_a_control_character_or_a_flood_disconnects() {
+    let mut h = harness();
+    let (bundle, mut other) = create_mock_client("second");
+    let second = h.app.world.spawn(bundle).id();
+    h.app.update();
+    h.app.update();
+    let heard = chat_lines(&mut h.helper);
+    assert!(
+        heard
+            .iter()
+            .any(|l| l.contains("multiplayer.player.joined") && l.contains("second")),
+        "{heard:?}"
+    );
+    assert!(
+        !chat_lines(&mut other)
+            .iter()
+            .any(|l| l.contains("multiplayer.player.joined")),
+        "not told of their own coming"
+    );
+
+    say(&mut h.helper, "hello there");
+    h.app.update();
+    for lines in [chat_lines(&mut h.helper), chat_lines(&mut other)] {
+        assert!(
+            lines.iter().any(|l| l.contains("chat.type.text")
+                && l.contains("\"tester\"")
+                && l.contains("hello there")),
+            "{lines:?}"
+        );
+    }
+
+    say(&mut other, "ring\u{7}");
+    h.app.update();
+    let reason = kicked_for(&mut other).expect("disconnected");
+    assert!(reason.contains("illegal_characters"), "{reason}");
+    assert!(h.app.world.get::<horde::access::Kicked>(second).is_some());
+    h.app.update();
+    h.app.update();
+    let heard = chat_lines(&mut h.helper);
+    assert!(
+        heard.iter().all(|l| !l.contains("ring")),
+        "nobody reads it: {heard:?}"
+    );
+    assert!(
+        heard
+            .iter()
+            .any(|l| l.contains("multiplayer.player.left") && l.contains("second")),
+        "{heard:?}"
+    );
+
+    // A second after the last line, ten lines at once are chat; the eleventh is a flood.
+    for _ in 0..20 {
+        h.app.update();
+    }
+    for i in 0..10 {
+        say(&mut h.helper, &format!("line {i}"));
+    }
+    h.app.update();
+    assert_eq!(kicked_for(&mut h.helper), None);
+    say(&mut h.helper, "one too many");
+    h.app.update();
+    let reason = kicked_for(&mut h.helper).expect("kicked for spam");
+    assert!(reason.contains("disconnect.spam"), "{reason}");
+}

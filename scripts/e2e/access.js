@@ -2,7 +2,9 @@
 // refused with vanilla's message and let in once added; a banned client is kicked and refused
 // with the reason, an IP ban too, and both let in once pardoned; a kicked client sees the
 // reason; a player who is not an operator cannot break a block by the spawn but can 20 blocks
-// away, and can by the spawn once made an operator; commands refuse what vanilla refuses.
+// away, and can by the spawn once made an operator; commands refuse what vanilla refuses; one
+// player's chat line reaches another as vanilla's "<name> message", and each is told of the
+// other's coming.
 'use strict'
 
 const { Vec3 } = require('vec3')
@@ -123,6 +125,19 @@ scenario(async () => {
   }
   const lots = await say('give outsider stone 6400')
   check(lots.includes('given=stone count=6400') && !lots.includes('dropped=0'), `an inventory takes what fits, the rest falls: ${lots}`)
+
+  // Chat between two players.
+  const told = []
+  bot.on('message', (m) => told.push(m.toString()))
+  const listener = await connectBot('listener')
+  await until(() => told.includes('listener joined the game'), 'outsider is told listener joined')
+  const heard = []
+  listener.on('message', (m) => heard.push({ json: JSON.stringify(m.json), text: m.toString() }))
+  bot.chat('hello from outsider')
+  await until(() => heard.some((h) => h.text === '<outsider> hello from outsider'), 'the listener reads the line')
+  check(heard.some((h) => h.json.includes('chat.type.text')), `as vanilla's chat line: ${JSON.stringify(heard)}`)
+  listener.quit()
+  await until(() => told.includes('listener left the game'), 'outsider is told listener left')
   bot.quit()
   await rcon.end()
   return { refusals: refusals.length }

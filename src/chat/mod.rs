@@ -1,0 +1,181 @@
+//! Players talk as on a vanilla 1.20.1 server: a chat message reaches every player who shows
+//! chat, as `<name> message` (vanilla's `chat.type.text`, sent as a system message so that
+//! online and offline clients alike show it), and the console's log; a message with a control
+//! character or `§`, or longer than 256 characters, disconnects its sender, and so does a flood
+//! (vanilla's spam count) unless they are an operator. Everyone else reads "X joined the game"
+//! and "X left the game".
+
+pub mod rules;
+
+use bevy_ecs::query::Has;
+use rustc_hash::FxHashMap;
+use valence::client::{FlushPacketsSet, UpdateClientsSet};
+use valence::event_loop::PacketEvent;
+use valence::log::info;
+use valence::message::ChatMessageEvent;
+use valence::prelude::*;
+use valence::protocol::packets::play::client_settings_c2s::ChatMode;
+use valence::protocol::packets::play::{ClientSettingsC2s, DisconnectS2c};
+use valence::protocol::WritePacket;
+
+use crate::access::{Kicked, Operator};
+use rules::{check, Refusal, SpamCount};
+
+pub struct ChatPlugin;
+
+impl Plugin for ChatPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_systems(
+            Update,
+            (cool_spam, follow_chat_settings, relay_chat)
+                .chain()
+                .in_set(crate::schedule::TickSet::Players),
+        )
+        // After `Update`, so that a player kicked on joining (banned) is seen as such.
+        .add_systems(
+            PostUpdate,
+            announce_comings_and_goings
+                .before(UpdateClientsSet)
+                .before(FlushPacketsSet),
+        );
+    }
+}
+
+/// A player's spam count.
+#[derive(Component, Debug, Default)]
+struct Spam(SpamCount);
+
+fn cool_spam(
+    mut commands: Commands,
+    mut players: Query<(Entity, Option<&mut Spam>), With<Client>>,
+) {
+    for (entity, spam) in &mut players {
+        match spam {
+            Some(mut spam) => spam.0.cool(),
+            None => {
+                commands.entity(entity).insert(Spam::default());
+            }
+        }
+    }
+}
+
+/// Disconnects a player with `reason`, as vanilla's `disconnect`.
+fn kick(commands: &mut Commands, entity: Entity, client: &mut Client, reason: Text, now: i64) {
+    client.write_packet(&DisconnectS2c {
+        reason: reason.into(),
+    });
+    commands.entity(entity).insert(Kicked { at: now });
+}
+
+/// What a player's client shows of chat, as it last said (vanilla's `chatVisibility`). Until a
+/// client says, it shows everything, as vanilla assumes (Valence's own default is "hidden").
+#[derive(Component, Debug, Clone, Copy)]
+struct ChatShown(ChatMode);
+
+fn follow_chat_settings(mut commands: Commands, mut packets: EventReader<PacketEvent>) {
+    for packet in packets.iter() {
+        if let Some(settings) = packet.decode::<ClientSettingsC2s>() {
+            if let Some(mut player) = commands.get_entity(packet.client) {
+                player.insert(ChatShown(settings.chat_mode));
+            }
+        }
+    }
+}
+
+/// Whether a client shows players' chat (`ChatVisiblity.FULL`; "commands only" shows none).
+fn shows_chat(shown: Option<&ChatShown>) -> bool {
+    shown.is_none_or(|s| s.0 == ChatMode::Enabled)
+}
+
+/// Each message checked as vanilla's `handleChat` checks it, then sent to everyone who shows
+/// chat and logged; the sender's spam count rises, and past its limit they are kicked.
+fn relay_chat(
+    mut commands: Commands,
+    mut said: EventReader<ChatMessageEvent>,
+    mut senders: Query<(&Username, &mut Spam, Option<&ChatShown>, Has<Operator>), Without<Kicked>>,
+    mut clients: Query<(Entity, &mut Client, Option<&ChatShown>)>,
+    server: Res<Server>,
+) {
+    let now = server.current_tick();
+    for message in said.iter() {
+        let Ok((name, mut spam, settings, op)) = senders.get_mut(message.client) else {
+            continue;
+        };
+        let Ok((_, mut client, _)) = clients.get_mut(message.client) else {
+            continue;
+        };
+        let refusal = match check(&message.message) {
+            Err(Refusal::IllegalCharacters) => Some(Text::translate(
+                "multiplayer.disconnect.illegal_characters",
+                [],
+            )),
+            Err(Refusal::TooLong) => Some(Text::text(format!(
+                "A chat message is at most {} characters",
+                rules::LONGEST_MESSAGE
+            ))),
+            Ok(()) => None,
+        };
+        if let Some(reason) = refusal {
+            kick(&mut commands, message.client, &mut client, reason, now);
+            continue;
+        }
+        if settings.is_some_and(|s| s.0 == ChatMode::Hidden) {
+            client
+                .send_chat_message(Text::translate("chat.disabled.options", []).color(Color::RED));
+            continue;
+        }
+        info!("<{}> {}", name.0, message.message);
+        let line = Text::translate(
+            "chat.type.text",
+            [
+                Text::text(name.0.clone()).insertion(name.0.clone()),
+                Text::text(message.message.to_string()),
+            ],
+        );
+        for (_, mut listener, settings) in &mut clients {
+            if shows_chat(settings) {
+                listener.send_chat_message(line.clone());
+            }
+        }
+        if spam.0.said() && !op {
+            let (_, mut client, _) = clients.get_mut(message.client).expect("looked up above");
+            kick(
+                &mut commands,
+                message.client,
+                &mut client,
+                Text::translate("disconnect.spam", []),
+                now,
+            );
+        }
+    }
+}
+
+/// Tells everyone else, in yellow, who joined and who left (`PlayerList.placeNewPlayer`,
+/// `remove`). A player kicked as they join (banned) is never announced, coming or going.
+fn announce_comings_and_goings(
+    mut left: RemovedComponents<Client>,
+    mut clients: Query<(Entity, &mut Client, &Username, Has<Kicked>)>,
+    mut online: Local<FxHashMap<Entity, String>>,
+) {
+    let mut news = Vec::new();
+    for entity in left.iter() {
+        if let Some(name) = online.remove(&entity) {
+            news.push((entity, "multiplayer.player.left", name));
+        }
+    }
+    for (entity, client, name, kicked) in &mut clients {
+        // `is_added` through `Mut` reads the tick without marking the client changed.
+        if client.is_added() && !kicked {
+            online.insert(entity, name.0.clone());
+            news.push((entity, "multiplayer.player.joined", name.0.clone()));
+        }
+    }
+    for (who, key, name) in news {
+        let line = Text::translate(key, [Text::text(name)]).color(Color::YELLOW);
+        for (entity, mut client, ..) in &mut clients {
+            if entity != who {
+                client.send_chat_message(line.clone());
+            }
+        }
+    }
+}
