@@ -776,6 +776,15 @@ fn a_sign_clicked_on_a_wall_hangs_on_it_and_a_hanging_sign_hangs_under_a_block()
         h.block(under).get(PropName::Attached),
         Some(PropValue::False)
     );
+    // Clicked on grass, which it replaces: placed there, its editor opened once.
+    let tuft = BlockPos::new(o.x, o.y, o.z + 2);
+    h.fill(tuft, tuft, "grass");
+    hold(&mut h, ItemKind::BirchSign, 1);
+    h.helper.clear_received();
+    place(&mut h, tuft, Direction::Up, 0.2);
+    assert_eq!(h.block(tuft).to_kind(), BlockKind::BirchSign);
+    assert_eq!(editors(&mut h), vec![(tuft, true)]);
+
     let entities = h.app.world.resource::<BlockEntities>();
     let id = |at| entities.get(at).and_then(|e| e.get("id").cloned());
     assert_eq!(

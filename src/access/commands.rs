@@ -9,10 +9,8 @@ use valence::log::info;
 use valence::prelude::*;
 
 use super::lists::{parse_ip, AccessLists, BanInfo, IpBan, ListFile, Op, PlayerBan, Profile};
-use super::{Access, Kicked, Operator};
+use super::{Access, Operator};
 use crate::config::{Config, ConfigPath};
-use valence::protocol::packets::play::DisconnectS2c;
-use valence::protocol::WritePacket;
 
 /// Whoever issues commands from the console or RCON, as vanilla names it in the ban lists.
 const SOURCE: &str = "Server";
@@ -47,10 +45,8 @@ fn profile(world: &mut World, name: &str) -> Profile {
 fn kick_entity(world: &mut World, entity: Entity, message: &str) {
     let now = world.resource::<Server>().current_tick();
     if let Some(mut client) = world.get_mut::<Client>(entity) {
-        client.write_packet(&DisconnectS2c {
-            reason: message.to_owned().into_cow_text(),
-        });
-        world.entity_mut(entity).insert(Kicked { at: now });
+        let kicked = super::disconnect(&mut client, message.to_owned().into(), now);
+        world.entity_mut(entity).insert(kicked);
     }
 }
 

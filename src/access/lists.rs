@@ -262,6 +262,14 @@ impl AccessLists {
         self.ops.iter().any(|o| o.profile.matches(name, uuid))
     }
 
+    /// A player's permission level: their `ops.json` entry's, 0 when they are not an operator.
+    pub fn op_level(&self, name: &str, uuid: Uuid) -> u8 {
+        self.ops
+            .iter()
+            .find(|o| o.profile.matches(name, uuid))
+            .map_or(0, |o| o.level)
+    }
+
     pub fn is_whitelisted(&self, name: &str, uuid: Uuid) -> bool {
         self.whitelist.iter().any(|p| p.matches(name, uuid))
     }

@@ -58,6 +58,15 @@ pub struct Kicked {
     pub at: i64,
 }
 
+/// Tells a client why it is disconnected, at tick `now`; the [`Kicked`] returned, put on its
+/// entity, closes the connection next tick, once the message has gone out.
+pub fn disconnect(client: &mut Client, reason: Text, now: i64) -> Kicked {
+    client.write_packet(&DisconnectS2c {
+        reason: reason.into(),
+    });
+    Kicked { at: now }
+}
+
 /// Closes kicked players' connections once their message has been sent: dropping the client
 /// is a disconnect to the rest of the server (their data is saved as on leaving).
 fn disconnect_kicked(
@@ -216,12 +225,8 @@ fn mark_operators(
             None
         };
         if let Some(message) = banned {
-            client.write_packet(&DisconnectS2c {
-                reason: message.into_cow_text(),
-            });
-            commands.entity(entity).insert(Kicked {
-                at: server.current_tick(),
-            });
+            let kicked = disconnect(&mut client, message.into(), server.current_tick());
+            commands.entity(entity).insert(kicked);
         } else if lists.is_op(&name.0, id.0) {
             commands.entity(entity).insert(Operator);
         }

@@ -25,8 +25,18 @@ pub fn used_on_click(kind: BlockKind, sneaking: bool, holding: bool) -> bool {
             | BlockKind::Smoker
             | BlockKind::BlastFurnace
     ) || kind.to_str().ends_with("_bed")
-        || kind.to_str().ends_with("_sign");
+        || is_sign(kind);
     used && !(sneaking && holding)
+}
+
+/// Whether `kind` is a sign of any form: standing, on a wall, hanging.
+pub fn is_sign(kind: BlockKind) -> bool {
+    kind.to_str().ends_with("_sign")
+}
+
+/// The middle of block `at`, where its sounds come from and reach is measured to.
+pub fn centre(at: BlockPos) -> DVec3 {
+    DVec3::new(at.x as f64 + 0.5, at.y as f64 + 0.5, at.z as f64 + 0.5)
 }
 
 /// The block a config or a command names, with or without `minecraft:`.

@@ -62,40 +62,55 @@ pub fn survives(state: BlockState, support: BlockState) -> bool {
     if on_wall(kind) || stands_on_solid(kind) {
         return solid(support);
     }
+    if is_ceiling_hanging_sign(kind) && support.to_kind().to_str().ends_with("_hanging_sign") {
+        // A hanging sign's board reaches its bottom: another hangs from it.
+        return true;
+    }
     holds_centre(support, touching)
 }
 
 /// Whether `state` stays where it is among the blocks `around` it (the block in each
 /// direction; `None` where it is not loaded, which is taken to hold): [`survives`] on its
-/// [`hangs_on`] side, and a wall hanging sign between two walls on either of them
-/// (`WallHangingSignBlock.canSurvive`: a whole face, or a hanging sign in line with it).
+/// [`hangs_on`] side. A wall hanging sign, which needs walls only to be placed, always stays.
 pub fn stays(state: BlockState, around: impl Fn(Direction) -> Option<BlockState>) -> bool {
-    if state.to_kind().to_str().ends_with("_wall_hanging_sign") {
-        let Some(facing) = state.get(PropName::Facing).and_then(horizontal) else {
-            return true;
-        };
-        let in_line = |s: BlockState| {
-            s.to_kind().to_str().ends_with("_wall_hanging_sign")
-                && s.get(PropName::Facing)
-                    .and_then(horizontal)
-                    .is_some_and(|f| f == facing || f == opposite(facing))
-        };
-        let sides = [clockwise(facing), opposite(clockwise(facing))];
-        return sides.into_iter().any(|side| match around(side) {
-            None => true,
-            Some(s) => in_line(s) || sturdy(s, opposite(side)),
-        });
-    }
     match hangs_on(state) {
         None => true,
         Some(side) => around(side).is_none_or(|support| survives(state, support)),
     }
 }
 
+/// Whether `state` may be placed among the blocks `around` it: it [`stays`] there, and a
+/// wall hanging sign has, on one side across it, a whole wall or a hanging sign in line with
+/// it (`WallHangingSignBlock.canPlace`).
+pub fn placeable(state: BlockState, around: impl Fn(Direction) -> Option<BlockState>) -> bool {
+    if !state.to_kind().to_str().ends_with("_wall_hanging_sign") {
+        return stays(state, around);
+    }
+    let Some(facing) = state.get(PropName::Facing).and_then(horizontal) else {
+        return true;
+    };
+    let in_line = |s: BlockState| {
+        s.to_kind().to_str().ends_with("_wall_hanging_sign")
+            && s.get(PropName::Facing)
+                .and_then(horizontal)
+                .is_some_and(|f| f == facing || f == opposite(facing))
+    };
+    let sides = [clockwise(facing), opposite(clockwise(facing))];
+    sides.into_iter().any(|side| match around(side) {
+        None => true,
+        Some(s) => in_line(s) || sturdy(s, opposite(side)),
+    })
+}
+
 /// Whether `state` is solid enough for a sign or a banner (`BlockStateBase.isSolid`, the
 /// legacy flag vanilla computes from the collision shape: its bounds at least 0.729 across
-/// on average, or a whole block high: a slab, a fence or a pane is, a carpet is not).
+/// on average, or a whole block high: a slab, a fence or a pane is, a carpet is not; signs and
+/// banners are forced solid, so that they stand on one another).
 pub fn solid(state: BlockState) -> bool {
+    let name = state.to_kind().to_str();
+    if name.ends_with("_sign") || name.ends_with("_banner") {
+        return true;
+    }
     let mut boxes = state.collision_shapes().peekable();
     if boxes.peek().is_none() {
         return false;
@@ -174,7 +189,7 @@ fn is_wall_torch(kind: BlockKind) -> bool {
     )
 }
 
-/// Signs and banners that hang on a wall (hanging signs hang between two, see [`stays`]).
+/// Signs and banners that hang on a wall (hanging signs hang between two, see [`placeable`]).
 fn on_wall(kind: BlockKind) -> bool {
     let name = kind.to_str();
     (name.ends_with("_wall_sign") && !name.ends_with("_wall_hanging_sign"))
@@ -352,8 +367,12 @@ mod tests {
                 BlockState::AIR
             })
         };
-        assert!(stays(hanging, east_wall));
-        assert!(!stays(hanging, |_| Some(BlockState::AIR)));
+        assert!(placeable(hanging, east_wall));
+        assert!(!placeable(hanging, |_| Some(BlockState::AIR)));
+        assert!(
+            stays(hanging, |_| Some(BlockState::AIR)),
+            "once hung, it stays"
+        );
         let north_wall = |d| {
             Some(if d == Direction::North {
                 BlockState::STONE
@@ -361,7 +380,10 @@ mod tests {
                 BlockState::AIR
             })
         };
-        assert!(!stays(hanging, north_wall), "the wall behind holds nothing");
+        assert!(
+            !placeable(hanging, north_wall),
+            "the wall behind holds nothing"
+        );
         let next = |d| {
             Some(if d == Direction::West {
                 hanging
@@ -369,6 +391,11 @@ mod tests {
                 BlockState::AIR
             })
         };
-        assert!(stays(hanging, next), "in line with another");
+        assert!(placeable(hanging, next), "in line with another");
+        assert!(survives(ceiling, hanging), "hanging signs hang in chains");
+        assert!(
+            survives(sign, BlockState::OAK_SIGN),
+            "a sign stands on a sign"
+        );
     }
 }

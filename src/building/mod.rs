@@ -23,7 +23,7 @@ use valence::protocol::{Direction, Hand, VarInt, WritePacket};
 
 use crate::access::{Kicked, Operator};
 use crate::blocks::support::{other_part, stays};
-use crate::blocks::{breakable, dig_progress, drop, hardness, used_on_click};
+use crate::blocks::{breakable, centre, dig_progress, drop, hardness, is_sign, used_on_click};
 use crate::common::body::Dead;
 use crate::common::events::{DropExperience, DropItem};
 use crate::common::events::{Noise, NoiseKind};
@@ -55,7 +55,8 @@ impl Plugin for BuildingPlugin {
             Update,
             (dig, place, pop_unsupported)
                 .chain()
-                .before(crate::sign::Editing)
+                .after(crate::sign::SignSet::Use)
+                .before(crate::sign::SignSet::Edit)
                 .in_set(crate::schedule::TickSet::Players),
         );
     }
@@ -478,7 +479,7 @@ fn place(
             }
             edits.entities.set(target, &id, entity);
         }
-        if state.to_kind().to_str().ends_with("_sign") {
+        if is_sign(state.to_kind()) {
             // Its placer writes on it (`SignItem.updateCustomBlockEntityTag`).
             edits.signs.send(EditSign {
                 client: event.client,
@@ -620,11 +621,6 @@ fn toggle_door(
         (1.0, pitch),
         now as i64,
     );
-}
-
-/// The middle of block `at`, where its sounds come from.
-fn centre(at: BlockPos) -> DVec3 {
-    DVec3::new(at.x as f64 + 0.5, at.y as f64 + 0.5, at.z as f64 + 0.5)
 }
 
 /// Whether a player's or a zombie's box overlaps block `at`: the larger of the two boxes

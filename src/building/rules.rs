@@ -7,7 +7,7 @@ use valence::protocol::{Direction, Sound};
 
 #[cfg(test)]
 use crate::blocks::support::other_part;
-use crate::blocks::support::{clockwise, full_block, horizontal, opposite, stays, sturdy};
+use crate::blocks::support::{clockwise, full_block, horizontal, opposite, placeable, sturdy};
 
 /// Vanilla's reach for digging and placing: 6 blocks from the eyes to the block's centre
 /// (`ServerGamePacketListenerImpl.MAX_INTERACTION_DISTANCE`).
@@ -79,7 +79,7 @@ pub(super) fn placed_state(
         state = state.set(PropName::Axis, axis);
     }
     if state.get(PropName::Rotation).is_some() {
-        // Signs, banners and heads turn in sixteenths to face the player.
+        // Signs, banners and heads on the floor turn in sixteenths to face the player.
         state = state.set(PropName::Rotation, sixteenths(yaw + 180.0));
     }
     if state.get(PropName::Facing).is_some() {
@@ -196,7 +196,7 @@ pub(super) fn attach(
     around: impl Fn(Direction) -> Option<BlockState>,
 ) -> Option<BlockState> {
     let kind = state.to_kind();
-    let holds = |s: &BlockState| stays(*s, &around);
+    let holds = |s: &BlockState| placeable(*s, &around);
     let on_wall = |wall: BlockState, d: Direction| wall.set(PropName::Facing, value(opposite(d)));
     if standing_or_wall(kind) {
         let wall = kind.to_state().wall_block_id()?;

@@ -15,8 +15,7 @@ use valence::log::info;
 use valence::message::ChatMessageEvent;
 use valence::prelude::*;
 use valence::protocol::packets::play::client_settings_c2s::ChatMode;
-use valence::protocol::packets::play::{ClientSettingsC2s, DisconnectS2c};
-use valence::protocol::WritePacket;
+use valence::protocol::packets::play::ClientSettingsC2s;
 
 use crate::access::{Kicked, Operator};
 use rules::{check, Refusal, SpamCount};
@@ -61,10 +60,9 @@ fn cool_spam(
 
 /// Disconnects a player with `reason`, as vanilla's `disconnect`.
 fn kick(commands: &mut Commands, entity: Entity, client: &mut Client, reason: Text, now: i64) {
-    client.write_packet(&DisconnectS2c {
-        reason: reason.into(),
-    });
-    commands.entity(entity).insert(Kicked { at: now });
+    commands
+        .entity(entity)
+        .insert(crate::access::disconnect(client, reason, now));
 }
 
 /// What a player's client shows of chat, as it last said (vanilla's `chatVisibility`). Until a

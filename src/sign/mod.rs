@@ -23,7 +23,7 @@ use valence::protocol::sound::{Sound, SoundCategory};
 use valence::protocol::{Encode, Packet, PacketSide, PacketState, VarInt, WritePacket};
 
 use crate::access::{Kicked, Operator};
-use crate::blocks::used_on_click;
+use crate::blocks::{centre, is_sign, used_on_click};
 use crate::common::body::Dead;
 use crate::world::block_entities::{client_view, id_of, BlockEntities};
 use crate::world::sound::play;
@@ -34,19 +34,27 @@ pub struct SignPlugin;
 
 impl Plugin for SignPlugin {
     fn build(&self, app: &mut App) {
-        app.add_event::<EditSign>().add_systems(
-            Update,
-            (use_signs, open_editors, write_signs)
-                .chain()
-                .in_set(Editing)
-                .in_set(crate::schedule::TickSet::Players),
-        );
+        app.add_event::<EditSign>()
+            .configure_sets(Update, (SignSet::Use, SignSet::Edit).chain())
+            .add_systems(
+                Update,
+                (
+                    use_signs.in_set(SignSet::Use),
+                    (open_editors, write_signs).chain().in_set(SignSet::Edit),
+                )
+                    .in_set(crate::schedule::TickSet::Players),
+            );
     }
 }
 
-/// The sign systems: what places a sign runs before them, so its editor opens that tick.
-#[derive(SystemSet, Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Editing;
+/// The sign systems, around what places blocks: a right-click is seen as on a sign before
+/// anything is placed (a sign placed where the click landed, in grass, is no sign clicked),
+/// and editors open after, so that a sign just placed has its editor open that tick.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SignSet {
+    Use,
+    Edit,
+}
 
 /// A player is to write on the sign at `at`, on its front or its back.
 #[derive(Event, Debug, Clone, Copy)]
@@ -84,16 +92,6 @@ impl Packet for OpenSignEditor {
     const NAME: &'static str = "OpenSignEditor";
     const SIDE: PacketSide = PacketSide::Clientbound;
     const STATE: PacketState = PacketState::Play;
-}
-
-/// Whether `state` is a sign of any kind (standing, on a wall, hanging).
-fn is_sign(state: BlockState) -> bool {
-    state.to_kind().to_str().ends_with("_sign")
-}
-
-/// The middle of block `at`.
-fn centre(at: BlockPos) -> DVec3 {
-    DVec3::new(at.x as f64 + 0.5, at.y as f64 + 0.5, at.z as f64 + 0.5)
 }
 
 /// Whether a player at `feet` is near enough the sign at `at` to write on it.
@@ -137,7 +135,11 @@ fn use_signs(
             continue;
         };
         let at = event.position;
-        let Some(state) = layer.block(at).map(|b| b.state).filter(|s| is_sign(*s)) else {
+        let Some(state) = layer
+            .block(at)
+            .map(|b| b.state)
+            .filter(|s| is_sign(s.to_kind()))
+        else {
             continue;
         };
         let sneaking = flags.is_some_and(|f| f.sneaking());
@@ -195,7 +197,7 @@ fn open_editors(
         let Some(state) = layer
             .block(edit.at)
             .map(|b| b.state)
-            .filter(|s| is_sign(*s))
+            .filter(|s| is_sign(s.to_kind()))
         else {
             continue;
         };

@@ -308,6 +308,7 @@ fn skip_the_night(
 /// while someone sleeps or just got up, as vanilla's multiplayer does.
 fn announce_sleepers(
     mut players: Query<(&mut Client, &GameMode, Has<Sleeping>)>,
+    mut skips: EventReader<SkipNight>,
     config: Res<Config>,
     mut last: Local<SleepCount>,
 ) {
@@ -319,6 +320,12 @@ fn announce_sleepers(
         }
     }
     let was = std::mem::replace(&mut *last, now);
+    if skips.iter().count() > 0 {
+        // Everyone wakes with the night skipped, and vanilla says nothing of it
+        // (`wakeUpAllPlayers`): the morning's count starts from nobody asleep.
+        last.sleeping = 0;
+        return;
+    }
     let percentage = config.survival.players_sleeping_percentage;
     let text = match sleep_status(was, now, percentage) {
         None => return,
