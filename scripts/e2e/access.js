@@ -2,7 +2,8 @@
 // refused with vanilla's message and let in once added; a banned client is kicked and refused
 // with the reason, an IP ban too, and both let in once pardoned; a kicked client sees the
 // reason; a player who is not an operator cannot break a block by the spawn but can 20 blocks
-// away, and can by the spawn once made an operator; commands refuse what vanilla refuses; one
+// away, and can by the spawn once made an operator; an operator's commands typed in the game
+// run (selectors, `~`), and not once deopped; commands refuse what vanilla refuses; one
 // player's chat line reaches another as vanilla's "<name> message", and each is told of the
 // other's coming.
 'use strict'
@@ -104,7 +105,27 @@ scenario(async () => {
   await until(() => bot.entity.position.distanceTo(p.offset(0.5, 0, 0.5)) < 2, 'outsider is back by the spawn')
   await bot.dig(bot.blockAt(byTheSpawn))
   await until(() => name(bot, byTheSpawn) === 'air', 'the operator digs by the spawn')
+
+  // The operator's commands typed in the game: selectors, a target left out, `~`.
+  const answers = []
+  bot.on('message', (m) => answers.push(m.toString()))
+  bot.chat('/give @p diamond 3')
+  await until(() => bot.inventory.items().some((i) => i.name === 'diamond' && i.count === 3), '/give @p gives the operator diamonds')
+  bot.chat('/gamemode creative')
+  // (mineflayer 4.25 misreads the game-mode event: the answer says it.)
+  await until(() => answers.some((a) => a.includes('gamemode=creative player=outsider')), '/gamemode creative: the operator')
+  const here = bot.entity.position.floored()
+  bot.chat('/fill ~2 ~ ~ ~2 ~ ~ gold_block')
+  await until(() => name(bot, here.offset(2, 0, 0)) === 'gold_block', '/fill at ~2 ~ ~ from the operator')
+  bot.chat('/tp @s ~ ~10 ~')
+  await until(() => bot.entity.position.y > here.y + 9, '/tp @s ~ ~10 ~')
+  bot.chat('/gamemode survival @s')
+  await until(() => answers.some((a) => a.includes('gamemode=survival player=outsider')), '/gamemode survival @s')
   await say('deop outsider')
+  bot.chat('/give @s diamond 1')
+  await until(() => answers.some((a) => a.startsWith('Unknown or incomplete command')), 'no longer an operator: the command is unknown')
+  check(bot.inventory.items().filter((i) => i.name === 'diamond').reduce((n, i) => n + i.count, 0) === 3, 'and nothing given')
+  check(answers.some((a) => a.includes('given=diamond count=3')), `the operator read the answers: ${JSON.stringify(answers)}`)
 
   // Commands refuse what vanilla refuses.
   const refusals = [

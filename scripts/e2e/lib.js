@@ -29,6 +29,9 @@ function connectBot (username, onCreate = () => {}, to = port) {
     bot.once('spawn', () => { clearTimeout(timer); log(`${username} spawned`); resolve(bot) })
     bot.once('kicked', (reason) => { clearTimeout(timer); reject(new Error(`kicked: ${reason}`)) })
     bot.once('error', (err) => { clearTimeout(timer); reject(err) })
+    // A socket written to as the server closes it (a kick) errs again and again: logged, lest
+    // an unheard error end the scenario; what the scenario checks says what went wrong.
+    bot.on('error', (err) => log(`${username}: ${err.message || err}`))
     // Closed before spawning without a word (settles nothing if already kicked).
     bot.once('end', (why) => { clearTimeout(timer); reject(new Error(`ended before spawning: ${why}`)) })
   })

@@ -1,16 +1,20 @@
 //! The operator's console: lines from stdin and from RCON go through one inbox and one set of
 //! handlers, run on the tick thread with the whole world at hand. Status answers are logfmt so
-//! people and scripts read the same text.
+//! people and scripts read the same text. Players type the same commands in the game's chat,
+//! at their permission level (`in_game`).
 
 pub mod command;
+pub mod in_game;
 pub mod rcon;
 
 use std::io::BufRead;
 
+use bevy_ecs::event::ManualEventReader;
 use valence::app::AppExit;
+use valence::event_loop::PacketEvent;
 use valence::log::{error, info, warn};
 use valence::prelude::*;
-use valence::protocol::packets::play::DisconnectS2c;
+use valence::protocol::packets::play::{CommandExecutionC2s, DisconnectS2c};
 use valence::protocol::WritePacket;
 
 use crate::access::commands as access;
@@ -37,7 +41,9 @@ impl Plugin for ConsolePlugin {
         }
         app.insert_resource(inbox).add_systems(
             Update,
-            run_commands.in_set(crate::schedule::TickSet::Commands),
+            (run_commands, run_players_commands)
+                .chain()
+                .in_set(crate::schedule::TickSet::Commands),
         );
     }
 }
@@ -101,8 +107,76 @@ fn run_commands(world: &mut World) {
     }
 }
 
+/// The commands players typed in the game: each run for every target its selectors name, at
+/// the player's permission level, its answers sent back to them in grey; a command above their
+/// level is unknown to them, as vanilla's are.
+fn run_players_commands(world: &mut World, mut seen: Local<ManualEventReader<PacketEvent>>) {
+    let typed: Vec<(Entity, String)> = seen
+        .iter(world.resource::<Events<PacketEvent>>())
+        .filter_map(|p| {
+            Some((
+                p.client,
+                p.decode::<CommandExecutionC2s>()?.command.to_owned(),
+            ))
+        })
+        .collect();
+    if typed.is_empty() {
+        return;
+    }
+    let online: Vec<String> = world
+        .query_filtered::<&Username, With<Client>>()
+        .iter(world)
+        .map(|n| n.0.clone())
+        .collect();
+    for (player, line) in typed {
+        let Some((name, id, origin)) = world
+            .query::<(&Username, &UniqueId, &Position)>()
+            .get(world, player)
+            .ok()
+            .map(|(n, id, p)| (n.0.clone(), id.0, p.0))
+        else {
+            continue;
+        };
+        info!("{name} issued server command: /{line}");
+        let level = world
+            .resource::<crate::access::Access>()
+            .read()
+            .op_level(&name, id);
+        let pick = world.resource::<Server>().current_tick() as usize;
+        let answers: Vec<Text> = match in_game::expand(&line, &name, &online, pick) {
+            Err(e) => vec![Text::text(e).color(Color::RED)],
+            Ok(lines) => lines
+                .iter()
+                .map(|line| match command::parse(line) {
+                    Ok(c) if in_game::level(&c) <= level => {
+                        Text::text(run(world, c, origin)).color(Color::GRAY)
+                    }
+                    // Vanilla shows a player none of the commands above their level.
+                    Ok(_) => Text::translate("command.unknown.command", []).color(Color::RED),
+                    Err(_) if level < 2 => {
+                        Text::translate("command.unknown.command", []).color(Color::RED)
+                    }
+                    Err(usage) => Text::text(usage).color(Color::RED),
+                })
+                .collect(),
+        };
+        if let Some(mut client) = world.get_mut::<Client>(player) {
+            for answer in answers {
+                client.send_chat_message(answer);
+            }
+        }
+    }
+}
+
 /// Runs one command and returns its answer. Each module answers for its own data.
 pub fn execute(world: &mut World, command: Command) -> String {
+    let spawn = world.resource::<WorldSpawn>().pos.unwrap_or_default();
+    run(world, command, spawn)
+}
+
+/// Runs one command with `~` in `summon`, `fill` and `noise` relative to `origin` (the world
+/// spawn for the console, the player for a player).
+fn run(world: &mut World, command: Command, origin: DVec3) -> String {
     if !available(world, &command) {
         return "error=\"not available on this server\"".into();
     }
@@ -177,7 +251,7 @@ pub fn execute(world: &mut World, command: Command) -> String {
             crate::common::events::DamageCause::Kill,
         ),
         Command::Summon { at, kind } => {
-            let pos = from_spawn(world, at);
+            let pos = resolve(at, origin);
             if !crate::world::in_spawnable_bounds(pos) {
                 return "error=\"Invalid position for summon\"".into();
             }
@@ -189,14 +263,14 @@ pub fn execute(world: &mut World, command: Command) -> String {
             radius,
             loudness,
         } => {
-            let pos = from_spawn(world, at);
+            let pos = resolve(at, origin);
             if !crate::world::in_world(pos) {
                 return "error=\"That position is out of this world!\"".into();
             }
             crate::noise::command(world, pos, radius, loudness)
         }
         Command::Fill { from, to, block } => {
-            let (a, b) = (from_spawn(world, from), from_spawn(world, to));
+            let (a, b) = (resolve(from, origin), resolve(to, origin));
             if ![a, b].iter().all(|p| crate::world::in_world(*p)) {
                 return "error=\"That position is out of this world!\"".into();
             }
@@ -259,9 +333,8 @@ fn available(world: &World, command: &Command) -> bool {
     }
 }
 
-/// Coordinates of `summon` and `fill`, where `~` is relative to the world spawn.
-fn from_spawn(world: &World, at: [command::Coord; 3]) -> DVec3 {
-    let origin = world.resource::<WorldSpawn>().pos.unwrap_or_default();
+/// Coordinates of `summon`, `fill` and `noise`, where `~` is relative to `origin`.
+fn resolve(at: [command::Coord; 3], origin: DVec3) -> DVec3 {
     DVec3::new(
         at[0].resolve(origin.x),
         at[1].resolve(origin.y),
