@@ -99,10 +99,17 @@ impl SpawnGuard<'_> {
     /// Whether `at` lies under spawn protection: a square round the spawn, none before the
     /// spawn is found.
     pub fn protects(&self, at: BlockPos) -> bool {
-        let radius = self.config.server.spawn_protection;
-        self.spawn
-            .pos
-            .is_some_and(|s| spawn_protected(at, BlockPos::from_pos(s), radius))
+        self.rule()(at)
+    }
+
+    /// [`Self::protects`] as a rule of its own, for work that outlives the borrow (a siege's
+    /// parallel planning).
+    pub fn rule(&self) -> impl Fn(BlockPos) -> bool + Copy + Send + Sync {
+        let (spawn, radius) = (
+            self.spawn.pos.map(BlockPos::from_pos),
+            self.config.server.spawn_protection,
+        );
+        move |at| spawn.is_some_and(|s| spawn_protected(at, s, radius))
     }
 }
 

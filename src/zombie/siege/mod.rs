@@ -29,8 +29,7 @@ use super::{Body, SiegeRequest, Target, Wayfinding, Zombie};
 use crate::common::body::Dying;
 use crate::config::{Config, ConfigChanged};
 use crate::world::sound::{block_sounds, level_event, BLOCK_BROKEN};
-use crate::world::spawn_protected;
-use crate::world::{is_solid, BlocksChanged, NavVoxels, Overworld, WorldSpawn};
+use crate::world::{is_solid, BlocksChanged, NavVoxels, Overworld, SpawnGuard};
 
 /// Vanilla's level event for a broken block: the client plays its break sound and particles.
 /// A crack stage outside 0..=9 clears the cracks.
@@ -248,23 +247,18 @@ struct Search {
     kind: usize,
 }
 
-/// The terms every siege is held to: the siege's rules, and spawn protection (the world's
-/// spawn and the radius the settings give it), where no zombie changes anything.
+/// The terms every siege is held to: the siege's rules, and spawn protection, where no zombie
+/// changes anything.
 #[derive(SystemParam)]
 pub(super) struct SiegeTerms<'w> {
     rules: Res<'w, SiegeRules>,
-    spawn: Res<'w, WorldSpawn>,
-    config: Res<'w, Config>,
+    guard: SpawnGuard<'w>,
 }
 
 impl SiegeTerms<'_> {
     /// Whether a block is under spawn protection.
     fn protection(&self) -> impl Fn(BlockPos) -> bool {
-        let (spawn, radius) = (
-            self.spawn.pos.map(BlockPos::from_pos),
-            self.config.server.spawn_protection,
-        );
-        move |p| spawn.is_some_and(|s| spawn_protected(p, s, radius))
+        self.guard.rule()
     }
 }
 
