@@ -1,10 +1,79 @@
 //! Commands players type in the game's chat: the console's commands, run at the player's
 //! permission level (vanilla's: 0 for `help` and `list`, 2 for the game's commands, 3 for who
 //! may join, 4 for running the server), with vanilla's target selectors `@s`, `@p`, `@r` and
-//! `@a`, a target left out where vanilla allows it meaning the player, and `~` coordinates
-//! relative to the player.
+//! `@a`, a target left out where vanilla allows it meaning the player, `~` coordinates relative
+//! to the player and `^` ones along their look.
+
+use valence::math::DVec3;
 
 use super::command::Command;
+
+/// Where a player typing a command stands and looks, which `^` coordinates follow.
+#[derive(Debug, Clone, Copy)]
+pub struct Stance {
+    pub feet: DVec3,
+    pub yaw: f32,
+    pub pitch: f32,
+}
+
+impl Stance {
+    /// The point `left`, `up` and `forwards` blocks from the feet along the player's look
+    /// (`LocalCoordinates.getPosition`).
+    fn local(&self, left: f64, up: f64, forwards: f64) -> DVec3 {
+        let (yaw, pitch) = (
+            f64::from(self.yaw + 90.0).to_radians(),
+            f64::from(-self.pitch).to_radians(),
+        );
+        let lifted = f64::from(-self.pitch + 90.0).to_radians();
+        let ahead = DVec3::new(
+            yaw.cos() * pitch.cos(),
+            pitch.sin(),
+            yaw.sin() * pitch.cos(),
+        );
+        let above = DVec3::new(
+            yaw.cos() * lifted.cos(),
+            lifted.sin(),
+            yaw.sin() * lifted.cos(),
+        );
+        let leftwards = -ahead.cross(above);
+        self.feet + ahead * forwards + above * up + leftwards * left
+    }
+}
+
+/// `words` with each run of three `^` coordinates made absolute from `stance`; an error for a
+/// `^` mixed with other coordinates, as vanilla refuses it.
+fn local_coordinates(words: &mut Vec<String>, stance: Stance) -> Result<(), String> {
+    let mut i = 0;
+    while i < words.len() {
+        if !words[i].starts_with('^') {
+            i += 1;
+            continue;
+        }
+        let offsets: Option<Vec<f64>> = words
+            .get(i..i + 3)
+            .map(|three| {
+                three
+                    .iter()
+                    .map(|w| {
+                        let rest = w.strip_prefix('^')?;
+                        if rest.is_empty() {
+                            Some(0.0)
+                        } else {
+                            rest.parse::<f64>().ok().filter(|v| v.is_finite())
+                        }
+                    })
+                    .collect()
+            })
+            .unwrap_or(None);
+        let Some(offsets) = offsets else {
+            return Err("local coordinates (^) come three together, all of them ^".into());
+        };
+        let at = stance.local(offsets[0], offsets[1], offsets[2]);
+        words.splice(i..i + 3, [at.x, at.y, at.z].map(|v| v.to_string()));
+        i += 3;
+    }
+    Ok(())
+}
 
 /// The permission level a command takes (`Commands.LEVEL_*` as vanilla's commands ask them).
 pub fn level(command: &Command) -> u8 {
@@ -33,18 +102,21 @@ pub fn level(command: &Command) -> u8 {
 /// A player's line made into the console's lines, as many as its `@a` asks: the player
 /// `me` for `@s`, `@p` and a target left out (`tp X Y Z`, `kill`, `gamemode MODE`, `effect
 /// clear`), `online[random]` for `@r`, each of `online` in turn for `@a`; `minecraft:`
-/// dropped from names. An error for selectors horde does not know.
+/// dropped from names; `^` coordinates made absolute from where `me` stands and looks. An
+/// error for selectors horde does not know.
 pub fn expand(
     line: &str,
-    me: &str,
+    (me, stance): (&str, Stance),
     online: &[String],
     random: usize,
 ) -> Result<Vec<String>, String> {
     let line = line.trim().trim_start_matches('/');
-    let mut words: Vec<&str> = line
+    let mut owned: Vec<String> = line
         .split_whitespace()
-        .map(|w| w.strip_prefix("minecraft:").unwrap_or(w))
+        .map(|w| w.strip_prefix("minecraft:").unwrap_or(w).to_owned())
         .collect();
+    local_coordinates(&mut owned, stance)?;
+    let mut words: Vec<&str> = owned.iter().map(String::as_str).collect();
     match words[..] {
         ["tp" | "teleport", _, _, _] => words.insert(1, "@s"),
         ["kill"] | ["gamemode", _] | ["effect", "clear"] => words.push("@s"),
@@ -93,9 +165,17 @@ mod tests {
         vec!["alice".into(), "bob".into()]
     }
 
+    fn standing() -> Stance {
+        Stance {
+            feet: DVec3::new(10.5, 64.0, -3.5),
+            yaw: 0.0,
+            pitch: 0.0,
+        }
+    }
+
     #[test]
     fn selectors_and_left_out_targets_name_players_as_vanillas_do() {
-        let lines = |line| expand(line, "alice", &online(), 1).unwrap();
+        let lines = |line| expand(line, ("alice", standing()), &online(), 1).unwrap();
         assert_eq!(lines("/give @p diamond 3"), ["give alice diamond 3"]);
         assert_eq!(lines("give @s minecraft:diamond"), ["give alice diamond"]);
         assert_eq!(lines("give @r bread"), ["give bob bread"]);
@@ -111,7 +191,50 @@ mod tests {
             lines("summon minecraft:zombie ~5 ~ ~"),
             ["summon zombie ~5 ~ ~"]
         );
-        assert!(expand("kill @e[type=zombie]", "alice", &online(), 0).is_err());
+        assert!(expand("kill @e[type=zombie]", ("alice", standing()), &online(), 0).is_err());
+    }
+
+    #[test]
+    fn local_coordinates_follow_the_look_left_up_and_forwards() {
+        let at = |stance: Stance, line: &str| {
+            let lines = expand(line, ("alice", stance), &online(), 0).unwrap();
+            let words: Vec<f64> = lines[0]
+                .split_whitespace()
+                .skip(2)
+                .map(|w| w.parse().unwrap())
+                .collect();
+            DVec3::new(words[0], words[1], words[2])
+        };
+        let near = |a: DVec3, b: DVec3| a.distance(b) < 1e-6;
+        // Looking south (+z): forwards is +z, left is +x (east), up is +y.
+        let south = standing();
+        assert!(near(
+            at(south, "summon zombie ^ ^ ^5"),
+            DVec3::new(10.5, 64.0, 1.5)
+        ));
+        assert!(near(
+            at(south, "summon zombie ^2 ^1 ^"),
+            DVec3::new(12.5, 65.0, -3.5)
+        ));
+        // Looking east (yaw -90): forwards is +x, left is north (-z).
+        let east = Stance {
+            yaw: -90.0,
+            ..south
+        };
+        assert!(near(
+            at(east, "summon zombie ^1 ^ ^3"),
+            DVec3::new(13.5, 64.0, -4.5)
+        ));
+        // Looking straight down: forwards is down.
+        let down = Stance {
+            pitch: 90.0,
+            ..south
+        };
+        assert!(near(
+            at(down, "summon zombie ^ ^ ^2"),
+            DVec3::new(10.5, 62.0, -3.5)
+        ));
+        assert!(expand("summon zombie ^ ~ ^", ("alice", south), &online(), 0).is_err());
     }
 
     #[test]

@@ -129,11 +129,18 @@ fn run_players_commands(world: &mut World, mut seen: Local<ManualEventReader<Pac
         .map(|n| n.0.clone())
         .collect();
     for (player, line) in typed {
-        let Some((name, id, origin)) = world
-            .query::<(&Username, &UniqueId, &Position)>()
+        let Some((name, id, stance)) = world
+            .query::<(&Username, &UniqueId, &Position, &Look)>()
             .get(world, player)
             .ok()
-            .map(|(n, id, p)| (n.0.clone(), id.0, p.0))
+            .map(|(n, id, p, look)| {
+                let stance = in_game::Stance {
+                    feet: p.0,
+                    yaw: look.yaw,
+                    pitch: look.pitch,
+                };
+                (n.0.clone(), id.0, stance)
+            })
         else {
             continue;
         };
@@ -143,23 +150,24 @@ fn run_players_commands(world: &mut World, mut seen: Local<ManualEventReader<Pac
             .read()
             .op_level(&name, id);
         let pick = world.resource::<Server>().current_tick() as usize;
-        let answers: Vec<Text> = match in_game::expand(&line, &name, &online, pick) {
-            Err(e) => vec![Text::text(e).color(Color::RED)],
-            Ok(lines) => lines
-                .iter()
-                .map(|line| match command::parse(line) {
-                    Ok(c) if in_game::level(&c) <= level => {
-                        Text::text(run(world, c, origin)).color(Color::GRAY)
-                    }
-                    // Vanilla shows a player none of the commands above their level.
-                    Ok(_) => Text::translate("command.unknown.command", []).color(Color::RED),
-                    Err(_) if level < 2 => {
-                        Text::translate("command.unknown.command", []).color(Color::RED)
-                    }
-                    Err(usage) => Text::text(usage).color(Color::RED),
-                })
-                .collect(),
-        };
+        let answers: Vec<Text> =
+            match in_game::expand(&line, (name.as_str(), stance), &online, pick) {
+                Err(e) => vec![Text::text(e).color(Color::RED)],
+                Ok(lines) => lines
+                    .iter()
+                    .map(|line| match command::parse(line) {
+                        Ok(c) if in_game::level(&c) <= level => {
+                            Text::text(run(world, c, stance.feet)).color(Color::GRAY)
+                        }
+                        // Vanilla shows a player none of the commands above their level.
+                        Ok(_) => Text::translate("command.unknown.command", []).color(Color::RED),
+                        Err(_) if level < 2 => {
+                            Text::translate("command.unknown.command", []).color(Color::RED)
+                        }
+                        Err(usage) => Text::text(usage).color(Color::RED),
+                    })
+                    .collect(),
+            };
         if let Some(mut client) = world.get_mut::<Client>(player) {
             for answer in answers {
                 client.send_chat_message(answer);
