@@ -236,3 +236,28 @@ fn players_chat_as_vanilla_and_a_control_character_or_a_flood_disconnects() {
     let reason = kicked_for(&mut h.helper).expect("kicked for spam");
     assert!(reason.contains("disconnect.spam"), "{reason}");
 }
+
+#[test]
+fn the_console_says_whispers_and_emotes_as_vanillas_does() {
+    let mut h = harness();
+    h.app.update();
+    chat_lines(&mut h.helper);
+    assert!(h.run("say the gates close at dusk").starts_with("said="));
+    h.run("msg tester psst");
+    h.run("me looks around");
+    h.app.update();
+    let heard = chat_lines(&mut h.helper);
+    let has = |key: &str, words: &str| heard.iter().any(|l| l.contains(key) && l.contains(words));
+    assert!(
+        has("chat.type.announcement", "the gates close at dusk"),
+        "{heard:?}"
+    );
+    assert!(has("chat.type.announcement", "\"Server\""), "{heard:?}");
+    assert!(
+        has("commands.message.display.incoming", "psst"),
+        "{heard:?}"
+    );
+    assert!(has("chat.type.emote", "looks around"), "{heard:?}");
+    assert!(h.run("msg nobody hello").contains("no player named nobody"));
+    assert!(h.run("say").starts_with("usage: say"));
+}

@@ -157,6 +157,8 @@ scenario(async () => {
   bot.chat('hello from outsider')
   await until(() => heard.some((h) => h.text === '<outsider> hello from outsider'), 'the listener reads the line')
   check(heard.some((h) => h.json.includes('chat.type.text')), `as vanilla's chat line: ${JSON.stringify(heard)}`)
+  listener.chat('/msg outsider see you at dusk')
+  await until(() => told.includes('listener whispers to you: see you at dusk'), 'a player who is no operator whispers')
   listener.quit()
   await until(() => told.includes('listener left the game'), 'outsider is told listener left')
   bot.quit()

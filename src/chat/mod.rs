@@ -177,3 +177,71 @@ fn announce_comings_and_goings(
         }
     }
 }
+
+/// Everyone who shows chat reads `line`; the log too.
+fn tell_everyone(world: &mut World, line: Text) {
+    info!("{}", plain(&line));
+    let mut clients = world.query::<(&mut Client, Option<&ChatShown>)>();
+    for (mut client, shown) in clients.iter_mut(world) {
+        if shows_chat(shown) {
+            client.send_chat_message(line.clone());
+        }
+    }
+}
+
+/// A line as the log shows it: its translation key and arguments, which is what the server
+/// knows of it (the client's language fills it in).
+fn plain(line: &Text) -> String {
+    serde_json::to_string(line).unwrap_or_default()
+}
+
+/// `say`: everyone reads `[sender] message` (`chat.type.announcement`).
+pub fn say(world: &mut World, sender: &str, message: &str) -> String {
+    let line = Text::translate(
+        "chat.type.announcement",
+        [
+            Text::text(sender.to_owned()),
+            Text::text(message.to_owned()),
+        ],
+    );
+    tell_everyone(world, line);
+    format!("said={message:?} by={sender}")
+}
+
+/// `me`: everyone reads `* sender action` (`chat.type.emote`).
+pub fn emote(world: &mut World, sender: &str, action: &str) -> String {
+    let line = Text::translate(
+        "chat.type.emote",
+        [Text::text(sender.to_owned()), Text::text(action.to_owned())],
+    );
+    tell_everyone(world, line);
+    format!("emoted={action:?} by={sender}")
+}
+
+/// `msg`: `player` reads "sender whispers to you: message" in grey italics, and a player who
+/// sent it "You whisper to player: message" (`commands.message.display.*`).
+pub fn whisper(world: &mut World, sender: &str, player: &str, message: &str) -> String {
+    let mut clients = world.query::<(&mut Client, &Username)>();
+    let mut found = false;
+    for (mut client, name) in clients.iter_mut(world) {
+        let (key, other) = if name.0 == player {
+            found = true;
+            ("commands.message.display.incoming", sender)
+        } else if name.0 == sender {
+            ("commands.message.display.outgoing", player)
+        } else {
+            continue;
+        };
+        let line = Text::translate(
+            key,
+            [Text::text(other.to_owned()), Text::text(message.to_owned())],
+        )
+        .color(Color::GRAY)
+        .italic();
+        client.send_chat_message(line);
+    }
+    if !found {
+        return format!("error=\"no player named {player}\"");
+    }
+    format!("whispered={message:?} to={player} by={sender}")
+}

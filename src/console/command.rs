@@ -63,6 +63,15 @@ pub enum Command {
         amplifier: u8,
     },
     EffectClear(String),
+    /// `say`: a line to everyone, under the sender's name.
+    Say(String),
+    /// `me`: an action, told to everyone.
+    Me(String),
+    /// `msg`, `tell`, `w`: a line to one player.
+    Msg {
+        player: String,
+        message: String,
+    },
     Packs,
     Reload,
     /// `config [key or table]`.
@@ -184,6 +193,15 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "give a status effect (slow_falling), 30 seconds unless told",
     ),
     ("effect clear <player>", "take a player's effects off"),
+    (
+        "say <message>",
+        "tell everyone, as [Server] (or [name] in the game)",
+    ),
+    ("me <action>", "tell everyone what you do: * name action"),
+    (
+        "msg <player> <message>",
+        "whisper to one player (also tell and w)",
+    ),
     ("packs", "every pack, pack counters and chunk latencies"),
     ("hunt", "the running hunt round"),
     ("hunt start <preset>", "start a hunt round"),
@@ -422,6 +440,12 @@ fn player_command(name: &str, args: &[&str]) -> Parsed {
             }
         }
         ("effect", ["clear", player]) => Command::EffectClear(player.to_string()),
+        ("say", words) if !words.is_empty() => Command::Say(words.join(" ")),
+        ("me", words) if !words.is_empty() => Command::Me(words.join(" ")),
+        ("msg" | "tell" | "w", [player, words @ ..]) if !words.is_empty() => Command::Msg {
+            player: player.to_string(),
+            message: words.join(" "),
+        },
         ("give", [player, item, count @ ..]) if count.len() <= 1 => Command::Give {
             player: player.to_string(),
             item: item.to_string(),

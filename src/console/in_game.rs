@@ -79,7 +79,7 @@ fn local_coordinates(words: &mut Vec<String>, stance: Stance) -> Result<(), Stri
 pub fn level(command: &Command) -> u8 {
     use Command::*;
     match command {
-        Help | List => 0,
+        Help | List | Me(_) | Msg { .. } => 0,
         WhitelistSwitch(_)
         | WhitelistAdd(_)
         | WhitelistRemove(_)
@@ -242,6 +242,9 @@ mod tests {
         let level_of = |line| level(&parse(line).unwrap());
         assert_eq!(level_of("list"), 0);
         assert_eq!(level_of("help"), 0);
+        assert_eq!(level_of("msg bob hello there"), 0);
+        assert_eq!(level_of("me waves"), 0);
+        assert_eq!(level_of("say hello"), 2);
         assert_eq!(level_of("give alice diamond"), 2);
         assert_eq!(level_of("time set night"), 2);
         assert_eq!(level_of("kick bob"), 3);

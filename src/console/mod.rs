@@ -157,7 +157,7 @@ fn run_players_commands(world: &mut World, mut seen: Local<ManualEventReader<Pac
                     .iter()
                     .map(|line| match command::parse(line) {
                         Ok(c) if in_game::level(&c) <= level => {
-                            Text::text(run(world, c, stance.feet)).color(Color::GRAY)
+                            Text::text(run(world, c, (&name, stance.feet))).color(Color::GRAY)
                         }
                         // Vanilla shows a player none of the commands above their level.
                         Ok(_) => Text::translate("command.unknown.command", []).color(Color::RED),
@@ -179,12 +179,12 @@ fn run_players_commands(world: &mut World, mut seen: Local<ManualEventReader<Pac
 /// Runs one command and returns its answer. Each module answers for its own data.
 pub fn execute(world: &mut World, command: Command) -> String {
     let spawn = world.resource::<WorldSpawn>().pos.unwrap_or_default();
-    run(world, command, spawn)
+    run(world, command, ("Server", spawn))
 }
 
-/// Runs one command with `~` in `summon`, `fill` and `noise` relative to `origin` (the world
-/// spawn for the console, the player for a player).
-fn run(world: &mut World, command: Command, origin: DVec3) -> String {
+/// Runs one command for `sender` (`Server` for the console, or a player's name), with `~` in
+/// `summon`, `fill` and `noise` relative to `origin` (the world spawn, or the player).
+fn run(world: &mut World, command: Command, (sender, origin): (&str, DVec3)) -> String {
     if !available(world, &command) {
         return "error=\"not available on this server\"".into();
     }
@@ -297,6 +297,9 @@ fn run(world: &mut World, command: Command, origin: DVec3) -> String {
             amplifier,
         } => player::commands::give_effect(world, &player, &effect, seconds, amplifier),
         Command::EffectClear(player) => player::commands::clear_effects(world, &player),
+        Command::Say(message) => crate::chat::say(world, sender, &message),
+        Command::Me(action) => crate::chat::emote(world, sender, &action),
+        Command::Msg { player, message } => crate::chat::whisper(world, sender, &player, &message),
         Command::Packs => pack::report(world),
         Command::Reload => {
             let config = config::reload(world);
