@@ -4,6 +4,8 @@
 use valence::prelude::*;
 use valence::protocol::Direction;
 
+use crate::blocks::support::other_part;
+
 /// Whether `state` is a half of a door (wooden or iron).
 pub fn is_door(state: BlockState) -> bool {
     state.to_kind().to_str().ends_with("_door")
@@ -14,12 +16,10 @@ pub fn is_open_door(state: BlockState) -> bool {
     is_door(state) && state.get(PropName::Open) == Some(PropValue::True)
 }
 
-/// The other half of the door whose half at `at` is `state`.
+/// The other half of the door whose half at `at` is `state` (above it when `state` says
+/// nothing of its half): [`other_part`]'s rule for doors.
 pub fn other_half(at: BlockPos, state: BlockState) -> BlockPos {
-    match state.get(PropName::Half) {
-        Some(PropValue::Upper) => at.get_in_direction(Direction::Down),
-        _ => at.get_in_direction(Direction::Up),
-    }
+    other_part(at, state).unwrap_or_else(|| at.get_in_direction(Direction::Up))
 }
 
 /// The lower half of the door whose half at `at` is `state`.
