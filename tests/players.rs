@@ -261,3 +261,136 @@ fn the_console_says_whispers_and_emotes_as_vanillas_does() {
     assert!(h.run("msg nobody hello").contains("no player named nobody"));
     assert!(h.run("say").starts_with("usage: say"));
 }
+
+#[test]
+fn a_player_is_sent_the_commands_of_their_level_and_completions_as_vanillas_are() {
+    use valence::protocol::packets::play::command_tree_s2c::NodeData;
+    use valence::protocol::packets::play::{
+        CommandExecutionC2s, CommandSuggestionsS2c, CommandTreeS2c, EntityStatusS2c,
+        RequestCommandCompletionsC2s,
+    };
+    use valence::protocol::{Packet, VarInt};
+
+    /// The commands of the last tree sent, and the last permission level told.
+    fn told(helper: &mut valence::testing::MockClientHelper) -> (Vec<String>, Option<u8>) {
+        let frames = helper.collect_received();
+        let tree = frames
+            .0
+            .iter()
+            .rev()
+            .filter(|f| f.id == CommandTreeS2c::ID)
+            .find_map(|f| f.decode::<CommandTreeS2c>().ok())
+            .map(|tree| {
+                tree.commands[tree.root_index.0 as usize]
+                    .children
+                    .iter()
+                    .filter_map(|c| match &tree.commands[c.0 as usize].data {
+                        NodeData::Literal { name } => Some(name.to_string()),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let level = frames
+            .0
+            .iter()
+            .rev()
+            .filter(|f| f.id == EntityStatusS2c::ID)
+            .filter_map(|f| f.decode::<EntityStatusS2c>().ok())
+            .find(|s| s.entity_id == 0 && (24..=28).contains(&s.entity_status))
+            .map(|s| s.entity_status - 24);
+        (tree, level)
+    }
+
+    let mut h = harness();
+    h.app.update();
+    let (commands, level) = told(&mut h.helper);
+    assert_eq!(level, Some(0));
+    assert!(commands.contains(&"msg".to_string()), "{commands:?}");
+    assert!(!commands.contains(&"give".to_string()), "{commands:?}");
+
+    assert!(h.run("op tester").contains("opped=tester"), "opped");
+    h.app.update();
+    let (commands, level) = told(&mut h.helper);
+    assert_eq!(level, Some(4), "ops.json's default level");
+    for command in ["give", "setblock", "summon", "stop", "kick"] {
+        assert!(commands.contains(&command.to_string()), "{command}");
+    }
+    h.app.update();
+    assert_eq!(told(&mut h.helper), (Vec::new(), None), "told once");
+
+    h.helper.send(&RequestCommandCompletionsC2s {
+        transaction_id: VarInt(7),
+        text: "/give te",
+    });
+    h.app.update();
+    let answer = h
+        .helper
+        .collect_received()
+        .0
+        .iter()
+        .filter(|f| f.id == CommandSuggestionsS2c::ID)
+        .find_map(|f| {
+            let s = f.decode::<CommandSuggestionsS2c>().ok()?;
+            let matches: Vec<String> = s
+                .matches
+                .iter()
+                .map(|m| m.suggested_match.to_owned())
+                .collect();
+            Some((s.id.0, s.start.0, s.length.0, matches))
+        });
+    assert_eq!(answer, Some((7, 6, 2, vec!["tester".to_string()])));
+
+    let feet = h.spawn_point();
+    h.helper.send(&CommandExecutionC2s {
+        command: "setblock ~2 ~ ~ minecraft:oak_stairs[facing=east,half=top]",
+        timestamp: 0,
+        salt: 0,
+        argument_signatures: Vec::new(),
+        message_count: VarInt(0),
+        acknowledgement: [0; 3],
+    });
+    h.app.update();
+    let stairs = h.block(BlockPos::new(
+        feet.x.floor() as i32 + 2,
+        feet.y.floor() as i32,
+        feet.z.floor() as i32,
+    ));
+    assert_eq!(stairs.to_kind(), BlockKind::OakStairs);
+    assert_eq!(stairs.get(PropName::Facing), Some(PropValue::East));
+    assert_eq!(stairs.get(PropName::Half), Some(PropValue::Top));
+
+    // `kill` with a selector takes zombies too, measured from the player.
+    let zombie = h.summon(BlockPos::new(
+        feet.x.floor() as i32 + 4,
+        feet.y.floor() as i32,
+        feet.z.floor() as i32,
+    ));
+    chat_lines(&mut h.helper);
+    h.helper.send(&CommandExecutionC2s {
+        command: "kill @e[type=zombie,distance=..10]",
+        timestamp: 0,
+        salt: 0,
+        argument_signatures: Vec::new(),
+        message_count: VarInt(0),
+        acknowledgement: [0; 3],
+    });
+    h.app.update();
+    assert!(h
+        .app
+        .world
+        .get::<horde::common::body::Dying>(zombie)
+        .is_some());
+    let heard = chat_lines(&mut h.helper);
+    assert!(
+        heard
+            .iter()
+            .any(|l| l.contains("commands.kill.success.single")
+                && l.contains("entity.minecraft.zombie")),
+        "{heard:?}"
+    );
+
+    h.run("deop tester");
+    h.app.update();
+    assert_eq!(told(&mut h.helper).1, Some(0), "told again when deopped");
+}

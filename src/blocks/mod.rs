@@ -44,6 +44,47 @@ pub fn block_kind(name: &str) -> Option<BlockKind> {
     BlockKind::from_str(name.strip_prefix("minecraft:").unwrap_or(name))
 }
 
+/// A block state as commands write it, `oak_stairs[facing=east,half=top]` (vanilla's
+/// `BlockStateParser`): the block's default state with the properties given set, or vanilla's
+/// message for what is wrong.
+pub fn parse_state(text: &str) -> Result<BlockState, String> {
+    let (name, properties) = match text.split_once('[') {
+        Some((name, rest)) => {
+            let Some(inside) = rest.strip_suffix(']') else {
+                return Err("Expected closing ] for block state properties".into());
+            };
+            (name, Some(inside))
+        }
+        None => (text, None),
+    };
+    let kind = block_kind(name).ok_or_else(|| format!("Unknown block type '{name}'"))?;
+    let mut state = kind.to_state();
+    let mut seen = Vec::new();
+    for pair in properties.into_iter().flat_map(|p| p.split(',')) {
+        let pair = pair.trim();
+        if pair.is_empty() {
+            continue;
+        }
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let (key, value) = (key.trim(), value.trim());
+        let prop = PropName::from_str(key)
+            .filter(|p| kind.props().contains(p))
+            .ok_or_else(|| format!("Block {name} does not have property '{key}'"))?;
+        if seen.contains(&prop) {
+            return Err(format!(
+                "Property '{key}' can only be set once for block {name}"
+            ));
+        }
+        seen.push(prop);
+        let set = PropValue::from_str(value)
+            .map(|v| state.set(prop, v))
+            .filter(|s| s.get(prop) == PropValue::from_str(value));
+        state = set
+            .ok_or_else(|| format!("Block {name} does not accept '{value}' for {key} property"))?;
+    }
+    Ok(state)
+}
+
 /// Blocks that fall when nothing holds them up (vanilla's `FallingBlock`s and `Fallable`s).
 pub fn falls(kind: BlockKind) -> bool {
     let name = kind.to_str();
@@ -112,6 +153,34 @@ pub fn drop(block: BlockKind, held: ItemKind) -> Option<ItemKind> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn block_states_parse_as_commands_write_them() {
+        let stairs = parse_state("minecraft:oak_stairs[facing=east,half=top]").unwrap();
+        assert_eq!(stairs.to_kind(), BlockKind::OakStairs);
+        assert_eq!(stairs.get(PropName::Facing), Some(PropValue::East));
+        assert_eq!(stairs.get(PropName::Half), Some(PropValue::Top));
+        assert_eq!(parse_state("stone"), Ok(BlockState::STONE));
+        assert_eq!(parse_state("oak_stairs[]"), Ok(BlockState::OAK_STAIRS));
+        let bed = parse_state("red_bed[part=head,facing=north]").unwrap();
+        assert_eq!(bed.get(PropName::Part), Some(PropValue::Head));
+        let wheat = parse_state("wheat[age=7]").unwrap();
+        assert_eq!(wheat.get(PropName::Age), Some(PropValue::_7));
+        assert_eq!(
+            parse_state("stone[facing=east]"),
+            Err("Block stone does not have property 'facing'".into())
+        );
+        assert_eq!(
+            parse_state("oak_stairs[facing=up]"),
+            Err("Block oak_stairs does not accept 'up' for facing property".into())
+        );
+        assert!(parse_state("oak_stairs[half=top,half=bottom]").is_err());
+        assert!(parse_state("oak_stairs[facing=east").is_err());
+        assert_eq!(
+            parse_state("no_such_block"),
+            Err("Unknown block type 'no_such_block'".into())
+        );
+    }
 
     /// Seconds to dig at 20 ticks a second, as the wiki's tables give them.
     fn seconds(block: BlockKind, held: ItemKind) -> f32 {

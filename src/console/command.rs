@@ -1,7 +1,7 @@
 //! Operator commands as typed values: parsing is pure, so a malformed line always becomes a
 //! usage message and never reaches the world.
 
-use valence::GameMode;
+use valence::{BlockState, GameMode};
 
 /// One parsed command.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,7 +44,13 @@ pub enum Command {
     Fill {
         from: [Coord; 3],
         to: [Coord; 3],
-        block: String,
+        block: BlockState,
+    },
+    /// `setblock`: only where there is air if `keep`.
+    SetBlock {
+        at: [Coord; 3],
+        block: BlockState,
+        keep: bool,
     },
     Give {
         player: String,
@@ -136,11 +142,13 @@ impl Coord {
     }
 }
 
-/// Every command with its usage and what it does, for `help` and for usage errors.
+/// Every form of every command, in vanilla's syntax (`<argument>`, `[optional]`, `(one|other)`),
+/// with what it does: `help` lists them, a misused command gets its forms, and the command
+/// tree clients are sent is made from them (an argument's name gives its type: `tree::Arg`).
 pub const COMMANDS: &[(&str, &str)] = &[
     ("help", "list the commands"),
     ("stop", "save the world and shut down"),
-    ("save-all", "write the world save now"),
+    ("save-all [flush]", "write the world save now"),
     ("save-off", "stop autosaving (after the one being written)"),
     ("save-on", "autosave again"),
     ("list", "players online"),
@@ -157,50 +165,56 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "stop recording: summary, and the ticks as CSV under the world's debug/",
     ),
     ("time query", "the world clock"),
+    ("time set (day|noon|night|midnight)", "set the time of day"),
+    ("time set <time>", "set the time of day in ticks"),
+    ("tp <location>", "teleport yourself (in the game)"),
     (
-        "time set <day|noon|night|midnight|TICKS>",
-        "set the time of day",
+        "tp <targets> <location>",
+        "teleport players (~ relative to each)",
+    ),
+    ("damage <target> <amount>", "hurt a player"),
+    (
+        "kill [<entities>]",
+        "kill players and zombies: @e[type=zombie,distance=..20] (yourself, in the game)",
     ),
     (
-        "tp <player> <x> <y> <z>",
-        "teleport a player (~ for relative)",
-    ),
-    ("damage <player> <amount>", "hurt a player"),
-    ("kill <player>", "kill a player"),
-    (
-        "summon zombie <x> <y> <z> [type]",
-        "spawn a zombie (~ is relative to spawn)",
+        "summon <entity> [<location>] [<kind>]",
+        "spawn a zombie (~ is relative to you, or to spawn)",
     ),
     ("zombies", "zombie counts by state and level of detail"),
     (
-        "noise <x> <y> <z> <radius> [loudness]",
-        "a noise zombies hear within radius (~ is relative to spawn)",
+        "noise <location> <radius> [<loudness>]",
+        "a noise zombies hear within radius (~ is relative to you, or to spawn)",
     ),
     (
-        "fill <x1> <y1> <z1> <x2> <y2> <z2> <block>",
+        "setblock <pos> <block> [replace|keep]",
+        "set a block, states as oak_stairs[facing=east,half=top]",
+    ),
+    (
+        "fill <from> <to> <block>",
         "set a box of blocks (loaded chunks)",
     ),
     (
-        "give <player> <item> [count]",
-        "put items in a player's inventory",
+        "give <targets> <item> [<count>]",
+        "put items in players' inventories",
     ),
     (
-        "gamemode <survival|adventure|creative|spectator> <player>",
-        "set a player's game mode",
+        "gamemode <mode> [<targets>]",
+        "set players' game mode (yours, in the game)",
     ),
     (
-        "effect give <player> <effect> [seconds] [amplifier]",
+        "effect give <targets> <effect> [<seconds>] [<amplifier>]",
         "give a status effect (slow_falling), 30 seconds unless told",
     ),
-    ("effect clear <player>", "take a player's effects off"),
+    ("effect clear [<targets>]", "take players' effects off"),
     (
         "say <message>",
         "tell everyone, as [Server] (or [name] in the game)",
     ),
     ("me <action>", "tell everyone what you do: * name action"),
     (
-        "msg <player> <message>",
-        "whisper to one player (also tell and w)",
+        "msg <targets> <message>",
+        "whisper to players (also tell and w)",
     ),
     ("packs", "every pack, pack counters and chunk latencies"),
     ("hunt", "the running hunt round"),
@@ -208,37 +222,37 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("hunt stop", "end the running round"),
     ("weather", "the weather and its timers"),
     (
-        "weather <clear|rain|thunder> [duration]",
+        "weather (clear|rain|thunder) [<duration>]",
         "set the weather: seconds, or 30s, 600t, 1d; a drawn span without",
     ),
     (
-        "whitelist <on|off>",
+        "whitelist (on|off)",
         "only players on whitelist.json (and operators) may join",
     ),
-    ("whitelist <add|remove> <player>", "add or remove a player"),
+    ("whitelist (add|remove) <player>", "add or remove a player"),
     ("whitelist list", "who is on the whitelist"),
     ("whitelist reload", "read whitelist.json again"),
-    ("ban <player> [reason]", "ban a player (kicked if online)"),
+    ("ban <player> [<reason>]", "ban a player (kicked if online)"),
     (
-        "ban-ip <address|player> [reason]",
-        "ban an address (its players kicked)",
+        "ban-ip <address> [<reason>]",
+        "ban an address, or a player's (its players kicked)",
     ),
     ("pardon <player>", "lift a ban"),
     ("pardon-ip <address>", "lift an address ban"),
     ("banlist [players|ips]", "the bans"),
-    ("kick <player> [reason]", "disconnect a player"),
+    ("kick <targets> [<reason>]", "disconnect players"),
     (
         "op <player>",
         "make a player an operator (passes spawn protection)",
     ),
     ("deop <player>", "take operator away"),
     ("phase", "the world's escalation phase"),
-    ("phase set <N>", "set the phase"),
+    ("phase set <phase>", "set the phase"),
     (
         "reload",
         "read config.toml again and apply what can change now",
     ),
-    ("config [key|table]", "the effective configuration"),
+    ("config [<key>]", "the effective configuration"),
 ];
 
 /// The usage line of every form of command `name`.
@@ -267,6 +281,11 @@ fn weather_duration(text: &str) -> Option<u32> {
     };
     let ticks = number.parse::<u64>().ok()?.checked_mul(per)?;
     (1..=20_000_000).contains(&ticks).then_some(ticks as u32)
+}
+
+/// A block state (`oak_stairs[facing=east]`), or vanilla's message as an error.
+fn block_state(text: &str) -> Result<BlockState, String> {
+    crate::blocks::parse_state(text).map_err(|e| format!("error={e:?}"))
 }
 
 /// Parses one console or RCON line (a leading `/` is accepted, as in game chat).
@@ -380,7 +399,19 @@ fn world_command(name: &str, args: &[&str]) -> Parsed {
             Command::Fill {
                 from: [coord(x1)?, coord(y1)?, coord(z1)?],
                 to: [coord(x2)?, coord(y2)?, coord(z2)?],
-                block: block.to_string(),
+                block: block_state(block)?,
+            }
+        }
+        ("setblock", [x, y, z, block, mode @ ..]) if mode.len() <= 1 => {
+            let coord = |s: &str| Coord::parse(s).ok_or_else(|| usage("setblock"));
+            Command::SetBlock {
+                at: [coord(x)?, coord(y)?, coord(z)?],
+                block: block_state(block)?,
+                keep: match mode {
+                    [] | ["replace"] => false,
+                    ["keep"] => true,
+                    _ => return Err(usage("setblock")),
+                },
             }
         }
         _ => return Ok(None),
@@ -465,6 +496,10 @@ fn player_command(name: &str, args: &[&str]) -> Parsed {
 /// Zombies: summoned, counted, lured by a noise, in packs and in hunts.
 fn zombie_command(name: &str, args: &[&str]) -> Parsed {
     Ok(Some(match (name, args) {
+        ("summon", ["zombie"]) => Command::Summon {
+            at: [Coord::Relative(0.0); 3],
+            kind: None,
+        },
         ("summon", ["zombie", x, y, z, rest @ ..]) if rest.len() <= 1 => {
             let coord = |s: &str| Coord::parse(s).ok_or_else(|| usage("summon"));
             Command::Summon {
@@ -529,6 +564,25 @@ mod tests {
             assert!(parse(&format!("weather rain {bad}")).is_err(), "{bad}");
         }
         assert_eq!(parse("time set 18000"), Ok(Command::TimeSet(18000)));
+        assert_eq!(
+            parse("setblock ~3 ~ ~ oak_stairs[facing=east,half=top] keep"),
+            Ok(Command::SetBlock {
+                at: [
+                    Coord::Relative(3.0),
+                    Coord::Relative(0.0),
+                    Coord::Relative(0.0)
+                ],
+                block: crate::blocks::parse_state("oak_stairs[facing=east,half=top]").unwrap(),
+                keep: true,
+            })
+        );
+        assert_eq!(
+            parse("summon zombie"),
+            Ok(Command::Summon {
+                at: [Coord::Relative(0.0); 3],
+                kind: None
+            })
+        );
         assert_eq!(parse("time query daytime"), Ok(Command::TimeQuery));
         assert_eq!(
             parse("tp Steve 1 ~2 ~"),
@@ -552,17 +606,20 @@ mod tests {
 
     #[test]
     fn malformed_lines_get_usage() {
-        assert_eq!(
-            parse("tp Steve 1 2").unwrap_err(),
-            "usage: tp <player> <x> <y> <z>"
-        );
-        assert_eq!(
-            parse("tp Steve 1 2 nan").unwrap_err(),
-            "usage: tp <player> <x> <y> <z>"
-        );
+        let tp = "usage: tp <location> | tp <targets> <location>";
+        assert_eq!(parse("tp Steve 1 2").unwrap_err(), tp);
+        assert_eq!(parse("tp Steve 1 2 nan").unwrap_err(), tp);
         assert_eq!(
             parse("time set dusk").unwrap_err(),
-            "usage: time query | time set <day|noon|night|midnight|TICKS>"
+            "usage: time query | time set (day|noon|night|midnight) | time set <time>"
+        );
+        assert_eq!(
+            parse("setblock 1 2 3 stone sideways").unwrap_err(),
+            "usage: setblock <pos> <block> [replace|keep]"
+        );
+        assert_eq!(
+            parse("setblock 1 2 3 stone[facing=east]").unwrap_err(),
+            "error=\"Block stone does not have property 'facing'\""
         );
         assert_eq!(
             parse("damage Alex -1").unwrap_err(),
@@ -667,6 +724,7 @@ mod tests {
             "phase",
             "hunt",
             "fill",
+            "setblock",
             "give",
             "weather",
             "whitelist",
@@ -690,7 +748,7 @@ mod tests {
         }
         assert_eq!(
             parse("phase set x").unwrap_err(),
-            "usage: phase | phase set <N>"
+            "usage: phase | phase set <phase>"
         );
         assert_eq!(
             parse("hunt begin").unwrap_err(),

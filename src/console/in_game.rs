@@ -5,8 +5,10 @@
 //! to the player and `^` ones along their look.
 
 use valence::math::DVec3;
+use valence::prelude::*;
 
 use super::command::Command;
+use super::selector::{Candidate, Selector};
 
 /// Where a player typing a command stands and looks, which `^` coordinates follow.
 #[derive(Debug, Clone, Copy)]
@@ -75,40 +77,109 @@ fn local_coordinates(words: &mut Vec<String>, stance: Stance) -> Result<(), Stri
     Ok(())
 }
 
-/// The permission level a command takes (`Commands.LEVEL_*` as vanilla's commands ask them).
-pub fn level(command: &Command) -> u8 {
-    use Command::*;
+/// What a player who typed `command` is told, given the console's `answer` to it: vanilla's
+/// feedback where horde has it (a translation the client shows in its own language), an error
+/// in red, nothing for a command whose line speaks for itself (`say`, `me`, `msg`), the
+/// console's line in grey for the rest. `me` is the player who typed it.
+pub fn reply(command: &Command, answer: &str, me: &str) -> Option<Text> {
+    if let Some(error) = answer.strip_prefix("error=") {
+        return Some(Text::text(error.trim_matches('"').to_owned()).color(Color::RED));
+    }
+    let text = |s: &str| Text::text(s.to_owned());
+    let field = |key: &str| {
+        answer
+            .split([' ', '\n'])
+            .find_map(|pair| pair.strip_prefix(key)?.strip_prefix('='))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    // Vanilla writes coordinates in its answers with six decimals (`%f`).
+    let at = |keys: [&str; 3]| {
+        keys.map(|key| text(&format!("{:.6}", field(key).parse().unwrap_or(0.0))))
+            .to_vec()
+    };
+    let translate = |key: &str, with: Vec<Text>| Some(Text::translate(key.to_owned(), with));
     match command {
-        Help | List | Me(_) | Msg { .. } => 0,
-        WhitelistSwitch(_)
-        | WhitelistAdd(_)
-        | WhitelistRemove(_)
-        | WhitelistList
-        | WhitelistReload
-        | Ban { .. }
-        | BanIp { .. }
-        | Pardon(_)
-        | PardonIp(_)
-        | Banlist(_)
-        | Kick { .. }
-        | Op(_)
-        | Deop(_) => 3,
-        // The settings hold the RCON password; the profiler writes files on the server.
-        Stop | SaveAll | SaveOn | SaveOff | ShowConfig(_) | PerfStart | PerfStop => 4,
-        _ => 2,
+        Command::Say(_) | Command::Me(_) | Command::Msg { .. } => None,
+        Command::Give { player, count, .. } => {
+            let given = field("given");
+            let name =
+                ItemKind::from_str(&given).map_or(given, |kind| kind.translation_key().to_owned());
+            // An item is shown as vanilla's `getDisplayName`: its name in brackets.
+            let shown = text("[") + Text::translate(name, []) + text("]");
+            translate(
+                "commands.give.success.single",
+                vec![text(&count.to_string()), shown, text(player)],
+            )
+        }
+        Command::GameMode { player, .. } => {
+            let mode = Text::translate(format!("gameMode.{}", field("gamemode")), []);
+            if player == me {
+                translate("commands.gamemode.success.self", vec![mode])
+            } else {
+                translate("commands.gamemode.success.other", vec![text(player), mode])
+            }
+        }
+        Command::Tp { player, .. } => {
+            let mut with = vec![text(player)];
+            with.extend(at(["x", "y", "z"]));
+            translate("commands.teleport.success.location.single", with)
+        }
+        Command::Kill { player } => match field("killed").parse::<usize>() {
+            Ok(1) if field("zombies") == "1" => translate(
+                "commands.kill.success.single",
+                vec![Text::translate("entity.minecraft.zombie", [])],
+            ),
+            Ok(1) => translate("commands.kill.success.single", vec![text(&field("name"))]),
+            Ok(n) => translate("commands.kill.success.multiple", vec![text(&n.to_string())]),
+            Err(_) => translate("commands.kill.success.single", vec![text(player)]),
+        },
+        Command::Summon { .. } => translate(
+            "commands.summon.success",
+            vec![Text::translate("entity.minecraft.zombie", [])],
+        ),
+        Command::SetBlock { .. } => {
+            let at = ["x", "y", "z"].map(|key| text(&field(key))).to_vec();
+            translate("commands.setblock.success", at)
+        }
+        Command::Fill { .. } => translate("commands.fill.success", vec![text(&field("filled"))]),
+        Command::TimeSet(ticks) => translate("commands.time.set", vec![text(&ticks.to_string())]),
+        Command::WeatherSet(kind, _) => translate(
+            match kind {
+                crate::weather::Kind::Clear => "commands.weather.set.clear",
+                crate::weather::Kind::Rain => "commands.weather.set.rain",
+                crate::weather::Kind::Thunder => "commands.weather.set.thunder",
+            },
+            Vec::new(),
+        ),
+        Command::EffectGive { player, .. } => translate(
+            "commands.effect.give.success.single",
+            vec![
+                Text::translate(format!("effect.minecraft.{}", field("effect")), []),
+                text(player),
+            ],
+        ),
+        Command::EffectClear(player) => translate(
+            "commands.effect.clear.everything.success.single",
+            vec![text(player)],
+        ),
+        Command::Op(player) => translate("commands.op.success", vec![text(player)]),
+        Command::Deop(player) => translate("commands.deop.success", vec![text(player)]),
+        _ => Some(text(answer).color(Color::GRAY)),
     }
 }
 
-/// A player's line made into the console's lines, as many as its `@a` asks: the player
-/// `me` for `@s`, `@p` and a target left out (`tp X Y Z`, `kill`, `gamemode MODE`, `effect
-/// clear`), `online[random]` for `@r`, each of `online` in turn for `@a`; `minecraft:`
-/// dropped from names; `^` coordinates made absolute from where `me` stands and looks. An
-/// error for selectors horde does not know.
+/// A player's line made into the console's lines, one for each player its selectors name
+/// (`selector`), measured from where `me` stands: `@s` for a target left out (`tp X Y Z`,
+/// `kill`, `gamemode MODE`, `effect clear`), `minecraft:` dropped from names, `^` coordinates
+/// made absolute from where `me` stands and looks. `kill` keeps its selector, which the
+/// console resolves among players and zombies alike. `random` seeds `@r`. An error for a
+/// selector that names nobody, or entities where only players may be named.
 pub fn expand(
     line: &str,
     (me, stance): (&str, Stance),
-    online: &[String],
-    random: usize,
+    players: &[Candidate],
+    random: u64,
 ) -> Result<Vec<String>, String> {
     let line = line.trim().trim_start_matches('/');
     let mut owned: Vec<String> = line
@@ -122,47 +193,56 @@ pub fn expand(
         ["kill"] | ["gamemode", _] | ["effect", "clear"] => words.push("@s"),
         _ => {}
     }
-    if let Some(unknown) = words
-        .iter()
-        .find(|w| w.starts_with('@') && !matches!(**w, "@s" | "@p" | "@r" | "@a"))
-    {
-        return Err(format!(
-            "the selector {unknown} is not known here: @s, @p, @r and @a are"
-        ));
-    }
-    let picked = online
-        .get(random % online.len().max(1))
-        .map_or(me, String::as_str);
-    let everyone = words.contains(&"@a");
-    let names: Vec<&str> = if everyone {
-        online.iter().map(String::as_str).collect()
-    } else {
-        vec![me]
-    };
-    Ok(names
-        .into_iter()
-        .map(|name| {
-            words
-                .iter()
-                .map(|w| match *w {
-                    "@s" | "@p" => me,
-                    "@r" => picked,
-                    "@a" => name,
-                    other => other,
+    let keeps_selectors = words.first() == Some(&"kill");
+    let mut lines: Vec<Vec<&str>> = vec![Vec::new()];
+    for word in words {
+        let named: Vec<&str> = match Selector::parse(word) {
+            Some(_) if keeps_selectors => vec![word],
+            None => vec![word],
+            Some(Err(e)) => return Err(e),
+            Some(Ok(selector)) => {
+                if !selector.players_only() {
+                    return Err("Only players may be affected by this command, but the \
+                                provided selector includes entities"
+                        .into());
+                }
+                let picked = selector.pick(players, stance.feet, Some(me), random);
+                if picked.is_empty() {
+                    return Err("No player was found".into());
+                }
+                picked.iter().map(|p| p.name.as_str()).collect()
+            }
+        };
+        lines = lines
+            .into_iter()
+            .flat_map(|line| {
+                named.iter().map(move |name| {
+                    let mut line = line.clone();
+                    line.push(*name);
+                    line
                 })
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .collect())
+            })
+            .collect();
+    }
+    Ok(lines.into_iter().map(|words| words.join(" ")).collect())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::console::command::parse;
 
-    fn online() -> Vec<String> {
-        vec!["alice".into(), "bob".into()]
+    fn online() -> Vec<Candidate> {
+        let player = |name: &str, x: f64, mode| Candidate {
+            name: name.into(),
+            pos: DVec3::new(x, 64.0, -3.5),
+            kind: super::super::selector::Kind::Player,
+            mode: Some(mode),
+            what: (),
+        };
+        vec![
+            player("alice", 10.5, GameMode::Survival),
+            player("bob", 30.5, GameMode::Creative),
+        ]
     }
 
     fn standing() -> Stance {
@@ -178,20 +258,39 @@ mod tests {
         let lines = |line| expand(line, ("alice", standing()), &online(), 1).unwrap();
         assert_eq!(lines("/give @p diamond 3"), ["give alice diamond 3"]);
         assert_eq!(lines("give @s minecraft:diamond"), ["give alice diamond"]);
-        assert_eq!(lines("give @r bread"), ["give bob bread"]);
+        let drawn: Vec<String> = (0..16)
+            .map(|r| {
+                expand("give @r bread", ("alice", standing()), &online(), r).unwrap()[0].clone()
+            })
+            .collect();
+        assert!(drawn.contains(&"give alice bread".to_string()));
+        assert!(drawn.contains(&"give bob bread".to_string()));
         assert_eq!(
             lines("give @a bread"),
             ["give alice bread", "give bob bread"]
         );
+        assert_eq!(lines("give @a[distance=10..] bread"), ["give bob bread"]);
+        assert_eq!(
+            lines("gamemode survival @a[gamemode=creative]"),
+            ["gamemode survival bob"]
+        );
         assert_eq!(lines("tp ~ ~10 ~"), ["tp alice ~ ~10 ~"]);
         assert_eq!(lines("tp bob 0 64 0"), ["tp bob 0 64 0"]);
         assert_eq!(lines("gamemode creative"), ["gamemode creative alice"]);
-        assert_eq!(lines("kill"), ["kill alice"]);
         assert_eq!(
             lines("summon minecraft:zombie ~5 ~ ~"),
             ["summon zombie ~5 ~ ~"]
         );
-        assert!(expand("kill @e[type=zombie]", ("alice", standing()), &online(), 0).is_err());
+        // `kill` keeps its selectors for the console, which knows the zombies.
+        assert_eq!(lines("kill"), ["kill @s"]);
+        assert_eq!(lines("kill @e[type=zombie]"), ["kill @e[type=zombie]"]);
+        let refused = |line| expand(line, ("alice", standing()), &online(), 0).unwrap_err();
+        assert!(refused("give @e diamond").starts_with("Only players may be affected"));
+        assert_eq!(
+            refused("give @a[name=carol] diamond"),
+            "No player was found"
+        );
+        assert_eq!(refused("give @q diamond"), "Unknown selector type '@q'");
     }
 
     #[test]
@@ -235,23 +334,5 @@ mod tests {
             DVec3::new(10.5, 62.0, -3.5)
         ));
         assert!(expand("summon zombie ^ ~ ^", ("alice", south), &online(), 0).is_err());
-    }
-
-    #[test]
-    fn commands_take_vanillas_permission_levels() {
-        let level_of = |line| level(&parse(line).unwrap());
-        assert_eq!(level_of("list"), 0);
-        assert_eq!(level_of("help"), 0);
-        assert_eq!(level_of("msg bob hello there"), 0);
-        assert_eq!(level_of("me waves"), 0);
-        assert_eq!(level_of("say hello"), 2);
-        assert_eq!(level_of("give alice diamond"), 2);
-        assert_eq!(level_of("time set night"), 2);
-        assert_eq!(level_of("kick bob"), 3);
-        assert_eq!(level_of("op bob"), 3);
-        assert_eq!(level_of("whitelist on"), 3);
-        assert_eq!(level_of("stop"), 4);
-        assert_eq!(level_of("save-all"), 4);
-        assert_eq!(level_of("config"), 4);
     }
 }

@@ -6,6 +6,8 @@
 pub mod command;
 pub mod in_game;
 pub mod rcon;
+pub mod selector;
+pub mod tree;
 
 use std::io::BufRead;
 
@@ -14,7 +16,12 @@ use valence::app::AppExit;
 use valence::event_loop::PacketEvent;
 use valence::log::{error, info, warn};
 use valence::prelude::*;
-use valence::protocol::packets::play::{CommandExecutionC2s, DisconnectS2c};
+use valence::protocol::packets::play::command_suggestions_s2c::CommandSuggestionsMatch;
+use valence::protocol::packets::play::{
+    CommandExecutionC2s, CommandSuggestionsS2c, DisconnectS2c, EntityStatusS2c,
+    RequestCommandCompletionsC2s,
+};
+use valence::protocol::VarInt;
 use valence::protocol::WritePacket;
 
 use crate::access::commands as access;
@@ -39,12 +46,19 @@ impl Plugin for ConsolePlugin {
         if self.stdin {
             read_stdin(inbox.sender());
         }
-        app.insert_resource(inbox).add_systems(
-            Update,
-            (run_commands, run_players_commands)
-                .chain()
-                .in_set(crate::schedule::TickSet::Commands),
-        );
+        app.insert_resource(inbox)
+            .insert_resource(tree::CommandTree::new())
+            .add_systems(
+                Update,
+                (
+                    run_commands,
+                    run_players_commands,
+                    tell_permission_levels,
+                    complete_commands,
+                )
+                    .chain()
+                    .in_set(crate::schedule::TickSet::Commands),
+            );
     }
 }
 
@@ -123,10 +137,16 @@ fn run_players_commands(world: &mut World, mut seen: Local<ManualEventReader<Pac
     if typed.is_empty() {
         return;
     }
-    let online: Vec<String> = world
-        .query_filtered::<&Username, With<Client>>()
+    let online: Vec<selector::Candidate> = world
+        .query::<(&Username, &Position, &GameMode)>()
         .iter(world)
-        .map(|n| n.0.clone())
+        .map(|(name, pos, mode)| selector::Candidate {
+            name: name.0.clone(),
+            pos: pos.0,
+            kind: selector::Kind::Player,
+            mode: Some(*mode),
+            what: (),
+        })
         .collect();
     for (player, line) in typed {
         let Some((name, id, stance)) = world
@@ -145,26 +165,29 @@ fn run_players_commands(world: &mut World, mut seen: Local<ManualEventReader<Pac
             continue;
         };
         info!("{name} issued server command: /{line}");
-        let level = world
-            .resource::<crate::access::Access>()
-            .read()
-            .op_level(&name, id);
-        let pick = world.resource::<Server>().current_tick() as usize;
+        let level = permission_level(world.resource::<crate::access::Access>(), &name, id);
+        let draw = world.resource::<Server>().current_tick() as u64;
         let answers: Vec<Text> =
-            match in_game::expand(&line, (name.as_str(), stance), &online, pick) {
+            match in_game::expand(&line, (name.as_str(), stance), &online, draw) {
                 Err(e) => vec![Text::text(e).color(Color::RED)],
                 Ok(lines) => lines
                     .iter()
-                    .map(|line| match command::parse(line) {
-                        Ok(c) if in_game::level(&c) <= level => {
-                            Text::text(run(world, c, (&name, stance.feet))).color(Color::GRAY)
+                    .filter_map(|line| match command::parse(line) {
+                        Ok(c) if tree::level(line.split(' ').next().unwrap_or("")) <= level => {
+                            let answer = run(world, c.clone(), (&name, stance.feet));
+                            in_game::reply(&c, &answer, &name)
                         }
                         // Vanilla shows a player none of the commands above their level.
-                        Ok(_) => Text::translate("command.unknown.command", []).color(Color::RED),
-                        Err(_) if level < 2 => {
-                            Text::translate("command.unknown.command", []).color(Color::RED)
+                        Ok(_) => {
+                            Some(Text::translate("command.unknown.command", []).color(Color::RED))
                         }
-                        Err(usage) => Text::text(usage).color(Color::RED),
+                        Err(_) if level < 2 => {
+                            Some(Text::translate("command.unknown.command", []).color(Color::RED))
+                        }
+                        Err(usage) => {
+                            let usage = usage.strip_prefix("error=").unwrap_or(&usage);
+                            Some(Text::text(usage.trim_matches('"').to_owned()).color(Color::RED))
+                        }
                     })
                     .collect(),
             };
@@ -176,6 +199,97 @@ fn run_players_commands(world: &mut World, mut seen: Local<ManualEventReader<Pac
     }
 }
 
+/// A player's permission level: their operator level (`ops.json`), 0 for everyone else.
+fn permission_level(access: &crate::access::Access, name: &str, id: uuid::Uuid) -> u8 {
+    access.read().op_level(name, id)
+}
+
+/// The permission level a player's client was last told, with the commands of that level.
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ToldLevel(u8);
+
+/// Tells each joining player, and each whose operator level changed (`op`, `deop`, a
+/// reload of `ops.json`), their permission level (vanilla's entity event 24 + level, which
+/// unlocks the client's own operator features) and the command tree of what they may run.
+fn tell_permission_levels(
+    mut commands: Commands,
+    tree: Res<tree::CommandTree>,
+    access: Res<crate::access::Access>,
+    mut clients: Query<(
+        Entity,
+        &mut Client,
+        &Username,
+        &UniqueId,
+        Option<&ToldLevel>,
+    )>,
+) {
+    for (player, mut client, name, id, told) in &mut clients {
+        let level = permission_level(&access, &name.0, id.0);
+        if told == Some(&ToldLevel(level)) {
+            continue;
+        }
+        client.write_packet(&EntityStatusS2c {
+            // A client is entity 0 to itself.
+            entity_id: 0,
+            entity_status: 24 + level.min(4),
+        });
+        client.write_packet(&tree.packet(level));
+        commands.entity(player).insert(ToldLevel(level));
+    }
+}
+
+/// Answers a client's tab completion of a command, as vanilla's server does for each
+/// request: the words that may come next where the typed one starts.
+fn complete_commands(
+    mut packets: EventReader<PacketEvent>,
+    tree: Res<tree::CommandTree>,
+    config: Res<Config>,
+    kinds: Option<Res<ZombieKinds>>,
+    mut clients: Query<(&mut Client, Option<&ToldLevel>)>,
+    names: Query<&Username, With<Client>>,
+) {
+    let mut known: Option<tree::Known> = None;
+    for packet in packets.iter() {
+        let Some(request) = packet.decode::<RequestCommandCompletionsC2s>() else {
+            continue;
+        };
+        let Ok((mut client, told)) = clients.get_mut(packet.client) else {
+            continue;
+        };
+        let known = known.get_or_insert_with(|| tree::Known {
+            players: names.iter().map(|n| n.0.clone()).collect(),
+            entities: kinds.iter().map(|_| "zombie").collect(),
+            effects: crate::player::effects::Effect::ALL
+                .iter()
+                .map(|e| e.name())
+                .collect(),
+            kinds: kinds
+                .iter()
+                .flat_map(|k| k.names())
+                .map(String::from)
+                .collect(),
+            presets: config.hunt.presets.iter().map(|p| p.name.clone()).collect(),
+            keys: config.flatten().into_iter().map(|(key, _)| key).collect(),
+        });
+        let level = told.map_or(0, |t| t.0);
+        let (start, matches) = tree.complete(request.text, level, known);
+        // Brigadier counts in UTF-16 units.
+        let units = |text: &str| VarInt(text.encode_utf16().count() as i32);
+        client.write_packet(&CommandSuggestionsS2c {
+            id: request.transaction_id,
+            start: units(&request.text[..start]),
+            length: units(&request.text[start..]),
+            matches: matches
+                .iter()
+                .map(|m| CommandSuggestionsMatch {
+                    suggested_match: m,
+                    tooltip: None,
+                })
+                .collect(),
+        });
+    }
+}
+
 /// Runs one command and returns its answer. Each module answers for its own data.
 pub fn execute(world: &mut World, command: Command) -> String {
     let spawn = world.resource::<WorldSpawn>().pos.unwrap_or_default();
@@ -183,7 +297,7 @@ pub fn execute(world: &mut World, command: Command) -> String {
 }
 
 /// Runs one command for `sender` (`Server` for the console, or a player's name), with `~` in
-/// `summon`, `fill` and `noise` relative to `origin` (the world spawn, or the player).
+/// `summon`, `setblock`, `fill` and `noise` relative to `origin` (the world spawn, or the player).
 fn run(world: &mut World, command: Command, (sender, origin): (&str, DVec3)) -> String {
     if !available(world, &command) {
         return "error=\"not available on this server\"".into();
@@ -252,12 +366,16 @@ fn run(world: &mut World, command: Command, (sender, origin): (&str, DVec3)) -> 
             amount,
             crate::common::events::DamageCause::Command,
         ),
-        Command::Kill { player } => player::commands::hurt(
-            world,
-            &player,
-            f32::INFINITY,
-            crate::common::events::DamageCause::Kill,
-        ),
+        Command::Kill { player } => match selector::Selector::parse(&player) {
+            Some(Ok(selector)) => kill(world, &selector, (sender, origin)),
+            Some(Err(e)) => format!("error={e:?}"),
+            None => player::commands::hurt(
+                world,
+                &player,
+                f32::INFINITY,
+                crate::common::events::DamageCause::Kill,
+            ),
+        },
         Command::Summon { at, kind } => {
             let pos = resolve(at, origin);
             if !crate::world::in_spawnable_bounds(pos) {
@@ -282,7 +400,14 @@ fn run(world: &mut World, command: Command, (sender, origin): (&str, DVec3)) -> 
             if ![a, b].iter().all(|p| crate::world::in_world(*p)) {
                 return "error=\"That position is out of this world!\"".into();
             }
-            crate::world::fill(world, BlockPos::from_pos(a), BlockPos::from_pos(b), &block)
+            crate::world::fill(world, BlockPos::from_pos(a), BlockPos::from_pos(b), block)
+        }
+        Command::SetBlock { at, block, keep } => {
+            let at = resolve(at, origin);
+            if !crate::world::in_world(at) {
+                return "error=\"That position is out of this world!\"".into();
+            }
+            crate::world::set_block(world, BlockPos::from_pos(at), block, keep)
         }
         Command::Give {
             player,
@@ -329,6 +454,71 @@ fn run(world: &mut World, command: Command, (sender, origin): (&str, DVec3)) -> 
     }
 }
 
+/// `kill` of a selector's players and zombies, measured from `origin`; `sender` is `@s`.
+fn kill(
+    world: &mut World,
+    selector: &selector::Selector,
+    (sender, origin): (&str, DVec3),
+) -> String {
+    let mut candidates: Vec<selector::Candidate<Option<Entity>>> = world
+        .query_filtered::<(&Username, &Position, &GameMode), Without<crate::common::body::Dead>>()
+        .iter(world)
+        .map(|(name, pos, mode)| selector::Candidate {
+            name: name.0.clone(),
+            pos: pos.0,
+            kind: selector::Kind::Player,
+            mode: Some(*mode),
+            what: None,
+        })
+        .collect();
+    if !selector.players_only() {
+        let mut zombies = world.query_filtered::<(Entity, &Position), (
+            With<zombie::Zombie>,
+            Without<crate::common::body::Dying>,
+        )>();
+        candidates.extend(
+            zombies
+                .iter(world)
+                .map(|(entity, pos)| selector::Candidate {
+                    name: "zombie".into(),
+                    pos: pos.0,
+                    kind: selector::Kind::Zombie,
+                    mode: None,
+                    what: Some(entity),
+                }),
+        );
+    }
+    let draw = world.resource::<Server>().current_tick() as u64;
+    let picked = selector.pick(&candidates, origin, Some(sender), draw);
+    if picked.is_empty() {
+        return "error=\"No entity was found\"".into();
+    }
+    let name = if picked.len() == 1 {
+        picked[0].name.clone()
+    } else {
+        String::new()
+    };
+    let zombies: Vec<Entity> = picked.iter().filter_map(|c| c.what).collect();
+    let players: Vec<String> = picked
+        .iter()
+        .filter(|c| c.what.is_none())
+        .map(|c| c.name.clone())
+        .collect();
+    let killed = picked.len();
+    if !zombies.is_empty() {
+        zombie::commands::kill(world, &zombies);
+    }
+    for player in players {
+        player::commands::hurt(
+            world,
+            &player,
+            f32::INFINITY,
+            crate::common::events::DamageCause::Kill,
+        );
+    }
+    format!("killed={killed} name={name} zombies={}", zombies.len())
+}
+
 /// Whether the part of the game `command` works on is in this server: the load harness's
 /// floor runs the server base alone, without zombies, packs or hunts.
 fn available(world: &World, command: &Command) -> bool {
@@ -344,7 +534,7 @@ fn available(world: &World, command: &Command) -> bool {
     }
 }
 
-/// Coordinates of `summon`, `fill` and `noise`, where `~` is relative to `origin`.
+/// Coordinates of `summon`, `setblock`, `fill` and `noise`, where `~` is relative to `origin`.
 fn resolve(at: [command::Coord; 3], origin: DVec3) -> DVec3 {
     DVec3::new(
         at[0].resolve(origin.x),

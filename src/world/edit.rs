@@ -256,11 +256,8 @@ pub fn snapshot_terrain(world: &mut World) -> TerrainSave {
 /// Largest box `fill` sets at once, as vanilla.
 const FILL_LIMIT: i64 = 32_768;
 
-/// `fill`: sets every loaded block of the box between two corners to `block`.
-pub fn fill(world: &mut World, a: BlockPos, b: BlockPos, block: &str) -> String {
-    let Some(kind) = crate::blocks::block_kind(block) else {
-        return format!("error=\"no block named {block}\"");
-    };
+/// `fill`: sets every loaded block of the box between two corners to `state`.
+pub fn fill(world: &mut World, a: BlockPos, b: BlockPos, state: BlockState) -> String {
     let (min, max) = (
         BlockPos::new(a.x.min(b.x), a.y.min(b.y), a.z.min(b.z)),
         BlockPos::new(a.x.max(b.x), a.y.max(b.y), a.z.max(b.z)),
@@ -271,32 +268,86 @@ pub fn fill(world: &mut World, a: BlockPos, b: BlockPos, block: &str) -> String 
     if volume > FILL_LIMIT {
         return format!("error=\"{volume} blocks is more than {FILL_LIMIT}\"");
     }
+    match place(world, (min, max), state, |_| true) {
+        Ok((set, unloaded)) => format!(
+            "filled={set} unloaded={unloaded} block={}",
+            state.to_kind().to_str()
+        ),
+        Err(e) => e,
+    }
+}
+
+/// `setblock`: sets one block to `state`, only where there is air if `keep` (vanilla's
+/// modes `replace` and `keep`). Vanilla's failure when nothing changes.
+pub fn set_block(world: &mut World, at: BlockPos, state: BlockState, keep: bool) -> String {
+    let placed = place(world, (at, at), state, |old| {
+        old != state && (!keep || old.is_air())
+    });
+    match placed {
+        Ok((1, _)) => format!(
+            "set=true x={} y={} z={} block={}",
+            at.x,
+            at.y,
+            at.z,
+            state.to_kind().to_str()
+        ),
+        Ok((_, 0)) => "error=\"Could not set the block\"".into(),
+        Ok(_) => "error=\"That position is not loaded\"".into(),
+        Err(e) => e,
+    }
+}
+
+/// Sets the loaded blocks of the box to `state` where `replaces` their old state, with a
+/// fresh block entity where `state` has one the server keeps (a chest to fill, a sign to
+/// write on); how many were set and how many were not loaded.
+fn place(
+    world: &mut World,
+    (min, max): (BlockPos, BlockPos),
+    state: BlockState,
+    replaces: impl Fn(BlockState) -> bool,
+) -> Result<(u32, u32), String> {
+    let kept_id = state
+        .block_entity_kind()
+        .map(|k| k.ident().path().to_owned())
+        .filter(|id| super::block_entities::kept(id));
+    // A block with an entity (a chest) carries one, which a client needs to draw it.
+    let shown = state.block_entity_kind().map(|_| match &kept_id {
+        Some(id) => super::block_entities::client_view(&super::block_entities::fresh(id)),
+        None => valence::nbt::Compound::new(),
+    });
     let mut layers = world.query_filtered::<&mut ChunkLayer, With<Overworld>>();
     let Ok(mut layer) = layers.get_single_mut(world) else {
-        return "error=\"the world is not ready\"".into();
+        return Err("error=\"the world is not ready\"".into());
     };
     let (mut set, mut unloaded) = (0, 0);
-    let state = kind.to_state();
-    // A block with an entity (a chest) gets an empty one, which a client needs to draw it.
-    let nbt = state
-        .block_entity_kind()
-        .map(|_| valence::nbt::Compound::new());
+    let mut placed = Vec::new();
     for x in min.x..=max.x {
         for y in min.y..=max.y {
             for z in min.z..=max.z {
+                let Some(old) = layer.block([x, y, z]).map(|b| b.state) else {
+                    unloaded += 1;
+                    continue;
+                };
+                if !replaces(old) {
+                    continue;
+                }
                 let block = Block {
                     state,
-                    nbt: nbt.clone(),
+                    nbt: shown.clone(),
                 };
-                match layer.set_block([x, y, z], block) {
-                    Some(_) => set += 1,
-                    None => unloaded += 1,
-                }
+                layer.set_block([x, y, z], block);
+                placed.push(BlockPos::new(x, y, z));
+                set += 1;
             }
         }
     }
+    if let (Some(id), Some(mut entities)) = (kept_id, world.get_resource_mut::<BlockEntities>()) {
+        for at in placed {
+            entities.set(at, &id, super::block_entities::fresh(&id));
+        }
+    }
     world.send_event(BlocksChanged { min, max });
-    format!("filled={set} unloaded={unloaded} block={}", kind.to_str())
+    Ok((set, unloaded))
 }
 
 #[cfg(test)]

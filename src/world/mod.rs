@@ -23,7 +23,7 @@ use valence::prelude::*;
 
 use crate::config::Config;
 pub use chunks::ChunkLifecycle;
-pub use edit::{fill, snapshot_terrain, BlocksChanged, Edits, TerrainSave};
+pub use edit::{fill, set_block, snapshot_terrain, BlocksChanged, Edits, TerrainSave};
 pub use generate::{Terrain, HEIGHT, MIN_Y, SEA_LEVEL};
 pub use nav::{patch_nav, Nav, NavChunk, NavVoxels};
 pub use voxels::{climbable, is_solid, Column, Grid, LayerVoxels, Voxels};

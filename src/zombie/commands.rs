@@ -1,9 +1,11 @@
-//! Operator commands about zombies: `summon` and `zombies`.
+//! Operator commands about zombies: `summon`, `kill` and `zombies`.
 
+use bevy_ecs::system::SystemState;
+use valence::entity::EntityStatuses;
 use valence::prelude::*;
 
 use super::record::new_zombie;
-use super::{Attack, ChaseStats, Destination, Lod, Tier, Why, ZombieKinds};
+use super::{Attack, ChaseStats, Destination, Lod, Tier, Vitality, Why, ZombieKinds};
 use crate::common::body::Dying;
 use crate::config::Config;
 use crate::world::Overworld;
@@ -39,6 +41,31 @@ pub fn summon(world: &mut World, pos: DVec3, kind: Option<&str>) -> String {
         pos.y,
         pos.z
     )
+}
+
+/// `kill`: each zombie dies as a blow taking all its health would kill it, by no player's hand
+/// (vanilla's `/kill`: none of what only a player's kill drops, no experience).
+pub fn kill(world: &mut World, zombies: &[Entity]) {
+    let now = world.resource::<Server>().current_tick() as u64;
+    let mut state = SystemState::<(
+        Commands,
+        Query<(&mut Vitality, &mut EntityStatuses), Without<Dying>>,
+    )>::new(world);
+    let (mut commands, mut bodies) = state.get_mut(world);
+    for &zombie in zombies {
+        if let Ok((mut vitality, mut statuses)) = bodies.get_mut(zombie) {
+            let all = (f32::INFINITY, None);
+            super::attack::wound(
+                &mut commands,
+                zombie,
+                &mut vitality,
+                &mut statuses,
+                all,
+                now,
+            );
+        }
+    }
+    state.apply(world);
 }
 
 /// `zombies`: what the zombies are doing, their tiers, and the chase totals.
