@@ -26,6 +26,13 @@ fn a_player_joins_stands_sees_time_is_hurt_dies_and_respawns_in_a_world_lit_as_v
 }
 
 #[test]
+fn a_flat_world_is_vanillas_superflat_stood_on_at_vanillas_height() {
+    let server = TestServer::start("flat", "generator = \"flat\"\n");
+    server.scenario("flat");
+    server.stop();
+}
+
+#[test]
 fn rcon_refuses_a_wrong_password_and_runs_commands() {
     let server = TestServer::start("rcon", "");
     server.scenario("rcon");

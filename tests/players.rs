@@ -394,3 +394,33 @@ fn a_player_is_sent_the_commands_of_their_level_and_completions_as_vanillas_are(
     h.app.update();
     assert_eq!(told(&mut h.helper).1, Some(0), "told again when deopped");
 }
+
+#[test]
+fn a_flat_world_is_vanillas_superflat_and_a_player_stands_on_its_grass() {
+    use horde::config::{Config, GeneratorSetting};
+    let mut config = Config::default();
+    config.spawning.enabled = false;
+    config.server.generator = GeneratorSetting::Flat;
+    let mut h = support::headless::harness_with(config);
+    assert_eq!(
+        h.spawn_point(),
+        DVec3::new(0.5, -60.0, 0.5),
+        "vanilla's height"
+    );
+    for (y, block) in [
+        (-64, BlockState::BEDROCK),
+        (-63, BlockState::DIRT),
+        (-62, BlockState::DIRT),
+        (-61, BlockState::GRASS_BLOCK),
+        (-60, BlockState::AIR),
+    ] {
+        assert_eq!(h.block(BlockPos::new(21, y, -7)), block, "y {y}");
+    }
+    for _ in 0..40 {
+        h.app.update();
+    }
+    let feet = h.app.world.get::<Position>(h.client).unwrap().0;
+    assert_eq!(feet.y, -60.0, "stands on the grass");
+    let flat = h.app.world.get::<valence::spawn::IsFlat>(h.client).unwrap();
+    assert!(flat.0, "the client draws a flat world's horizon");
+}

@@ -13,6 +13,13 @@ impl Default for ServerConfig {
             view_distance: 10,
             world: "default".into(),
             seed: 20_230_612,
+            generator: GeneratorSetting::Terrain,
+            // Vanilla's default superflat: bedrock, two dirt, grass.
+            flat_layers: vec![
+                "minecraft:bedrock".into(),
+                "2*minecraft:dirt".into(),
+                "minecraft:grass_block".into(),
+            ],
             tick_rate: 20,
             game_mode: GameModeSetting::Survival,
             difficulty: Difficulty::Normal,

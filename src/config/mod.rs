@@ -79,6 +79,12 @@ pub struct ServerConfig {
     pub world: String,
     /// Seed of the terrain generated where the world folder has no chunk.
     pub seed: i64,
+    /// What is generated where the world folder has no chunk: horde's `terrain`, or `flat`
+    /// (vanilla's `level-type=flat`) of `flat_layers`.
+    pub generator: GeneratorSetting,
+    /// A flat world's layers from the bottom of the world up, as vanilla's superflat codes:
+    /// `"minecraft:bedrock"`, `"2*minecraft:dirt"`.
+    pub flat_layers: Vec<String>,
     /// Ticks per second.
     pub tick_rate: u32,
     /// Game mode of joining players.
@@ -106,6 +112,46 @@ pub struct ServerConfig {
     /// The server list and the query show the player count but no names, as vanilla's
     /// `hide-online-players`.
     pub hide_online_players: bool,
+}
+
+/// What fills the chunks a world folder does not have.
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum GeneratorSetting {
+    Terrain,
+    Flat,
+}
+
+/// A flat world's layers (`server.flat_layers`), one block state a block from the bottom of
+/// the world up: `"2*minecraft:dirt"` is two layers of dirt (vanilla's superflat code). An
+/// error names the layer that is wrong; all the layers together fit in the world's 384 blocks.
+pub fn flat_layers(layers: &[String]) -> Result<Vec<valence::BlockState>, String> {
+    let mut blocks = Vec::new();
+    for (i, layer) in layers.iter().enumerate() {
+        let (count, block) = match layer.split_once('*') {
+            Some((count, block)) => (
+                count
+                    .trim()
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|n| *n >= 1)
+                    .ok_or_else(|| {
+                        format!("flat_layers[{i}] = {layer:?}: expected N*block with N at least 1")
+                    })?,
+                block,
+            ),
+            None => (1, layer.as_str()),
+        };
+        let state = crate::blocks::parse_state(block.trim())
+            .map_err(|e| format!("flat_layers[{i}] = {layer:?}: {e}"))?;
+        blocks.extend(std::iter::repeat_n(state, count.min(385)));
+        if blocks.len() > 384 {
+            return Err(format!(
+                "flat_layers: more than the world's 384 blocks of height (at [{i}] = {layer:?})"
+            ));
+        }
+    }
+    Ok(blocks)
 }
 
 /// How players reach this server.
@@ -759,6 +805,30 @@ fn lookup(table: &toml::Table, dotted: &str) -> Option<toml::Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn flat_layers_read_vanillas_superflat_codes() {
+        let layers =
+            |codes: &[&str]| flat_layers(&codes.iter().map(|c| c.to_string()).collect::<Vec<_>>());
+        let default = layers(&["minecraft:bedrock", "2*minecraft:dirt", "grass_block"]).unwrap();
+        assert_eq!(
+            default,
+            [
+                valence::BlockState::BEDROCK,
+                valence::BlockState::DIRT,
+                valence::BlockState::DIRT,
+                valence::BlockState::GRASS_BLOCK
+            ]
+        );
+        assert_eq!(layers(&["3*snow[layers=2]"]).unwrap().len(), 3);
+        assert_eq!(layers(&[]).unwrap(), [], "a void world");
+        assert!(layers(&["0*stone"]).unwrap_err().contains("flat_layers[0]"));
+        assert!(layers(&["stone", "dirtt"])
+            .unwrap_err()
+            .starts_with("flat_layers[1] = \"dirtt\": Unknown block type"));
+        assert!(layers(&["385*stone"]).unwrap_err().contains("384"));
+        assert!(layers(&["200*stone", "184*dirt"]).is_ok());
+    }
 
     #[test]
     fn unknown_key_is_named() {

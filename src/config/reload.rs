@@ -64,6 +64,8 @@ const RESTART_KEYS: &[&str] = &[
     "server.max_players",
     "server.world",
     "server.seed",
+    "server.generator",
+    "server.flat_layers",
     "server.tick_rate",
     "server.connection_mode",
     "server.velocity_secret",

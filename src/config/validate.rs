@@ -38,6 +38,8 @@ impl Config {
                 "server.world = {world:?}: expected a folder name under worlds/"
             )));
         }
+        super::flat_layers(&self.server.flat_layers)
+            .map_err(|e| ConfigError(format!("server.{e}")))?;
         self.validate_zombies()?;
         self.validate_siege()?;
         if !(0..self.time.day_length_ticks).contains(&self.time.start_time) {

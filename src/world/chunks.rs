@@ -25,7 +25,7 @@ use super::anvil::{Loaded, Loader};
 use super::block_entities::BlockEntities;
 use super::edit::Edits;
 use super::gate::{close_gate, open_gate, TickGate};
-use super::generate::{Generated, Terrain};
+use super::generate::{Generated, Land};
 use super::light::{whole_light_packet, Light};
 use super::nav::Nav;
 use super::surface::ChunkArrived;
@@ -36,7 +36,8 @@ use crate::metrics::Histogram;
 use crate::schedule::TickSet;
 
 pub struct ChunksPlugin {
-    pub seed: i64,
+    /// What fills the chunks the world folder lacks.
+    pub land: Land,
     /// Whether the terrain worker waits for each tick to end (see [`TickGate`]).
     pub between_ticks: bool,
 }
@@ -77,7 +78,7 @@ impl Plugin for ChunksPlugin {
         app.add_event::<ChunkDropped>()
             .insert_resource(EntityTicking::default())
             .insert_resource(lifecycle)
-            .insert_resource(Generator::start(self.seed, gate, threshold))
+            .insert_resource(Generator::start(self.land.clone(), gate, threshold))
             .add_systems(
                 PostUpdate,
                 note_needed_chunks.in_set(crate::schedule::BeforeLayersSet),
@@ -490,7 +491,7 @@ impl Generator {
     /// Starts the worker; with a gate, it generates between ticks or once a tick has run its
     /// budget.
     fn start(
-        seed: i64,
+        land: Land,
         gate: Option<(TickGate, Duration)>,
         threshold: CompressionThreshold,
     ) -> Self {
@@ -500,12 +501,11 @@ impl Generator {
             .name("terrain".into())
             .spawn(move || {
                 yield_to_the_tick();
-                let terrain = Terrain::new(seed);
                 for pos in todo.iter() {
                     if let Some((gate, budget)) = &gate {
                         gate.wait_between_ticks(*budget);
                     }
-                    let made = terrain.generate(pos);
+                    let made = land.generate(pos);
                     let light = light_chunk(|x, y, z| made.chunk.block_state(x, y, z));
                     let packet = whole_light_packet(pos, &light, threshold);
                     if finished.send((pos, made, light, packet)).is_err() {

@@ -17,6 +17,35 @@ pub const HEIGHT: u32 = 384;
 /// Water fills open air up to this level.
 pub const SEA_LEVEL: i32 = 62;
 
+/// What fills the chunks the world folder does not have.
+#[derive(Debug, Clone)]
+pub enum Land {
+    /// Horde's terrain of one seed.
+    Terrain(Box<Terrain>),
+    /// Vanilla's superflat: one block a layer, from the bottom of the world up.
+    Flat(Vec<BlockState>),
+}
+
+impl Land {
+    /// One chunk column, with its surface and walkability facts.
+    pub fn generate(&self, pos: ChunkPos) -> Generated {
+        match self {
+            Land::Terrain(terrain) => terrain.generate(pos),
+            Land::Flat(layers) => {
+                let mut blocks = Blocks::new();
+                for (y, &layer) in layers.iter().enumerate() {
+                    for z in 0..16 {
+                        for x in 0..16 {
+                            blocks.set(x, y as u32, z, layer);
+                        }
+                    }
+                }
+                blocks.generated()
+            }
+        }
+    }
+}
+
 /// The terrain of one seed.
 #[derive(Debug, Clone)]
 pub struct Terrain {
@@ -106,6 +135,15 @@ impl Blocks {
         self.blocks[Self::index(x, y, z)] = block;
         if !block.is_air() {
             self.air_from = self.air_from.max(y + 1);
+        }
+    }
+
+    /// The chunk as the tick takes it: its blocks, surface and walkability facts.
+    fn generated(self) -> Generated {
+        Generated {
+            surface: self.surface(),
+            nav: NavChunk::of(|x, y, z| self.get(x, y, z)),
+            chunk: self.into_chunk(),
         }
     }
 
@@ -279,11 +317,7 @@ impl Terrain {
                 }
             }
         }
-        Generated {
-            surface: blocks.surface(),
-            nav: NavChunk::of(|x, y, z| blocks.get(x, y, z)),
-            chunk: blocks.into_chunk(),
-        }
+        blocks.generated()
     }
 
     fn fill_column(

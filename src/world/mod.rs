@@ -21,10 +21,10 @@ use std::path::PathBuf;
 use valence::log::{info, warn};
 use valence::prelude::*;
 
-use crate::config::Config;
+use crate::config::{Config, GeneratorSetting};
 pub use chunks::ChunkLifecycle;
 pub use edit::{fill, set_block, snapshot_terrain, BlocksChanged, Edits, TerrainSave};
-pub use generate::{Terrain, HEIGHT, MIN_Y, SEA_LEVEL};
+pub use generate::{Land, Terrain, HEIGHT, MIN_Y, SEA_LEVEL};
 pub use nav::{patch_nav, Nav, NavChunk, NavVoxels};
 pub use voxels::{climbable, is_solid, Column, Grid, LayerVoxels, Voxels};
 
@@ -38,7 +38,14 @@ pub struct WorldPlugin {
 
 impl Plugin for WorldPlugin {
     fn build(&self, app: &mut App) {
-        let seed = app.world.resource::<Config>().server.seed;
+        let server = &app.world.resource::<Config>().server;
+        let flat = server.generator == GeneratorSetting::Flat;
+        let land = if flat {
+            // Checked when the configuration was read.
+            Land::Flat(crate::config::flat_layers(&server.flat_layers).unwrap_or_default())
+        } else {
+            Land::Terrain(Box::new(Terrain::new(server.seed)))
+        };
         app.insert_resource(WorldDir(self.dir.clone()))
             .insert_resource(anvil::Regions::new(&self.dir))
             .insert_resource(anvil::EntityRegions::new(&self.dir))
@@ -48,9 +55,15 @@ impl Plugin for WorldPlugin {
             .init_resource::<Nav>()
             .add_plugins(light::LightPlugin)
             .add_plugins(chunks::ChunksPlugin {
-                seed,
+                land,
                 between_ticks: self.terrain_between_ticks,
             })
+            .add_systems(
+                Update,
+                show_flat_sky
+                    .run_if(move || flat)
+                    .in_set(crate::schedule::TickSet::World),
+            )
             .add_event::<BlocksChanged>()
             .add_event::<surface::ChunkArrived>()
             .add_systems(Startup, create_overworld)
@@ -142,6 +155,13 @@ fn create_overworld(
     commands.insert_resource(loader);
     commands.insert_resource(names);
     commands.spawn((layer, Overworld));
+}
+
+/// A flat world's clients draw its horizon at the bottom of the world, as vanilla's do.
+fn show_flat_sky(mut joined: Query<&mut valence::spawn::IsFlat, Added<Client>>) {
+    for mut flat in &mut joined {
+        flat.0 = true;
+    }
 }
 
 /// Finds dry standable ground near the spawn column once its chunk is in the layer.
