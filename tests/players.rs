@@ -260,6 +260,66 @@ fn the_console_says_whispers_and_emotes_as_vanillas_does() {
     assert!(has("chat.type.emote", "looks around"), "{heard:?}");
     assert!(h.run("msg nobody hello").contains("no player named nobody"));
     assert!(h.run("say").starts_with("usage: say"));
+
+    // tellraw and title: a JSON text in chat and on the screen.
+    h.run(r#"tellraw tester {"text":"the wall holds","color":"gold"}"#);
+    h.run(r#"title tester title {"text":"Night falls"}"#);
+    h.app.update();
+    let frames = h.helper.collect_received();
+    use valence::protocol::Packet;
+    let titled = frames
+        .0
+        .iter()
+        .filter(|f| f.id == valence::protocol::packets::play::TitleS2c::ID)
+        .filter_map(|f| {
+            f.decode::<valence::protocol::packets::play::TitleS2c>()
+                .ok()
+        })
+        .any(|t| format!("{:?}", t.title_text).contains("Night falls"));
+    assert!(titled, "the title reached the screen");
+    let told = frames
+        .0
+        .iter()
+        .filter_map(|f| {
+            f.decode::<valence::protocol::packets::play::GameMessageS2c>()
+                .ok()
+        })
+        .any(|m| format!("{:?}", m.chat).contains("the wall holds"));
+    assert!(told, "tellraw reached the chat");
+}
+
+#[test]
+fn operators_clear_inventories_and_give_and_set_experience_as_vanillas_do() {
+    let mut h = harness();
+    h.app.update();
+    h.run("give tester dirt 5");
+    h.run("give tester bread 2");
+    h.app.update();
+    assert_eq!(h.run("clear tester dirt 2"), "cleared=2 player=tester");
+    assert_eq!(h.count(ItemKind::Dirt), 3);
+    assert_eq!(h.run("clear tester"), "cleared=5 player=tester");
+    assert_eq!(h.count(ItemKind::Bread), 0);
+    assert!(h.run("clear tester").contains("No items were found"));
+
+    assert!(h.run("xp add tester 30 levels").starts_with("added=30"));
+    assert_eq!(
+        h.run("xp query tester levels"),
+        "has=30 unit=levels player=tester"
+    );
+    assert!(h
+        .run("xp set tester 112 points")
+        .contains("above the maximum"));
+    h.run("xp set tester 100 points");
+    assert_eq!(
+        h.run("experience query tester points"),
+        "has=100 unit=points player=tester"
+    );
+    h.run("xp add tester -31 levels");
+    assert_eq!(
+        h.run("xp query tester levels"),
+        "has=0 unit=levels player=tester"
+    );
+    assert!(h.run("seed").starts_with("seed="));
 }
 
 #[test]

@@ -245,3 +245,68 @@ pub fn whisper(world: &mut World, sender: &str, player: &str, message: &str) -> 
     }
     format!("whispered={message:?} to={player} by={sender}")
 }
+
+/// What `title` shows a player.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Title {
+    Title(Text),
+    Subtitle(Text),
+    ActionBar(Text),
+    /// Ticks to fade in, stay and fade out.
+    Times(i32, i32, i32),
+    Clear,
+    Reset,
+}
+
+/// The client of the player named `player` (as vanilla, in any case).
+fn client_named<'w>(world: &'w mut World, player: &str) -> Option<Mut<'w, Client>> {
+    let entity = world
+        .query_filtered::<(Entity, &Username), With<Client>>()
+        .iter(world)
+        .find(|(_, name)| name.0.eq_ignore_ascii_case(player))?
+        .0;
+    world.get_mut::<Client>(entity)
+}
+
+/// `tellraw`: a text component to one player's chat.
+pub fn tellraw(world: &mut World, player: &str, line: Text) -> String {
+    let Some(mut client) = client_named(world, player) else {
+        return format!("error=\"no player named {player}\"");
+    };
+    client.send_chat_message(line);
+    format!("told={player}")
+}
+
+/// `title`: a text on one player's screen, or its timing, cleared or reset.
+pub fn title(world: &mut World, player: &str, shown: Title) -> String {
+    let Some(mut client) = client_named(world, player) else {
+        return format!("error=\"no player named {player}\"");
+    };
+    let what = match shown {
+        Title::Title(text) => {
+            client.set_title(text);
+            "title"
+        }
+        Title::Subtitle(text) => {
+            client.set_subtitle(text);
+            "subtitle"
+        }
+        Title::ActionBar(text) => {
+            client.set_action_bar(text);
+            "actionbar"
+        }
+        Title::Times(fade_in, stay, fade_out) => {
+            client.set_title_times(fade_in, stay, fade_out);
+            "times"
+        }
+        Title::Clear => {
+            client.clear_title();
+            "clear"
+        }
+        Title::Reset => {
+            client.reset_title();
+            "reset"
+        }
+    };
+    format!("title={what} player={player}")
+}

@@ -3,6 +3,8 @@
 
 use valence::{BlockState, GameMode};
 
+use crate::experience::commands::Unit;
+
 /// One parsed command.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
@@ -78,6 +80,26 @@ pub enum Command {
         player: String,
         message: String,
     },
+    Seed,
+    /// `tellraw`: a JSON text to one player's chat.
+    Tellraw {
+        player: String,
+        text: valence::text::Text,
+    },
+    Title {
+        player: String,
+        shown: crate::chat::Title,
+    },
+    /// `clear`: every item, or `item`, at most `max` of them.
+    Clear {
+        player: String,
+        item: Option<String>,
+        max: Option<u32>,
+    },
+    Xp {
+        player: String,
+        change: XpChange,
+    },
     Packs,
     Reload,
     /// `config [key or table]`.
@@ -115,6 +137,14 @@ pub enum Command {
     HuntStatus,
     PerfStart,
     PerfStop,
+}
+
+/// What `xp` does.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum XpChange {
+    Add(i32, Unit),
+    Set(i32, Unit),
+    Query(Unit),
 }
 
 /// A coordinate as vanilla writes them: `12.5`, or `~` / `~-3` relative to the player.
@@ -216,6 +246,29 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "msg <targets> <message>",
         "whisper to players (also tell and w)",
     ),
+    ("seed", "the world's seed"),
+    ("tellraw <targets> <json>", "a JSON text in players' chat"),
+    (
+        "title <targets> (title|subtitle|actionbar) <json>",
+        "a JSON text on players' screens",
+    ),
+    (
+        "title <targets> (clear|reset)",
+        "take titles off players' screens",
+    ),
+    (
+        "title <targets> times <fade_in> <stay> <fade_out>",
+        "ticks a title fades in, stays and fades out",
+    ),
+    (
+        "clear [<targets>] [<item>] [<max>]",
+        "take items from players' inventories (yours, in the game)",
+    ),
+    (
+        "xp (add|set) <targets> <amount> [points|levels]",
+        "give or set experience points or levels (also experience)",
+    ),
+    ("xp query <target> (points|levels)", "a player's experience"),
     ("packs", "every pack, pack counters and chunk latencies"),
     ("hunt", "the running hunt round"),
     ("hunt start <preset>", "start a hunt round"),
@@ -286,6 +339,20 @@ fn weather_duration(text: &str) -> Option<u32> {
 /// A block state (`oak_stairs[facing=east]`), or vanilla's message as an error.
 fn block_state(text: &str) -> Result<BlockState, String> {
     crate::blocks::parse_state(text).map_err(|e| format!("error={e:?}"))
+}
+
+/// A JSON text component (`{"text":"Run!","color":"red"}`), or the parser's complaint.
+fn json_text(json: &str) -> Result<valence::text::Text, String> {
+    json.parse()
+        .map_err(|e| format!("error={:?}", format!("Invalid chat component: {e}")))
+}
+
+fn xp_unit(word: &str) -> Result<Unit, String> {
+    match word {
+        "points" => Ok(Unit::Points),
+        "levels" => Ok(Unit::Levels),
+        _ => Err(usage("xp")),
+    }
 }
 
 /// Parses one console or RCON line (a leading `/` is accepted, as in game chat).
@@ -477,6 +544,70 @@ fn player_command(name: &str, args: &[&str]) -> Parsed {
             player: player.to_string(),
             message: words.join(" "),
         },
+        ("seed", []) => Command::Seed,
+        ("tellraw", [player, json @ ..]) if !json.is_empty() => Command::Tellraw {
+            player: player.to_string(),
+            text: json_text(&json.join(" "))?,
+        },
+        ("title", [player, kind @ ("title" | "subtitle" | "actionbar"), json @ ..])
+            if !json.is_empty() =>
+        {
+            let text = json_text(&json.join(" "))?;
+            Command::Title {
+                player: player.to_string(),
+                shown: match *kind {
+                    "title" => crate::chat::Title::Title(text),
+                    "subtitle" => crate::chat::Title::Subtitle(text),
+                    _ => crate::chat::Title::ActionBar(text),
+                },
+            }
+        }
+        ("title", [player, what @ ("clear" | "reset")]) => Command::Title {
+            player: player.to_string(),
+            shown: if *what == "clear" {
+                crate::chat::Title::Clear
+            } else {
+                crate::chat::Title::Reset
+            },
+        },
+        ("title", [player, "times", fade_in, stay, fade_out]) => {
+            let ticks = |s: &str| {
+                s.parse::<i32>()
+                    .ok()
+                    .filter(|t| *t >= 0)
+                    .ok_or_else(|| usage("title"))
+            };
+            Command::Title {
+                player: player.to_string(),
+                shown: crate::chat::Title::Times(ticks(fade_in)?, ticks(stay)?, ticks(fade_out)?),
+            }
+        }
+        ("clear", [player, rest @ ..]) if rest.len() <= 2 => Command::Clear {
+            player: player.to_string(),
+            item: rest.first().map(|i| i.to_string()),
+            max: match rest.get(1) {
+                Some(n) => Some(n.parse().map_err(|_| usage("clear"))?),
+                None => None,
+            },
+        },
+        ("xp" | "experience", [what @ ("add" | "set"), player, amount, unit @ ..])
+            if unit.len() <= 1 =>
+        {
+            let amount = amount.parse::<i32>().map_err(|_| usage("xp"))?;
+            let unit = xp_unit(unit.first().copied().unwrap_or("points"))?;
+            Command::Xp {
+                player: player.to_string(),
+                change: if *what == "add" {
+                    XpChange::Add(amount, unit)
+                } else {
+                    XpChange::Set(amount, unit)
+                },
+            }
+        }
+        ("xp" | "experience", ["query", player, unit]) => Command::Xp {
+            player: player.to_string(),
+            change: XpChange::Query(xp_unit(unit)?),
+        },
         ("give", [player, item, count @ ..]) if count.len() <= 1 => Command::Give {
             player: player.to_string(),
             item: item.to_string(),
@@ -576,6 +707,43 @@ mod tests {
                 keep: true,
             })
         );
+        assert_eq!(parse("seed"), Ok(Command::Seed));
+        assert_eq!(
+            parse("xp add alice -3 levels"),
+            Ok(Command::Xp {
+                player: "alice".into(),
+                change: XpChange::Add(-3, Unit::Levels)
+            })
+        );
+        assert_eq!(
+            parse("experience query alice points"),
+            Ok(Command::Xp {
+                player: "alice".into(),
+                change: XpChange::Query(Unit::Points)
+            })
+        );
+        assert_eq!(
+            parse("clear alice minecraft:dirt 5"),
+            Ok(Command::Clear {
+                player: "alice".into(),
+                item: Some("minecraft:dirt".into()),
+                max: Some(5)
+            })
+        );
+        assert!(matches!(
+            parse(r#"tellraw alice {"text":"run now","color":"red"}"#),
+            Ok(Command::Tellraw { .. })
+        ));
+        assert_eq!(
+            parse("title alice times 10 70 20"),
+            Ok(Command::Title {
+                player: "alice".into(),
+                shown: crate::chat::Title::Times(10, 70, 20)
+            })
+        );
+        assert!(parse("tellraw alice {not json")
+            .unwrap_err()
+            .contains("Invalid chat component"));
         assert_eq!(
             parse("summon zombie"),
             Ok(Command::Summon {

@@ -7,7 +7,7 @@
 use valence::math::DVec3;
 use valence::prelude::*;
 
-use super::command::Command;
+use super::command::{Command, XpChange};
 use super::selector::{Candidate, Selector};
 
 /// Where a player typing a command stands and looks, which `^` coordinates follow.
@@ -164,6 +164,44 @@ pub fn reply(command: &Command, answer: &str, me: &str) -> Option<Text> {
             vec![text(player)],
         ),
         Command::Op(player) => translate("commands.op.success", vec![text(player)]),
+        Command::Seed => translate(
+            "commands.seed.success",
+            vec![text(&format!("[{}]", field("seed"))).color(Color::GREEN)],
+        ),
+        Command::List => translate(
+            "commands.list.players",
+            vec![
+                text(&field("players")),
+                text(&field("max")),
+                text(&field("names").replace(',', ", ")),
+            ],
+        ),
+        Command::Tellraw { .. } | Command::Title { .. } => None,
+        Command::Clear { player, .. } => translate(
+            "commands.clear.success.single",
+            vec![text(&field("cleared")), text(player)],
+        ),
+        Command::Xp { player, change } => {
+            let (key, amount) = match change {
+                XpChange::Add(n, unit) => (
+                    format!("commands.experience.add.{}.success.single", unit.name()),
+                    *n,
+                ),
+                XpChange::Set(n, unit) => (
+                    format!("commands.experience.set.{}.success.single", unit.name()),
+                    *n,
+                ),
+                XpChange::Query(unit) => (
+                    format!("commands.experience.query.{}", unit.name()),
+                    field("has").parse().unwrap_or(0),
+                ),
+            };
+            let with = match change {
+                XpChange::Query(_) => vec![text(player), text(&amount.to_string())],
+                _ => vec![text(&amount.to_string()), text(player)],
+            };
+            translate(&key, with)
+        }
         Command::Deop(player) => translate("commands.deop.success", vec![text(player)]),
         _ => Some(text(answer).color(Color::GRAY)),
     }
@@ -190,7 +228,7 @@ pub fn expand(
     let mut words: Vec<&str> = owned.iter().map(String::as_str).collect();
     match words[..] {
         ["tp" | "teleport", _, _, _] => words.insert(1, "@s"),
-        ["kill"] | ["gamemode", _] | ["effect", "clear"] => words.push("@s"),
+        ["kill"] | ["clear"] | ["gamemode", _] | ["effect", "clear"] => words.push("@s"),
         _ => {}
     }
     let keeps_selectors = words.first() == Some(&"kill");

@@ -425,6 +425,20 @@ fn run(world: &mut World, command: Command, (sender, origin): (&str, DVec3)) -> 
         Command::Say(message) => crate::chat::say(world, sender, &message),
         Command::Me(action) => crate::chat::emote(world, sender, &action),
         Command::Msg { player, message } => crate::chat::whisper(world, sender, &player, &message),
+        Command::Seed => format!("seed={}", world.resource::<Config>().server.seed),
+        Command::Tellraw { player, text } => crate::chat::tellraw(world, &player, text),
+        Command::Title { player, shown } => crate::chat::title(world, &player, shown),
+        Command::Clear { player, item, max } => {
+            player::commands::clear(world, &player, item.as_deref(), max)
+        }
+        Command::Xp { player, change } => {
+            use crate::experience::commands as xp;
+            match change {
+                command::XpChange::Add(amount, unit) => xp::add(world, &player, amount, unit),
+                command::XpChange::Set(amount, unit) => xp::set(world, &player, amount, unit),
+                command::XpChange::Query(unit) => xp::query(world, &player, unit),
+            }
+        }
         Command::Packs => pack::report(world),
         Command::Reload => {
             let config = config::reload(world);

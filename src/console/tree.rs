@@ -15,7 +15,12 @@ use valence::protocol::VarInt;
 use super::command::COMMANDS;
 
 /// Other names of a command, as vanilla's redirects give them.
-const ALIASES: &[(&str, &str)] = &[("tell", "msg"), ("w", "msg"), ("teleport", "tp")];
+const ALIASES: &[(&str, &str)] = &[
+    ("tell", "msg"),
+    ("w", "msg"),
+    ("teleport", "tp"),
+    ("experience", "xp"),
+];
 
 /// The permission level a command takes (`Commands.LEVEL_*` as vanilla's commands ask them):
 /// 0 for what every player may do, 2 for the game's commands, 3 for who may join, 4 for
@@ -62,6 +67,8 @@ pub enum Arg {
     },
     /// The rest of the line.
     Message,
+    /// A JSON text component, the rest of the line.
+    Json,
     /// One word that the server suggests (`ask_server`).
     Asked(Asked),
     /// One word.
@@ -110,6 +117,8 @@ impl Arg {
             "radius" => Arg::Number { max: Some(128.0) },
             "loudness" => Arg::Number { max: Some(1000.0) },
             "message" | "action" | "reason" => Arg::Message,
+            "json" => Arg::Json,
+            "fade_in" | "stay" | "fade_out" | "max" => Arg::Whole { min: 0, max: None },
             "kind" => Arg::Asked(Asked::ZombieKind),
             "preset" => Arg::Asked(Asked::HuntPreset),
             "key" => Arg::Asked(Asked::ConfigKey),
@@ -153,6 +162,7 @@ impl Arg {
                 max,
             },
             Arg::Message => Parser::Message,
+            Arg::Json => Parser::Component,
             Arg::Asked(_) | Arg::Word => Parser::String(StringArg::SingleWord),
         }
     }
@@ -166,7 +176,7 @@ impl Arg {
     fn words(self) -> Option<usize> {
         match self {
             Arg::Location | Arg::Block3 => Some(3),
-            Arg::Message => None,
+            Arg::Message | Arg::Json => None,
             _ => Some(1),
         }
     }
@@ -211,7 +221,9 @@ impl Arg {
             Arg::Asked(Asked::ZombieKind) => known.kinds.clone(),
             Arg::Asked(Asked::HuntPreset) => known.presets.clone(),
             Arg::Asked(Asked::ConfigKey) => known.keys.clone(),
-            Arg::Whole { .. } | Arg::Number { .. } | Arg::Message | Arg::Word => Vec::new(),
+            Arg::Whole { .. } | Arg::Number { .. } | Arg::Message | Arg::Json | Arg::Word => {
+                Vec::new()
+            }
         }
     }
 }

@@ -3,6 +3,7 @@
 //! points fill the bar by vanilla's level costs, with the chime every fifth level. The rules
 //! are in `rules`; a player's levels are saved with their playerdata.
 
+pub mod commands;
 pub mod record;
 pub mod rules;
 pub mod save;

@@ -61,6 +61,55 @@ impl Levels {
         self.level - before
     }
 
+    /// Adds `points`, or takes them away when negative, as `Player.giveExperiencePoints`
+    /// does for `xp add`: the bar runs down through the levels below, and stops at nothing.
+    pub fn give_points(&mut self, points: i32) {
+        if points >= 0 {
+            self.add(points as u32);
+            return;
+        }
+        let needed = |level| to_next_level(level) as f32;
+        self.progress += points as f32 / needed(self.level);
+        self.total = (self.total as i64 + points as i64).clamp(0, i32::MAX as i64) as u32;
+        while self.progress < 0.0 {
+            let left = self.progress * needed(self.level);
+            if self.level > 0 {
+                self.level -= 1;
+                self.progress = 1.0 + left / needed(self.level);
+            } else {
+                self.progress = 0.0;
+            }
+        }
+    }
+
+    /// Adds `levels`, or takes them away, as `Player.giveExperienceLevels`: at none left the
+    /// bar and the total are emptied too.
+    pub fn give_levels(&mut self, levels: i32) {
+        let level = self.level as i64 + levels as i64;
+        if level < 0 {
+            *self = Levels::default();
+        } else {
+            self.level = (level as u32).min(MAX_LEVEL);
+        }
+    }
+
+    /// Sets the points into the current level (`Player.setExperiencePoints`), which must be
+    /// fewer than the level takes; false when they are not.
+    pub fn set_points(&mut self, points: u32) -> bool {
+        let needed = to_next_level(self.level);
+        if points >= needed {
+            return false;
+        }
+        let needed = needed as f32;
+        self.progress = (points as f32 / needed).clamp(0.0, (needed - 1.0) / needed);
+        true
+    }
+
+    /// The points gathered into the current level, as `xp query` tells them.
+    pub fn points(&self) -> u32 {
+        (self.progress * to_next_level(self.level) as f32) as u32
+    }
+
     /// What a player drops on dying (`Player.getExperienceReward`).
     pub fn death_drop(&self) -> u32 {
         self.level.saturating_mul(7).min(100)
@@ -119,6 +168,24 @@ pub fn pull(orb: DVec3, feet: DVec3, eye_height: f64) -> DVec3 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn xp_commands_move_the_bar_as_vanillas_do() {
+        let mut levels = Levels::default();
+        levels.give_points(10);
+        assert_eq!((levels.level, levels.points(), levels.total), (1, 3, 10));
+        levels.give_points(-5);
+        assert_eq!((levels.level, levels.points(), levels.total), (0, 5, 5));
+        levels.give_points(-100);
+        assert_eq!((levels.level, levels.points(), levels.total), (0, 0, 0));
+        levels.give_levels(30);
+        assert_eq!(levels.level, 30);
+        assert!(levels.set_points(111), "level 30 takes 112");
+        assert_eq!(levels.points(), 111);
+        assert!(!levels.set_points(112));
+        levels.give_levels(-31);
+        assert_eq!(levels, Levels::default(), "below nothing: emptied");
+    }
     use crate::random::generator;
 
     #[test]

@@ -1,5 +1,5 @@
-//! Operator commands about players: `list`, `tp`, `damage`, `kill`, `give`, `gamemode`,
-//! `effect`.
+//! Operator commands about players: `list`, `tp`, `damage`, `kill`, `give`, `clear`,
+//! `gamemode`, `effect`.
 
 use valence::prelude::*;
 
@@ -108,6 +108,47 @@ pub fn give(world: &mut World, player: &str, item: &str, count: u32) -> String {
         }
     }
     format!("given={name} count={count} to={player} dropped={dropped}")
+}
+
+/// `clear`: takes from a player's inventory (its crafting grid, armour and off hand too, as
+/// vanilla's) every item, or every `item`, at most `max` of them when told.
+pub fn clear(world: &mut World, player: &str, item: Option<&str>, max: Option<u32>) -> String {
+    let kind = match item {
+        Some(name) => {
+            let name = name.strip_prefix("minecraft:").unwrap_or(name);
+            match ItemKind::from_str(name) {
+                Some(kind) => Some(kind),
+                None => return format!("error=\"no item named {name}\""),
+            }
+        }
+        None => None,
+    };
+    let Some(entity) = find(world, player) else {
+        return no_such_player(player);
+    };
+    let Some(mut inventory) = world.get_mut::<Inventory>(entity) else {
+        return no_such_player(player);
+    };
+    let mut left = max.unwrap_or(u32::MAX);
+    let mut cleared = 0;
+    // Slot 0 is the crafting result, which follows the grid.
+    for slot in 1..inventory.slot_count() {
+        let Some(stack) = inventory.slot(slot).cloned() else {
+            continue;
+        };
+        if kind.is_some_and(|k| stack.item != k) || left == 0 {
+            continue;
+        }
+        let taken = (stack.count() as u32).min(left);
+        left -= taken;
+        cleared += taken;
+        let rest = stack.count() - taken as u8;
+        inventory.set_slot(slot, (rest > 0).then(|| stack.with_count(rest)));
+    }
+    if cleared == 0 {
+        return format!("error=\"No items were found on player {player}\"");
+    }
+    format!("cleared={cleared} player={player}")
 }
 
 /// `gamemode`.
