@@ -266,6 +266,10 @@ fn whitelist_bans_kicks_spawn_protection_and_refused_commands_as_vanilla() {
         config.contains("whitelist = false"),
         "whitelist off is kept: {config}"
     );
+    assert!(
+        config.contains("natural_regeneration = false"),
+        "the game rule is kept: {config}"
+    );
     server.stop();
 }
 

@@ -320,6 +320,25 @@ fn operators_clear_inventories_and_give_and_set_experience_as_vanillas_do() {
         "has=0 unit=levels player=tester"
     );
     assert!(h.run("seed").starts_with("seed="));
+
+    // Game rules horde keeps as configuration keys, by their vanilla names.
+    assert_eq!(
+        h.run("gamerule fallDamage"),
+        "rule=fallDamage value=true key=survival.fall_damage"
+    );
+    assert_eq!(
+        h.run("gamerule fallDamage false"),
+        "rule=fallDamage value=false key=survival.fall_damage"
+    );
+    let config = h.app.world.resource::<horde::config::Config>();
+    assert!(!config.survival.fall_damage);
+    assert!(h
+        .run("gamerule playersSleepingPercentage 1000")
+        .contains("out of range"));
+    assert!(h.run("gamerule fallDamage 3").starts_with("error="));
+    assert!(h
+        .run("gamerule keepInventory true")
+        .contains("no game rule"));
 }
 
 #[test]

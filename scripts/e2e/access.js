@@ -158,6 +158,8 @@ scenario(async () => {
   await until(() => answers.includes('Gave 5 experience levels to outsider'), '/xp answers as vanilla')
   bot.chat('/tellraw @a {"text":"the gate is shut","color":"gold"}')
   await until(() => answers.includes('the gate is shut'), '/tellraw @a')
+  bot.chat('/gamerule naturalRegeneration false')
+  await until(() => answers.includes('Gamerule naturalRegeneration is now set to: false'), '/gamerule naturalRegeneration false')
   await say('deop outsider')
   await until(() => !trees[trees.length - 1].includes('give'), 'deopped: the tree has no game commands')
   bot.chat('/give @s diamond 1')

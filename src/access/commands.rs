@@ -83,7 +83,7 @@ pub fn enforce_whitelist(world: &mut World) -> usize {
 /// `server.whitelist`, edited in place so the file keeps its comments.
 pub fn whitelist_switch(world: &mut World, on: bool) -> String {
     if let Some(path) = world.resource::<ConfigPath>().0.clone() {
-        if let Err(e) = persist_whitelist_switch(&path, on) {
+        if let Err(e) = crate::config::rules::persist(&path, "server.whitelist", on) {
             return format!("error={:?}", format!("{e:#}"));
         }
     }
@@ -92,20 +92,6 @@ pub fn whitelist_switch(world: &mut World, on: bool) -> String {
     info!("whitelist turned {}", if on { "on" } else { "off" });
     let kicked = if on { enforce_whitelist(world) } else { 0 };
     format!("whitelist={on} kicked={kicked}")
-}
-
-fn persist_whitelist_switch(path: &std::path::Path, on: bool) -> anyhow::Result<()> {
-    let text = std::fs::read_to_string(path)?;
-    let mut doc: toml_edit::DocumentMut = text.parse()?;
-    // `[server]` may be written as a table or inline; only a missing one is added.
-    if doc.get("server").is_none() {
-        doc["server"] = toml_edit::table();
-    }
-    let server = doc["server"]
-        .as_table_like_mut()
-        .ok_or_else(|| anyhow::anyhow!("server in {} is not a table", path.display()))?;
-    server.insert("whitelist", toml_edit::value(on));
-    crate::files::replace(path, doc.to_string().as_bytes())
 }
 
 pub fn whitelist_add(world: &mut World, name: &str) -> String {

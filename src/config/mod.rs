@@ -10,6 +10,7 @@
 mod bounds;
 mod defaults;
 mod reload;
+pub mod rules;
 mod validate;
 
 use std::fmt;
@@ -22,6 +23,7 @@ use valence::prelude::{App, Plugin};
 pub use bounds::Bound;
 pub use defaults::{SEED_DAMAGE, STUD};
 pub use reload::{needs_restart, reload, show, ConfigChanged};
+pub use rules::game_rule;
 
 /// Announces reloads; the configuration itself is put in by whoever builds the app.
 pub struct ConfigPlugin;

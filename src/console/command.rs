@@ -81,6 +81,11 @@ pub enum Command {
         message: String,
     },
     Seed,
+    /// `gamerule <rule> [value]`.
+    GameRule {
+        rule: String,
+        value: Option<String>,
+    },
     /// `tellraw`: a JSON text to one player's chat.
     Tellraw {
         player: String,
@@ -247,6 +252,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "whisper to players (also tell and w)",
     ),
     ("seed", "the world's seed"),
+    (
+        "gamerule (doMobSpawning|drowningDamage|fallDamage|fireDamage|naturalRegeneration|playersSleepingPercentage) [<value>]",
+        "a game rule, or set it (kept in config.toml)",
+    ),
     ("tellraw <targets> <json>", "a JSON text in players' chat"),
     (
         "title <targets> (title|subtitle|actionbar) <json>",
@@ -545,6 +554,10 @@ fn player_command(name: &str, args: &[&str]) -> Parsed {
             message: words.join(" "),
         },
         ("seed", []) => Command::Seed,
+        ("gamerule", [rule, value @ ..]) if value.len() <= 1 => Command::GameRule {
+            rule: rule.to_string(),
+            value: value.first().map(|v| v.to_string()),
+        },
         ("tellraw", [player, json @ ..]) if !json.is_empty() => Command::Tellraw {
             player: player.to_string(),
             text: json_text(&json.join(" "))?,

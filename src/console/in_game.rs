@@ -177,6 +177,14 @@ pub fn reply(command: &Command, answer: &str, me: &str) -> Option<Text> {
             ],
         ),
         Command::Tellraw { .. } | Command::Title { .. } => None,
+        Command::GameRule { rule, value } => translate(
+            if value.is_some() {
+                "commands.gamerule.set"
+            } else {
+                "commands.gamerule.query"
+            },
+            vec![text(rule), text(&field("value"))],
+        ),
         Command::Clear { player, .. } => translate(
             "commands.clear.success.single",
             vec![text(&field("cleared")), text(player)],

@@ -122,7 +122,7 @@ impl Arg {
             "kind" => Arg::Asked(Asked::ZombieKind),
             "preset" => Arg::Asked(Asked::HuntPreset),
             "key" => Arg::Asked(Asked::ConfigKey),
-            "duration" | "address" => Arg::Word,
+            "duration" | "address" | "value" => Arg::Word,
             _ => return None,
         })
     }
@@ -658,6 +658,27 @@ mod tests {
         assert_eq!(level("stop"), 4);
         assert_eq!(level("save-all"), 4);
         assert_eq!(level("config"), 4);
+    }
+
+    #[test]
+    fn gamerule_lists_every_rule_horde_keeps() {
+        let form = COMMANDS
+            .iter()
+            .find(|(form, _)| form.starts_with("gamerule"))
+            .unwrap()
+            .0;
+        let listed: Vec<&str> = form
+            .split(' ')
+            .nth(1)
+            .unwrap()
+            .trim_matches(['(', ')'])
+            .split('|')
+            .collect();
+        let kept: Vec<&str> = crate::config::rules::GAME_RULES
+            .iter()
+            .map(|(rule, _)| *rule)
+            .collect();
+        assert_eq!(listed, kept);
     }
 
     #[test]
