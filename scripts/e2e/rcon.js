@@ -27,7 +27,7 @@ scenario(async () => {
   const chunks = await rcon.send('chunks')
   check(/load_p50=\S+ load_p90=\S+ load_p99=\S+ load_max=\S+/.test(chunks), `chunks: ${chunks}`)
   const usage = await rcon.send('tp nobody 1 2')
-  check(usage === 'usage: tp <player> <x> <y> <z>', `malformed tp: ${usage}`)
+  check(usage === 'usage: tp <location> | tp <targets> <location>', `malformed tp: ${usage}`)
   const unknown = await rcon.send('frobnicate')
   check(/^unknown command/.test(unknown), `unknown command: ${unknown}`)
   const missing = await rcon.send('kill nobody')

@@ -83,7 +83,12 @@ fn local_coordinates(words: &mut Vec<String>, stance: Stance) -> Result<(), Stri
 /// console's line in grey for the rest. `me` is the player who typed it.
 pub fn reply(command: &Command, answer: &str, me: &str) -> Option<Text> {
     if let Some(error) = answer.strip_prefix("error=") {
-        return Some(Text::text(error.trim_matches('"').to_owned()).color(Color::RED));
+        // The quoted message, without the fields some errors add after it.
+        let message = match error.strip_prefix('"') {
+            Some(quoted) => quoted.split('"').next().unwrap_or(quoted),
+            None => error,
+        };
+        return Some(Text::text(message.to_owned()).color(Color::RED));
     }
     let text = |s: &str| Text::text(s.to_owned());
     let field = |key: &str| {
