@@ -7,7 +7,7 @@
 
 mod support;
 
-use horde::common::body::RespawnPoint;
+use horde::common::body::{Dead, RespawnPoint};
 use horde::sleep::Sleeping;
 use horde::time::WorldClock;
 use support::headless::{harness, Harness};
@@ -85,7 +85,7 @@ fn a_bed_sets_the_spawn_refuses_by_day_and_beside_a_zombie_and_skips_the_night()
     );
     assert_eq!(
         h.app.world.get::<RespawnPoint>(h.client),
-        Some(&RespawnPoint(head))
+        Some(&RespawnPoint::bed(head))
     );
 
     // At night, a zombie six blocks off keeps the player up.
@@ -161,7 +161,7 @@ fn a_bed_sets_the_spawn_refuses_by_day_and_beside_a_zombie_and_skips_the_night()
     let mut h = h.restarted();
     assert_eq!(
         h.app.world.get::<RespawnPoint>(h.client),
-        Some(&RespawnPoint(head))
+        Some(&RespawnPoint::bed(head))
     );
     h.run("kill tester");
     h.app
@@ -193,6 +193,61 @@ fn a_bed_sets_the_spawn_refuses_by_day_and_beside_a_zombie_and_skips_the_night()
     );
     assert!(h.app.world.get::<RespawnPoint>(h.client).is_none());
     let spawn = h.spawn_point();
+    let at = h.app.world.get::<Position>(h.client).unwrap().0;
+    assert!(at.distance(spawn) < 1.0, "at the spawn: {at} {spawn}");
+}
+
+#[test]
+fn an_operators_spawnpoint_needs_no_bed_and_outlasts_a_restart() {
+    let mut h = harness();
+    h.app.update();
+    let spawn = h.spawn_point();
+    let floor = h.stone_field();
+    let point = BlockPos::new(floor.x + 6, floor.y + 1, floor.z + 2);
+    let answer = h.run(&format!(
+        "spawnpoint tester {} {} {}",
+        point.x, point.y, point.z
+    ));
+    assert!(answer.starts_with("spawnpoint=true"), "{answer}");
+    h.app.update();
+    assert_eq!(
+        h.app.world.get::<RespawnPoint>(h.client),
+        Some(&RespawnPoint {
+            at: point,
+            forced: true
+        })
+    );
+    let mut h = h.restarted();
+    assert_eq!(
+        h.app.world.get::<RespawnPoint>(h.client).map(|p| p.forced),
+        Some(true),
+        "kept"
+    );
+    assert_eq!(h.block(point), BlockState::AIR);
+    h.run("kill tester");
+    h.app.update();
+    assert!(h.app.world.get::<Dead>(h.client).is_some());
+    h.app
+        .world
+        .send_event(RequestRespawnEvent { client: h.client });
+    h.app.update();
+    let at = h.app.world.get::<Position>(h.client).unwrap().0;
+    let on_point = DVec3::new(
+        point.x as f64 + 0.5,
+        point.y as f64 + 0.1,
+        point.z as f64 + 0.5,
+    );
+    assert!(at.distance(on_point) < 0.05, "on the point, no bed: {at}");
+
+    // Walled in, the point is no place to stand: the world spawn, with vanilla's word.
+    h.fill(point, BlockPos::new(point.x, point.y + 1, point.z), "stone");
+    h.run("kill tester");
+    h.app.update();
+    assert!(h.app.world.get::<Dead>(h.client).is_some());
+    h.app
+        .world
+        .send_event(RequestRespawnEvent { client: h.client });
+    h.app.update();
     let at = h.app.world.get::<Position>(h.client).unwrap().0;
     assert!(at.distance(spawn) < 1.0, "at the spawn: {at} {spawn}");
 }

@@ -27,7 +27,22 @@ pub struct Dying {
     pub killer: Option<Entity>,
 }
 
-/// Where a player comes back after dying: the head of the bed they last used
-/// (vanilla's respawn position, `SpawnX/Y/Z` in their playerdata).
+/// Where a player comes back after dying: the head of the bed they last used, or a point an
+/// operator set (`spawnpoint`), which needs no bed (vanilla's respawn position, `SpawnX/Y/Z`
+/// and `SpawnForced` in their playerdata).
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RespawnPoint(pub BlockPos);
+pub struct RespawnPoint {
+    pub at: BlockPos,
+    /// Set by `spawnpoint`: kept without a bed.
+    pub forced: bool,
+}
+
+impl RespawnPoint {
+    /// The head of the bed a player slept in.
+    pub fn bed(head: BlockPos) -> Self {
+        Self {
+            at: head,
+            forced: false,
+        }
+    }
+}

@@ -81,6 +81,11 @@ pub enum Command {
         message: String,
     },
     Seed,
+    /// `spawnpoint`: where the player stands unless `at` is told.
+    SpawnPoint {
+        player: String,
+        at: Option<[Coord; 3]>,
+    },
     /// `gamerule <rule> [value]`.
     GameRule {
         rule: String,
@@ -252,6 +257,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "whisper to players (also tell and w)",
     ),
     ("seed", "the world's seed"),
+    (
+        "spawnpoint [<targets>] [<pos>]",
+        "where players come back after dying, bed or not (where they stand unless told)",
+    ),
     (
         "gamerule (doMobSpawning|drowningDamage|fallDamage|fireDamage|naturalRegeneration|playersSleepingPercentage) [<value>]",
         "a game rule, or set it (kept in config.toml)",
@@ -554,6 +563,16 @@ fn player_command(name: &str, args: &[&str]) -> Parsed {
             message: words.join(" "),
         },
         ("seed", []) => Command::Seed,
+        ("spawnpoint", [player, at @ ..]) if matches!(at.len(), 0 | 3) => {
+            let coord = |s: &str| Coord::parse(s).ok_or_else(|| usage("spawnpoint"));
+            Command::SpawnPoint {
+                player: player.to_string(),
+                at: match at {
+                    [x, y, z] => Some([coord(x)?, coord(y)?, coord(z)?]),
+                    _ => None,
+                },
+            }
+        }
         ("gamerule", [rule, value @ ..]) if value.len() <= 1 => Command::GameRule {
             rule: rule.to_string(),
             value: value.first().map(|v| v.to_string()),

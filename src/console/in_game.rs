@@ -182,6 +182,11 @@ pub fn reply(command: &Command, answer: &str, me: &str) -> Option<Text> {
             ],
         ),
         Command::Tellraw { .. } | Command::Title { .. } => None,
+        Command::SpawnPoint { player, .. } => {
+            let mut with: Vec<Text> = ["x", "y", "z"].map(|key| text(&field(key))).to_vec();
+            with.extend([text("0.0"), text("minecraft:overworld"), text(player)]);
+            translate("commands.spawnpoint.success.single", with)
+        }
         Command::GameRule { rule, value } => translate(
             if value.is_some() {
                 "commands.gamerule.set"
@@ -241,7 +246,9 @@ pub fn expand(
     let mut words: Vec<&str> = owned.iter().map(String::as_str).collect();
     match words[..] {
         ["tp" | "teleport", _, _, _] => words.insert(1, "@s"),
-        ["kill"] | ["clear"] | ["gamemode", _] | ["effect", "clear"] => words.push("@s"),
+        ["kill"] | ["clear"] | ["spawnpoint"] | ["gamemode", _] | ["effect", "clear"] => {
+            words.push("@s")
+        }
         _ => {}
     }
     let keeps_selectors = words.first() == Some(&"kill");

@@ -426,6 +426,10 @@ fn run(world: &mut World, command: Command, (sender, origin): (&str, DVec3)) -> 
         Command::Me(action) => crate::chat::emote(world, sender, &action),
         Command::Msg { player, message } => crate::chat::whisper(world, sender, &player, &message),
         Command::Seed => format!("seed={}", world.resource::<Config>().server.seed),
+        Command::SpawnPoint { player, at } => {
+            let at = at.map(|at| BlockPos::from_pos(resolve(at, origin)));
+            player::commands::set_spawn_point(world, &player, at)
+        }
         Command::GameRule { rule, value } => config::game_rule(world, &rule, value.as_deref()),
         Command::Tellraw { player, text } => crate::chat::tellraw(world, &player, text),
         Command::Title { player, shown } => crate::chat::title(world, &player, shown),

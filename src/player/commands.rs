@@ -5,6 +5,7 @@ use valence::prelude::*;
 
 use super::effects::{self, Active, Effect, Effects};
 use super::{Health, Kills};
+use crate::common::body::RespawnPoint;
 use crate::common::events::DropItem;
 use crate::common::events::{DamageCause, DamagePlayer};
 use crate::common::stacks::{insert, new_stack, ItemRecord};
@@ -149,6 +150,28 @@ pub fn clear(world: &mut World, player: &str, item: Option<&str>, max: Option<u3
         return format!("error=\"No items were found on player {player}\"");
     }
     format!("cleared={cleared} player={player}")
+}
+
+/// `spawnpoint`: where `player` comes back after dying, with or without a bed there (vanilla's
+/// forced respawn point); where they stand when `at` is not told.
+pub fn set_spawn_point(world: &mut World, player: &str, at: Option<BlockPos>) -> String {
+    let Some(entity) = find(world, player) else {
+        return no_such_player(player);
+    };
+    let Some(feet) = world
+        .get::<Position>(entity)
+        .map(|p| BlockPos::from_pos(p.0))
+    else {
+        return no_such_player(player);
+    };
+    let at = at.unwrap_or(feet);
+    world
+        .entity_mut(entity)
+        .insert(RespawnPoint { at, forced: true });
+    format!(
+        "spawnpoint=true x={} y={} z={} player={player}",
+        at.x, at.y, at.z
+    )
 }
 
 /// `gamemode`.

@@ -238,6 +238,23 @@ fn bed_spot(layer: &ChunkLayer, point: BlockPos) -> Option<DVec3> {
     })
 }
 
+/// Where a player whose point was set without a bed stands up: on it, if it and the block
+/// above are free (vanilla's `isSpawnableSpace`), 0.1 above its floor.
+fn free_spot(layer: &ChunkLayer, point: BlockPos) -> Option<DVec3> {
+    let free = |y: i32| {
+        layer
+            .block(BlockPos::new(point.x, y, point.z))
+            .is_some_and(|b| b.state.collision_shapes().len() == 0 && !b.state.is_liquid())
+    };
+    (free(point.y) && free(point.y + 1)).then(|| {
+        DVec3::new(
+            point.x as f64 + 0.5,
+            point.y as f64 + 0.1,
+            point.z as f64 + 0.5,
+        )
+    })
+}
+
 /// A dead player who asks to respawn comes back at their bed, or at the world spawn when it
 /// is gone or blocked (then told so, as vanilla tells it, and the point forgotten).
 #[allow(clippy::type_complexity)]
@@ -277,7 +294,10 @@ fn respawn_players(
         else {
             continue;
         };
-        let bed = point.and_then(|p| bed_spot(layers.get_single().ok()?, p.0));
+        let bed = point.and_then(|p| {
+            let layer = layers.get_single().ok()?;
+            bed_spot(layer, p.at).or_else(|| p.forced.then(|| free_spot(layer, p.at)).flatten())
+        });
         if point.is_some() && bed.is_none() {
             // The client says "You have no home bed..." itself (vanilla's `PlayerList.respawn`).
             client.write_packet(&GameStateChangeS2c {

@@ -1,7 +1,8 @@
 //! A player's body in their `playerdata/<uuid>.dat`: position, facing, health, food, air,
 //! fire, game mode and inventory, in vanilla's layout (`Pos`, `Rotation`, `Health`,
 //! `foodLevel`..., `Air`, `Fire`, `FallDistance`, `playerGameType` and an `Inventory` list of
-//! `Slot`/`id`/`Count`/`tag`) and the bed they respawn at (`SpawnX/Y/Z`). One who left dead
+//! `Slot`/`id`/`Count`/`tag`) and the bed or point they respawn at (`SpawnX/Y/Z`,
+//! `SpawnForced`). One who left dead
 //! comes back at the spawn, as on respawning.
 
 use bevy_ecs::world::EntityMut;
@@ -32,8 +33,8 @@ pub struct SavedPlayer {
     /// Valence's player inventory slots (hotbar 36..45, main 9..36, armour 5..9, off hand 45)
     /// with what they hold, its wear and other tags kept.
     pub items: Vec<(u16, ItemStack)>,
-    /// The head of the bed they last slept in or clicked.
-    pub respawn: Option<BlockPos>,
+    /// The head of the bed they last slept in or clicked, or the point `spawnpoint` set.
+    pub respawn: Option<RespawnPoint>,
 }
 
 /// What a survival body carries across a restart besides its health.
@@ -177,7 +178,10 @@ impl SavedPlayer {
             keys::int_or_none(c, "SpawnY"),
             keys::int_or_none(c, "SpawnZ"),
         ) {
-            (Some(x), Some(y), Some(z)) => Some(BlockPos::new(x, y, z)),
+            (Some(x), Some(y), Some(z)) => Some(RespawnPoint {
+                at: BlockPos::new(x, y, z),
+                forced: matches!(c.get("SpawnForced"), Some(Value::Byte(b)) if *b != 0),
+            }),
             _ => None,
         };
         Ok(Self {
@@ -223,12 +227,12 @@ impl PlayerPart for SavedPlayer {
             })
             .collect();
         c.insert("Inventory", Value::List(List::Compound(items)));
-        if let Some(at) = self.respawn {
-            c.insert("SpawnX", at.x);
-            c.insert("SpawnY", at.y);
-            c.insert("SpawnZ", at.z);
+        if let Some(point) = self.respawn {
+            c.insert("SpawnX", point.at.x);
+            c.insert("SpawnY", point.at.y);
+            c.insert("SpawnZ", point.at.z);
             c.insert("SpawnAngle", 0.0f32);
-            c.insert("SpawnForced", false);
+            c.insert("SpawnForced", point.forced);
             c.insert("SpawnDimension", "minecraft:overworld");
         }
     }
@@ -247,8 +251,8 @@ impl RestorePlayer for SavedPlayer {
                 }
             }
         }
-        if let Some(at) = self.respawn {
-            player.insert(RespawnPoint(at));
+        if let Some(point) = self.respawn {
+            player.insert(point);
         }
         if self.health <= 0.0 {
             return;
@@ -286,7 +290,7 @@ fn snapshot(player: EntityRef) -> Option<Box<dyn PlayerPart>> {
             exposure: player.get::<Exposure>().copied().unwrap_or_default(),
         },
         items: SavedPlayer::items_of(player.get::<Inventory>()?),
-        respawn: player.get::<RespawnPoint>().map(|r| r.0),
+        respawn: player.get::<RespawnPoint>().copied(),
     }))
 }
 
@@ -345,7 +349,10 @@ mod tests {
                     crate::common::stacks::new_stack(ItemKind::Shield, 1, None),
                 ),
             ],
-            respawn: Some(BlockPos::new(12, 64, -40)),
+            respawn: Some(RespawnPoint {
+                at: BlockPos::new(12, 64, -40),
+                forced: true,
+            }),
         };
         let nbt = nbt_of(&player);
         let mut bytes = Vec::new();
@@ -366,6 +373,7 @@ mod tests {
         assert_eq!(slots, [0, 8, 9, 103, -106]);
         assert_eq!(nbt.get("SpawnX"), Some(&Value::Int(12)));
         assert_eq!(nbt.get("SpawnZ"), Some(&Value::Int(-40)));
+        assert_eq!(nbt.get("SpawnForced"), Some(&Value::Byte(1)));
     }
 
     #[test]

@@ -165,8 +165,10 @@ fn use_beds(
             refuse(&mut client, "block.minecraft.bed.occupied");
             continue;
         }
-        if point != Some(&RespawnPoint(head)) {
-            commands.entity(click.client).insert(RespawnPoint(head));
+        if point != Some(&RespawnPoint::bed(head)) {
+            commands
+                .entity(click.client)
+                .insert(RespawnPoint::bed(head));
             client.send_chat_message(Text::translate("block.minecraft.set_spawn", Vec::new()));
         }
         if !may_sleep(sky.weather.sky.sky_darken(sky.clock.vanilla_time())) {
