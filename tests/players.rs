@@ -339,6 +339,32 @@ fn operators_clear_inventories_and_give_and_set_experience_as_vanillas_do() {
     assert!(h
         .run("gamerule keepInventory true")
         .contains("no game rule"));
+
+    // The difficulty, told to clients when it changes.
+    assert_eq!(h.run("difficulty"), "difficulty=normal");
+    h.helper.clear_received();
+    assert_eq!(h.run("difficulty hard"), "difficulty=hard set=true");
+    h.app.update();
+    use valence::protocol::packets::play::DifficultyS2c;
+    use valence::protocol::Packet;
+    let told = h
+        .helper
+        .collect_received()
+        .0
+        .iter()
+        .filter(|f| f.id == DifficultyS2c::ID)
+        .filter_map(|f| f.decode::<DifficultyS2c>().ok())
+        .any(|d| d.difficulty == valence::protocol::Difficulty::Hard);
+    assert!(told, "the client is told");
+    assert_eq!(
+        h.app
+            .world
+            .resource::<horde::config::Config>()
+            .server
+            .difficulty,
+        horde::config::Difficulty::Hard
+    );
+    assert!(h.run("difficulty peaceful").starts_with("error="));
 }
 
 #[test]
@@ -387,6 +413,21 @@ fn a_player_is_sent_the_commands_of_their_level_and_completions_as_vanillas_are(
     assert_eq!(level, Some(0));
     assert!(commands.contains(&"msg".to_string()), "{commands:?}");
     assert!(!commands.contains(&"give".to_string()), "{commands:?}");
+    h.helper.send(&CommandExecutionC2s {
+        command: "help",
+        timestamp: 0,
+        salt: 0,
+        argument_signatures: Vec::new(),
+        message_count: VarInt(0),
+        acknowledgement: [0; 3],
+    });
+    h.app.update();
+    let help = chat_lines(&mut h.helper).join("\n");
+    assert!(help.contains("msg <targets> <message>"), "{help}");
+    assert!(
+        !help.contains("give <targets>"),
+        "only what they may run: {help}"
+    );
 
     assert!(h.run("op tester").contains("opped=tester"), "opped");
     h.app.update();

@@ -23,7 +23,7 @@ use valence::prelude::{App, Plugin};
 pub use bounds::Bound;
 pub use defaults::{SEED_DAMAGE, STUD};
 pub use reload::{needs_restart, reload, show, ConfigChanged};
-pub use rules::game_rule;
+pub use rules::{difficulty, game_rule};
 
 /// Announces reloads; the configuration itself is put in by whoever builds the app.
 pub struct ConfigPlugin;

@@ -72,9 +72,9 @@ pub fn game_rule(world: &mut World, rule: &str, value: Option<&str>) -> String {
             known.join(", ")
         );
     };
-    let running = world.resource::<Config>().clone();
     let Some(value) = value else {
-        let current = running
+        let current = world
+            .resource::<Config>()
             .flatten()
             .into_iter()
             .find(|(k, _)| k == key)
@@ -90,26 +90,49 @@ pub fn game_rule(world: &mut World, rule: &str, value: Option<&str>) -> String {
             Err(_) => return format!("error=\"Invalid value {value} for {rule}\""),
         },
     };
-    let changed = match with_key(&running, key, parsed.clone()) {
-        Ok(changed) => changed,
-        Err(e) => return format!("error={:?}", format!("{rule}: {e}")),
-    };
+    if let Err(e) = set_key(world, key, parsed) {
+        return format!("error={:?}", format!("{rule}: {e}"));
+    }
+    info!("game rule {rule} set to {value} ({key})");
+    format!("rule={rule} value={value} key={key}")
+}
+
+/// Sets `key` (`table.key`) to `value` in the running configuration, checked as a loaded
+/// file is, written into the configuration file, and announced as a reload's change is.
+pub fn set_key(world: &mut World, key: &str, value: toml::Value) -> Result<(), String> {
+    let changed = with_key(world.resource::<Config>(), key, value.clone())?;
     if let Some(path) = world.resource::<ConfigPath>().0.clone() {
-        let written = match parsed {
+        let written = match value {
             toml::Value::Boolean(b) => persist(&path, key, b),
             toml::Value::Integer(n) => persist(&path, key, n),
-            _ => Ok(()),
+            toml::Value::String(s) => persist(&path, key, s),
+            other => Err(anyhow::anyhow!("{key}: cannot write {other}")),
         };
-        if let Err(e) = written {
-            return format!("error={:?}", format!("{e:#}"));
-        }
+        written.map_err(|e| format!("{e:#}"))?;
     }
     world.insert_resource(changed);
     world.send_event(ConfigChanged {
         keys: vec![key.to_owned()],
     });
-    info!("game rule {rule} set to {value} ({key})");
-    format!("rule={rule} value={value} key={key}")
+    Ok(())
+}
+
+/// `difficulty [easy|normal|hard]`: the difficulty, or the difficulty set (kept in
+/// `config.toml` as `server.difficulty`). horde has no peaceful: it has zombies.
+pub fn difficulty(world: &mut World, to: Option<&str>) -> String {
+    let Some(to) = to else {
+        let now = world.resource::<Config>().server.difficulty;
+        return format!("difficulty={}", format!("{now:?}").to_lowercase());
+    };
+    if let Err(e) = set_key(
+        world,
+        "server.difficulty",
+        toml::Value::String(to.to_owned()),
+    ) {
+        return format!("error={:?}", format!("difficulty {to}: {e}"));
+    }
+    info!("difficulty set to {to}");
+    format!("difficulty={to} set=true")
 }
 
 #[cfg(test)]

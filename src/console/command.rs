@@ -81,6 +81,8 @@ pub enum Command {
         message: String,
     },
     Seed,
+    /// `difficulty [easy|normal|hard]`.
+    Difficulty(Option<String>),
     /// `spawnpoint`: where the player stands unless `at` is told.
     SpawnPoint {
         player: String,
@@ -257,6 +259,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "whisper to players (also tell and w)",
     ),
     ("seed", "the world's seed"),
+    (
+        "difficulty [easy|normal|hard]",
+        "the difficulty, or set it (kept in config.toml)",
+    ),
     (
         "spawnpoint [<targets>] [<pos>]",
         "where players come back after dying, bed or not (where they stand unless told)",
@@ -563,6 +569,8 @@ fn player_command(name: &str, args: &[&str]) -> Parsed {
             message: words.join(" "),
         },
         ("seed", []) => Command::Seed,
+        ("difficulty", []) => Command::Difficulty(None),
+        ("difficulty", [to]) => Command::Difficulty(Some(to.to_string())),
         ("spawnpoint", [player, at @ ..]) if matches!(at.len(), 0 | 3) => {
             let coord = |s: &str| Coord::parse(s).ok_or_else(|| usage("spawnpoint"));
             Command::SpawnPoint {

@@ -182,6 +182,13 @@ pub fn reply(command: &Command, answer: &str, me: &str) -> Option<Text> {
             ],
         ),
         Command::Tellraw { .. } | Command::Title { .. } => None,
+        Command::Difficulty(to) => {
+            let name = Text::translate(format!("options.difficulty.{}", field("difficulty")), []);
+            match to {
+                Some(_) => translate("commands.difficulty.success", vec![name]),
+                None => translate("commands.difficulty.query", vec![name]),
+            }
+        }
         Command::SpawnPoint { player, .. } => {
             let mut with: Vec<Text> = ["x", "y", "z"].map(|key| text(&field(key))).to_vec();
             with.extend([text("0.0"), text("minecraft:overworld"), text(player)]);

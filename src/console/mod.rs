@@ -173,6 +173,8 @@ fn run_players_commands(world: &mut World, mut seen: Local<ManualEventReader<Pac
                 Ok(lines) => lines
                     .iter()
                     .filter_map(|line| match command::parse(line) {
+                        // A player is told only of the commands they may run.
+                        Ok(Command::Help) => Some(Text::text(help(level)).color(Color::GRAY)),
                         Ok(c) if tree::level(line.split(' ').next().unwrap_or("")) <= level => {
                             let answer = run(world, c.clone(), (&name, stance.feet));
                             in_game::reply(&c, &answer, &name)
@@ -290,6 +292,16 @@ fn complete_commands(
     }
 }
 
+/// `help`: the forms of the commands of permission `level` and below, and what they do.
+fn help(level: u8) -> String {
+    COMMANDS
+        .iter()
+        .filter(|(usage, _)| tree::level(usage.split(' ').next().unwrap_or("")) <= level)
+        .map(|(usage, what)| format!("{usage:<42} {what}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Runs one command and returns its answer. Each module answers for its own data.
 pub fn execute(world: &mut World, command: Command) -> String {
     let spawn = world.resource::<WorldSpawn>().pos.unwrap_or_default();
@@ -303,11 +315,7 @@ fn run(world: &mut World, command: Command, (sender, origin): (&str, DVec3)) -> 
         return "error=\"not available on this server\"".into();
     }
     match command {
-        Command::Help => COMMANDS
-            .iter()
-            .map(|(usage, what)| format!("{usage:<42} {what}"))
-            .collect::<Vec<_>>()
-            .join("\n"),
+        Command::Help => help(u8::MAX),
         Command::Stop => {
             info!("stopping the server");
             let saved = crate::save::save_now(world);
@@ -426,6 +434,7 @@ fn run(world: &mut World, command: Command, (sender, origin): (&str, DVec3)) -> 
         Command::Me(action) => crate::chat::emote(world, sender, &action),
         Command::Msg { player, message } => crate::chat::whisper(world, sender, &player, &message),
         Command::Seed => format!("seed={}", world.resource::<Config>().server.seed),
+        Command::Difficulty(to) => config::difficulty(world, to.as_deref()),
         Command::SpawnPoint { player, at } => {
             let at = at.map(|at| BlockPos::from_pos(resolve(at, origin)));
             player::commands::set_spawn_point(world, &player, at)

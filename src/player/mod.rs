@@ -14,7 +14,7 @@ use valence::entity::entity::Air;
 use valence::log::info;
 use valence::prelude::*;
 use valence::protocol::packets::play::game_state_change_s2c::GameEventKind;
-use valence::protocol::packets::play::{GameStateChangeS2c, HealthUpdateS2c};
+use valence::protocol::packets::play::{DifficultyS2c, GameStateChangeS2c, HealthUpdateS2c};
 use valence::protocol::{VarInt, WritePacket};
 use valence::status::RequestRespawnEvent;
 
@@ -68,6 +68,7 @@ impl Plugin for PlayerPlugin {
                     count_kills,
                     respawn_players,
                     despawn_disconnected_clients,
+                    show_difficulty,
                 )
                     .chain()
                     .in_set(crate::schedule::TickSet::Players),
@@ -253,6 +254,31 @@ fn free_spot(layer: &ChunkLayer, point: BlockPos) -> Option<DVec3> {
             point.z as f64 + 0.5,
         )
     })
+}
+
+/// Tells each joining client the difficulty (which its options screen shows), and every
+/// client when an operator changes it.
+fn show_difficulty(
+    mut changes: EventReader<crate::config::ConfigChanged>,
+    config: Res<Config>,
+    mut clients: Query<&mut Client>,
+) {
+    let changed = changes
+        .iter()
+        .any(|c| c.keys.iter().any(|k| k == "server.difficulty"));
+    let difficulty = match config.server.difficulty {
+        crate::config::Difficulty::Easy => valence::protocol::Difficulty::Easy,
+        crate::config::Difficulty::Normal => valence::protocol::Difficulty::Normal,
+        crate::config::Difficulty::Hard => valence::protocol::Difficulty::Hard,
+    };
+    for mut client in &mut clients {
+        if changed || client.is_added() {
+            client.write_packet(&DifficultyS2c {
+                difficulty,
+                locked: false,
+            });
+        }
+    }
 }
 
 /// A dead player who asks to respawn comes back at their bed, or at the world spawn when it
