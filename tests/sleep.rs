@@ -224,13 +224,7 @@ fn an_operators_spawnpoint_needs_no_bed_and_outlasts_a_restart() {
         "kept"
     );
     assert_eq!(h.block(point), BlockState::AIR);
-    h.run("kill tester");
-    h.app.update();
-    assert!(h.app.world.get::<Dead>(h.client).is_some());
-    h.app
-        .world
-        .send_event(RequestRespawnEvent { client: h.client });
-    h.app.update();
+    die_and_respawn(&mut h);
     let at = h.app.world.get::<Position>(h.client).unwrap().0;
     let on_point = DVec3::new(
         point.x as f64 + 0.5,
@@ -241,6 +235,13 @@ fn an_operators_spawnpoint_needs_no_bed_and_outlasts_a_restart() {
 
     // Walled in, the point is no place to stand: the world spawn, with vanilla's word.
     h.fill(point, BlockPos::new(point.x, point.y + 1, point.z), "stone");
+    die_and_respawn(&mut h);
+    let at = h.app.world.get::<Position>(h.client).unwrap().0;
+    assert!(at.distance(spawn) < 1.0, "at the spawn: {at} {spawn}");
+}
+
+/// The player killed, then back from the death screen.
+fn die_and_respawn(h: &mut Harness) {
     h.run("kill tester");
     h.app.update();
     assert!(h.app.world.get::<Dead>(h.client).is_some());
@@ -248,6 +249,4 @@ fn an_operators_spawnpoint_needs_no_bed_and_outlasts_a_restart() {
         .world
         .send_event(RequestRespawnEvent { client: h.client });
     h.app.update();
-    let at = h.app.world.get::<Position>(h.client).unwrap().0;
-    assert!(at.distance(spawn) < 1.0, "at the spawn: {at} {spawn}");
 }

@@ -260,11 +260,7 @@ pub enum Title {
 
 /// The client of the player named `player` (as vanilla, in any case).
 fn client_named<'w>(world: &'w mut World, player: &str) -> Option<Mut<'w, Client>> {
-    let entity = world
-        .query_filtered::<(Entity, &Username), With<Client>>()
-        .iter(world)
-        .find(|(_, name)| name.0.eq_ignore_ascii_case(player))?
-        .0;
+    let entity = crate::common::body::player_named(world, player)?;
     world.get_mut::<Client>(entity)
 }
 

@@ -27,6 +27,16 @@ pub struct Dying {
     pub killer: Option<Entity>,
 }
 
+/// The online player called `name`, its case ignored as vanilla ignores it: whom an
+/// operator's command names.
+pub fn player_named(world: &mut World, name: &str) -> Option<Entity> {
+    world
+        .query_filtered::<(Entity, &Username), With<Client>>()
+        .iter(world)
+        .find(|(_, n)| n.0.eq_ignore_ascii_case(name))
+        .map(|(entity, _)| entity)
+}
+
 /// Where a player comes back after dying: the head of the bed they last used, or a point an
 /// operator set (`spawnpoint`), which needs no bed (vanilla's respawn position, `SpawnX/Y/Z`
 /// and `SpawnForced` in their playerdata).

@@ -137,17 +137,7 @@ fn run_players_commands(world: &mut World, mut seen: Local<ManualEventReader<Pac
     if typed.is_empty() {
         return;
     }
-    let online: Vec<selector::Candidate> = world
-        .query::<(&Username, &Position, &GameMode)>()
-        .iter(world)
-        .map(|(name, pos, mode)| selector::Candidate {
-            name: name.0.clone(),
-            pos: pos.0,
-            kind: selector::Kind::Player,
-            mode: Some(*mode),
-            what: (),
-        })
-        .collect();
+    let online = players_to_select(world, |_| ());
     for (player, line) in typed {
         let Some((name, id, stance)) = world
             .query::<(&Username, &UniqueId, &Position, &Look)>()
@@ -482,23 +472,31 @@ fn run(world: &mut World, command: Command, (sender, origin): (&str, DVec3)) -> 
     }
 }
 
+/// Every player as a selector may pick them, each known by `what` makes of its entity.
+fn players_to_select<T>(
+    world: &mut World,
+    what: impl Fn(Entity) -> T,
+) -> Vec<selector::Candidate<T>> {
+    world
+        .query_filtered::<(Entity, &Username, &Position, &GameMode), With<Client>>()
+        .iter(world)
+        .map(|(entity, name, pos, mode)| selector::Candidate {
+            name: name.0.clone(),
+            pos: pos.0,
+            kind: selector::Kind::Player,
+            mode: Some(*mode),
+            what: what(entity),
+        })
+        .collect()
+}
+
 /// `kill` of a selector's players and zombies, measured from `origin`; `sender` is `@s`.
 fn kill(
     world: &mut World,
     selector: &selector::Selector,
     (sender, origin): (&str, DVec3),
 ) -> String {
-    let mut candidates: Vec<selector::Candidate<Option<Entity>>> = world
-        .query_filtered::<(&Username, &Position, &GameMode), Without<crate::common::body::Dead>>()
-        .iter(world)
-        .map(|(name, pos, mode)| selector::Candidate {
-            name: name.0.clone(),
-            pos: pos.0,
-            kind: selector::Kind::Player,
-            mode: Some(*mode),
-            what: None,
-        })
-        .collect();
+    let mut candidates = players_to_select(world, |_| None);
     if !selector.players_only() {
         let mut zombies = world.query_filtered::<(Entity, &Position), (
             With<zombie::Zombie>,

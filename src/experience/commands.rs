@@ -23,11 +23,7 @@ impl Unit {
 
 /// The experience of the player named `player` (as vanilla, in any case).
 fn experience_of<'w>(world: &'w mut World, player: &str) -> Option<Mut<'w, Experience>> {
-    let entity = world
-        .query_filtered::<(Entity, &Username), With<Experience>>()
-        .iter(world)
-        .find(|(_, name)| name.0.eq_ignore_ascii_case(player))?
-        .0;
+    let entity = crate::common::body::player_named(world, player)?;
     world.get_mut::<Experience>(entity)
 }
 

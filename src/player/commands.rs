@@ -242,14 +242,7 @@ pub fn clear_effects(world: &mut World, player: &str) -> String {
     format!("cleared={} player={player}", gone.len())
 }
 
-/// The online player called `name` (case ignored, as vanilla).
-fn find(world: &mut World, name: &str) -> Option<Entity> {
-    world
-        .query_filtered::<(Entity, &Username), With<Client>>()
-        .iter(world)
-        .find(|(_, n)| n.0.eq_ignore_ascii_case(name))
-        .map(|(e, _)| e)
-}
+use crate::common::body::player_named as find;
 
 fn no_such_player(name: &str) -> String {
     format!("error=\"no player named {name} is online\"")
