@@ -215,8 +215,10 @@ fn tell_permission_levels(
         Option<&ToldLevel>,
     )>,
 ) {
+    // Every tick, for every client: one look at the lists for all of them.
+    let lists = access.read();
     for (player, mut client, name, id, told) in &mut clients {
-        let level = permission_level(&access, &name.0, id.0);
+        let level = lists.op_level(&name.0, id.0);
         if told == Some(&ToldLevel(level)) {
             continue;
         }
