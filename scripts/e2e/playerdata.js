@@ -5,18 +5,11 @@
 
 const { connectBot, rconClient, until, check, log, scenario } = require('./lib')
 
-const MODES = ['survival', 'creative', 'adventure', 'spectator']
 const dirt = (bot) => bot.inventory.items().filter((i) => i.name === 'dirt').reduce((n, i) => n + i.count, 0)
 
 scenario(async () => {
   const rcon = await rconClient()
   const bot = await connectBot('keeper')
-  // mineflayer 4.25 misses game mode changes (this minecraft-data names the packet's reason):
-  // follow them here; the join packet's mode it reads right.
-  let mode = bot.game.gameMode
-  bot._client.on('game_state_change', (p) => {
-    if (p.reason === 3 || p.reason === 'change_game_mode') mode = MODES[p.gameMode]
-  })
   if (process.env.HORDE_STEP === 'leave') {
     await until(() => bot.entity.onGround, 'the keeper stands on the ground')
     const p = bot.entity.position.floored()
@@ -26,7 +19,7 @@ scenario(async () => {
     log(await rcon.send('gamemode adventure keeper'))
     log(await rcon.send(`tp keeper ${spot.x} ${spot.y} ${spot.z}`))
     const perched = () => bot.entity.position.distanceTo(bot.entity.position.clone().set(spot.x, spot.y, spot.z)) < 0.5
-    await until(() => dirt(bot) === 5 && mode === 'adventure' && perched(),
+    await until(() => dirt(bot) === 5 && bot.game.gameMode === 'adventure' && perched(),
       'the keeper holds the dirt, in adventure, on its perch')
     bot.quit()
     await rcon.end()

@@ -261,8 +261,8 @@ async function afterRestart (bot, spot) {
 
 scenario(async () => {
   const rcon = await rconClient()
-  // Zombie groans, as the server sends them: by the sound's registry id (which mineflayer 4.25
-  // reads under another name than 1.20.1's packet uses, so read from the packet here).
+  // Zombie groans, as the server sends them: by the sound's registry id, read from the packet
+  // itself.
   const groans = []
   const bot = await connectBot('survivor', (b) => b._client.on('sound_effect', (packet) => {
     if (packet.sound?.soundId === GROAN) {
