@@ -167,7 +167,7 @@ pub fn query(data: &[u8]) {
     let _ = crate::status::query::parse(data);
 }
 
-/// What a client sends the proxy door before its login is judged.
+/// What a client sends the door in front of the game's listener before its login is judged.
 pub fn proxy_login(data: &[u8]) {
     crate::access::proxy::fuzz_login(data);
 }

@@ -140,7 +140,7 @@ pub fn build_base(launch: Launch) -> anyhow::Result<App> {
         _ => None,
     };
     if let Some(door) = game.and_then(|game| game.door) {
-        access::proxy::start(door.listener, door.inner, door.secret)?;
+        access::proxy::start(door.listener, door.inner, door.forwarding)?;
     }
 
     // Logging starts with the plugins: report the listen addresses only now.
@@ -258,18 +258,18 @@ fn valence_plugins(network: bool) -> impl PluginGroup {
     }
 }
 
-/// Where players reach the game, and the proxy's door in front of it if there is one.
+/// Where players reach the game, and horde's door in front of it if there is one.
 struct GamePort {
     address: SocketAddr,
     door: Option<Door>,
 }
 
 /// The public port's listener, kept for the door, and the loopback address Valence listens
-/// on behind it; the proxy's secret.
+/// on behind it; what the door forwards.
 struct Door {
     listener: TcpListener,
     inner: SocketAddr,
-    secret: String,
+    forwarding: access::proxy::Forwarding,
 }
 
 /// Binds the game's port and sets Valence's network settings: who may connect, and how.
@@ -279,33 +279,46 @@ fn listen_for_players(
     access: &access::Access,
     listing: &Arc<status::Listing>,
 ) -> anyhow::Result<GamePort> {
+    use access::proxy::Forwarding;
     let (address, listener) = bind_address(config)?;
-    let mut door = None;
-    // Behind Velocity horde keeps the public port for its own door (see access::proxy) and
-    // Valence listens on loopback behind it.
-    let game_address = if config.server.connection_mode == ConnectionModeSetting::Velocity {
-        let inner = bind_address_at(SocketAddr::from(([127, 0, 0, 1], 0)))?.0;
-        door = Some(Door {
-            listener,
-            inner,
-            secret: config.server.velocity_secret.clone(),
-        });
-        inner
-    } else {
-        address
+    let server = &config.server;
+    // Behind Velocity, and for unauthenticated players, horde keeps the public port for its
+    // own door (see access::proxy) and Valence listens on loopback behind it.
+    let (connection_mode, forwarding) = match server.connection_mode {
+        ConnectionModeSetting::Velocity => {
+            let secret = server.velocity_secret.as_str();
+            let forwarding = Forwarding::Velocity {
+                secret: secret.into(),
+            };
+            let mode = ConnectionMode::Velocity {
+                secret: secret.into(),
+            };
+            (mode, Some(forwarding))
+        }
+        ConnectionModeSetting::Direct if server.online_mode => {
+            let mode = ConnectionMode::Online {
+                prevent_proxy_connections: false,
+            };
+            (mode, None)
+        }
+        ConnectionModeSetting::Direct => (ConnectionMode::BungeeCord, Some(Forwarding::Offline)),
+    };
+    let (game_address, door) = match forwarding {
+        Some(forwarding) => {
+            let inner = bind_address_at(SocketAddr::from(([127, 0, 0, 1], 0)))?.0;
+            let door = Door {
+                listener,
+                inner,
+                forwarding,
+            };
+            (inner, Some(door))
+        }
+        None => (address, None),
     };
     app.insert_resource(NetworkSettings {
         address: game_address,
-        max_players: config.server.max_players as usize,
-        connection_mode: match config.server.connection_mode {
-            ConnectionModeSetting::Velocity => ConnectionMode::Velocity {
-                secret: config.server.velocity_secret.as_str().into(),
-            },
-            ConnectionModeSetting::Direct if config.server.online_mode => ConnectionMode::Online {
-                prevent_proxy_connections: false,
-            },
-            ConnectionModeSetting::Direct => ConnectionMode::Offline,
-        },
+        max_players: server.max_players as usize,
+        connection_mode,
         callbacks: access.gate(listing.clone()).into(),
         ..Default::default()
     });

@@ -1,6 +1,6 @@
-//! The listeners beside the game's (the live map, the metrics endpoint, the proxy door) each
-//! run on a thread of their own with a single-threaded tokio runtime: the tick never waits on
-//! them.
+//! The listeners beside the game's (the live map, the metrics endpoint, the door in front of
+//! Valence's listener) each run on a thread of their own with a single-threaded tokio runtime:
+//! the tick never waits on them.
 
 use std::future::Future;
 use std::sync::Arc;

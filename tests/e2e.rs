@@ -192,21 +192,47 @@ fn at_noon_a_client_sees_the_open_zombie_burn_the_roofed_not_and_none_when_immun
 }
 
 #[test]
-fn a_clients_belongings_outlast_leaving_and_a_restart() {
+fn a_clients_belongings_outlast_leaving_and_a_restart_under_vanillas_offline_uuid() {
+    use horde::access::offline::legacy_offline_uuid;
     let mut server = TestServer::start("playerdata", "");
     let left = server.scenario_with("playerdata", &[("HORDE_STEP", "leave")]);
     let spot = left["spot"].to_string();
     assert!(left["spot"].is_object(), "no spot in {left}");
+    let uuid = left["uuid"].as_str().expect("the keeper's UUID");
     let playerdata = server.dir.path().join("world/playerdata");
-    server.wait_until("the keeper's file is written", |_| {
-        std::fs::read_dir(&playerdata).is_ok_and(|d| d.count() > 0)
+    let file = playerdata.join(format!("{uuid}.dat"));
+    server.wait_until("the keeper's file is written under its UUID", |_| {
+        file.exists()
     });
     let dir = server.stop();
+    // As an older horde left it: the file and the op list under Valence's offline UUID.
+    let legacy = legacy_offline_uuid("keeper").hyphenated().to_string();
+    std::fs::rename(&file, playerdata.join(format!("{legacy}.dat"))).unwrap();
+    let ops = dir.path().join("ops.json");
+    let op = format!("[{{\"uuid\": \"{legacy}\", \"name\": \"keeper\", \"level\": 4}}]");
+    std::fs::write(&ops, op).unwrap();
     let server = TestServer::start_in(dir, "");
+    assert!(
+        server
+            .transcript()
+            .contains("ops.json: players without accounts listed under horde's old UUIDs"),
+        "{}",
+        server.transcript()
+    );
+    let ops = std::fs::read_to_string(&ops).unwrap();
+    assert!(ops.contains(uuid) && !ops.contains(&legacy), "{ops}");
     server.scenario_with(
         "playerdata",
         &[("HORDE_STEP", "back"), ("HORDE_SPOT", &spot)],
     );
+    assert!(
+        server
+            .transcript()
+            .contains("keeper's playerdata moved to vanilla's offline UUID"),
+        "{}",
+        server.transcript()
+    );
+    assert!(file.exists(), "the file is under vanilla's UUID again");
     server.stop();
 }
 

@@ -4,12 +4,17 @@
 'use strict'
 
 const { connectBot, rconClient, until, check, log, scenario } = require('./lib')
+// node-minecraft-protocol's offline UUID, vanilla's: MD5 of "OfflinePlayer:<name>".
+const { nameToMcOfflineUUID } = require('minecraft-protocol/src/datatypes/uuid')
 
 const dirt = (bot) => bot.inventory.items().filter((i) => i.name === 'dirt').reduce((n, i) => n + i.count, 0)
 
 scenario(async () => {
   const rcon = await rconClient()
   const bot = await connectBot('keeper')
+  const uuid = nameToMcOfflineUUID('keeper')
+  check(bot._client.uuid === uuid, `logged in under vanilla's offline UUID ${bot._client.uuid}`)
+  await until(() => bot.player && bot.player.uuid === uuid, 'listed under it')
   if (process.env.HORDE_STEP === 'leave') {
     await until(() => bot.entity.onGround, 'the keeper stands on the ground')
     const p = bot.entity.position.floored()
@@ -23,7 +28,7 @@ scenario(async () => {
       'the keeper holds the dirt, in adventure, on its perch')
     bot.quit()
     await rcon.end()
-    return { spot }
+    return { spot, uuid }
   }
   const spot = JSON.parse(process.env.HORDE_SPOT)
   await until(() => dirt(bot) === 5, 'the keeper has its dirt back')

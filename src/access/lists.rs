@@ -333,6 +333,31 @@ impl AccessLists {
         changed
     }
 
+    /// Entries holding the UUID horde gave an unauthenticated player before it used vanilla's
+    /// (see [`super::offline`]) take vanilla's; returns the files changed and the entries.
+    pub fn adopt_vanilla_offline_uuids(&mut self) -> (Vec<ListFile>, usize) {
+        let (mut changed, mut entries) = (Vec::new(), 0);
+        let mut adopt = |profile: &mut Profile, file: ListFile| {
+            if profile.uuid == Some(super::offline::legacy_offline_uuid(&profile.name)) {
+                profile.uuid = Some(super::offline::offline_uuid(&profile.name));
+                entries += 1;
+                if !changed.contains(&file) {
+                    changed.push(file);
+                }
+            }
+        };
+        for p in &mut self.whitelist {
+            adopt(p, ListFile::Whitelist);
+        }
+        for o in &mut self.ops {
+            adopt(&mut o.profile, ListFile::Ops);
+        }
+        for b in &mut self.banned_players {
+            adopt(&mut b.profile, ListFile::BannedPlayers);
+        }
+        (changed, entries)
+    }
+
     /// Adds `who` to a list of profiles unless there; whether it was added.
     pub fn add_profile(list: &mut Vec<Profile>, who: Profile) -> bool {
         let there = list.iter().any(|p| match (p.uuid, who.uuid) {
@@ -374,6 +399,37 @@ mod tests {
     }
 
     const ALEX: &str = "853c80ef-3c37-49fd-aa49-938b674adae6";
+
+    #[test]
+    fn entries_with_horde_s_old_offline_uuids_take_vanilla_s() {
+        use crate::access::offline::{legacy_offline_uuid, offline_uuid};
+        let mut lists = AccessLists::default();
+        let old = |name: &str| Profile {
+            uuid: Some(legacy_offline_uuid(name)),
+            name: name.into(),
+        };
+        lists.ops.push(Op {
+            profile: old("Alex"),
+            level: 4,
+            bypasses_player_limit: false,
+        });
+        lists.whitelist.push(old("Alex"));
+        lists.whitelist.push(old("Steve"));
+        let authenticated = Profile {
+            uuid: Some(Uuid::parse_str(ALEX).unwrap()),
+            name: "Alex".into(),
+        };
+        lists.whitelist.push(authenticated.clone());
+        let (files, entries) = lists.adopt_vanilla_offline_uuids();
+        assert_eq!(
+            (files, entries),
+            (vec![ListFile::Whitelist, ListFile::Ops], 3)
+        );
+        assert_eq!(lists.ops[0].profile.uuid, Some(offline_uuid("Alex")));
+        assert_eq!(lists.whitelist[1].uuid, Some(offline_uuid("Steve")));
+        assert_eq!(lists.whitelist[2], authenticated, "a Mojang UUID stays");
+        assert_eq!(lists.adopt_vanilla_offline_uuids(), (vec![], 0), "once");
+    }
 
     #[test]
     fn the_files_round_trip_in_vanillas_shape() {

@@ -5,6 +5,7 @@
 
 pub mod commands;
 pub mod lists;
+pub mod offline;
 pub mod proxy;
 
 use std::path::PathBuf;
@@ -23,7 +24,7 @@ use valence::prelude::*;
 use valence::protocol::packets::play::DisconnectS2c;
 use valence::protocol::WritePacket;
 
-use crate::config::{Config, ConfigChanged};
+use crate::config::{Config, ConfigChanged, ConnectionModeSetting};
 use crate::metrics::Label;
 use crate::status::Listing;
 use lists::{AccessLists, ListFile};
@@ -42,6 +43,10 @@ impl Plugin for AccessPlugin {
             "Logins refused, by reason: banned, ip_banned, not_whitelisted, full",
             refused,
         );
+        let server = &app.world.resource::<Config>().server;
+        if server.connection_mode == ConnectionModeSetting::Direct && !server.online_mode {
+            app.world.resource::<Access>().adopt_vanilla_offline_uuids();
+        }
         app.add_systems(
             Update,
             (
@@ -110,6 +115,28 @@ impl Access {
 
     fn write(&self) -> RwLockWriteGuard<'_, AccessLists> {
         self.lists.write().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// For unauthenticated players: list entries an older horde gave Valence's offline UUIDs
+    /// take vanilla's, once, with a log line; their files are written again.
+    fn adopt_vanilla_offline_uuids(&self) {
+        let (files, entries) = self.write().adopt_vanilla_offline_uuids();
+        for &file in &files {
+            if let Err(e) = self.save(file) {
+                warn!(
+                    "cannot write {} with vanilla's offline UUIDs: {e}",
+                    file.name()
+                );
+            }
+        }
+        if entries > 0 {
+            let names: Vec<&str> = files.iter().map(|f| f.name()).collect();
+            info!(
+                "{}: players without accounts listed under horde's old UUIDs now have vanilla's \
+                 offline UUIDs (entries changed: {entries})",
+                names.join(", ")
+            );
+        }
     }
 
     /// Writes one list's file, reporting a failure in one line.

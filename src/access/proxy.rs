@@ -1,9 +1,18 @@
-//! Behind Velocity, horde's own listener stands in front of Valence's. Valence 0.2 drops a
-//! connection that does not answer Velocity's forwarding query without a word, so a player who
-//! connects straight to a backend sees only "connection lost". This door reads the login up to
-//! that answer: a missing answer gets a message saying to join through the proxy, and a wrong
-//! signature is named in the log. Everything else (pings, the proxy's logins and their play)
-//! passes to Valence on a loopback port byte for byte, and Valence checks the forwarding again.
+//! horde's own listener in front of Valence's, which listens on loopback behind it, for two
+//! kinds of server:
+//!
+//! - **Behind Velocity.** Valence 0.2 drops a connection that does not answer Velocity's
+//!   forwarding query without a word, so a player who connects straight to a backend sees only
+//!   "connection lost". The door reads the login up to that answer: a missing answer gets a
+//!   message saying to join through the proxy, and a wrong signature is named in the log.
+//!   Valence checks the forwarding again.
+//! - **Offline** (`online_mode = false`, no proxy). Valence derives an unauthenticated
+//!   player's UUID from a SHA-256 of the name; vanilla from an MD5 of `OfflinePlayer:<name>`,
+//!   and playerdata and list files brought from a vanilla server are keyed by vanilla's. The
+//!   door reads the name from the login and tells Valence, in BungeeCord's forwarding (the
+//!   handshake's address carries the player's address and UUID), vanilla's UUID for it.
+//!
+//! Everything else (pings, the rest of the login, play) passes byte for byte.
 
 use std::borrow::Cow;
 use std::net::SocketAddr;
@@ -19,7 +28,7 @@ use valence::log::{info, warn};
 use valence::protocol::packets::handshaking::handshake_c2s::HandshakeNextState;
 use valence::protocol::packets::handshaking::HandshakeC2s;
 use valence::protocol::packets::login::{
-    LoginDisconnectS2c, LoginQueryRequestS2c, LoginQueryResponseC2s,
+    LoginDisconnectS2c, LoginHelloC2s, LoginQueryRequestS2c, LoginQueryResponseC2s,
 };
 use valence::protocol::{Decode, Packet, PacketEncoder, VarInt};
 use valence::text::IntoText;
@@ -42,16 +51,24 @@ const MAX_LOGIN_FRAME: usize = 32 * 1024;
 /// Legacy (pre-1.7) server list pings start with this byte instead of a frame length.
 const LEGACY_PING: u8 = 0xFE;
 
+/// What the door does with a login before Valence takes it.
+#[derive(Debug, Clone)]
+pub enum Forwarding {
+    /// Checks Velocity's forwarding answer against this secret.
+    Velocity { secret: Arc<str> },
+    /// Forwards vanilla's offline UUID for the player's name, BungeeCord's way.
+    Offline,
+}
+
 /// Serves `listener` on a thread of its own, passing connections to Valence at `backend`.
 pub fn start(
     listener: std::net::TcpListener,
     backend: SocketAddr,
-    secret: String,
+    forwarding: Forwarding,
 ) -> anyhow::Result<()> {
-    let secret: Arc<str> = secret.into();
     let logins = Arc::new(tokio::sync::Semaphore::new(MAX_LOGINS));
     crate::service::spawn(
-        "proxy door",
+        "door",
         "the Minecraft listener",
         listener,
         move |listener| async move {
@@ -63,7 +80,7 @@ pub fn start(
                 };
                 // Beyond the cap a connection is closed at once, as Valence does.
                 if let Ok(place) = logins.clone().try_acquire_owned() {
-                    tokio::spawn(serve(stream, peer, backend, secret.clone(), place));
+                    tokio::spawn(serve(stream, peer, backend, forwarding.clone(), place));
                 }
             }
         },
@@ -74,7 +91,7 @@ async fn serve(
     mut client: TcpStream,
     peer: SocketAddr,
     backend: SocketAddr,
-    secret: Arc<str>,
+    forwarding: Forwarding,
     place: tokio::sync::OwnedSemaphorePermit,
 ) {
     let _ = client.set_nodelay(true);
@@ -88,7 +105,7 @@ async fn serve(
             &mut from_client,
             &mut from_server,
             peer,
-            &secret,
+            &forwarding,
         )
         .await?;
         anyhow::Ok((server, verdict))
@@ -167,7 +184,7 @@ async fn forward(
 
 #[derive(Debug, PartialEq, Eq)]
 enum Verdict {
-    /// A login the proxy signed: Valence takes it from here.
+    /// A login the proxy signed, or given its UUID: Valence takes it from here.
     Play,
     /// A server list ping (or a login Valence itself refused): Valence answers it.
     Ping,
@@ -175,14 +192,14 @@ enum Verdict {
     Refused,
 }
 
-/// Walks a login to Velocity's forwarding answer, forwarding each frame, and judges the answer.
+/// Walks a login as far as `forwarding` needs, forwarding each frame (or what stands for it).
 async fn login(
     client: &mut (impl AsyncRead + AsyncWrite + Unpin),
     server: &mut (impl AsyncRead + AsyncWrite + Unpin),
     from_client: &mut Vec<u8>,
     from_server: &mut Vec<u8>,
     peer: SocketAddr,
-    secret: &str,
+    forwarding: &Forwarding,
 ) -> anyhow::Result<Verdict> {
     if client.read_buf(from_client).await? == 0 {
         bail!("closed before the handshake");
@@ -191,16 +208,67 @@ async fn login(
         return Ok(Verdict::Ping);
     }
     let handshake = next_frame(client, from_client).await?;
-    server.write_all(&handshake.raw).await?;
     let is_login = handshake
         .decode::<HandshakeC2s>()
         .is_ok_and(|h| h.next_state == HandshakeNextState::Login);
     if !is_login {
+        server.write_all(&handshake.raw).await?;
         return Ok(Verdict::Ping);
     }
     let login_start = next_frame(client, from_client).await?;
-    server.write_all(&login_start.raw).await?;
+    match forwarding {
+        Forwarding::Velocity { secret } => {
+            server.write_all(&handshake.raw).await?;
+            server.write_all(&login_start.raw).await?;
+            check_velocity(client, server, from_client, from_server, peer, secret).await
+        }
+        Forwarding::Offline => {
+            let name = login_start.decode::<LoginHelloC2s>().map(|h| h.username);
+            // A login Valence cannot read either it refuses itself.
+            let handshake = match name {
+                Ok(name) => with_offline_uuid(&handshake, peer, name)?,
+                Err(_) => handshake.raw.clone(),
+            };
+            server.write_all(&handshake).await?;
+            server.write_all(&login_start.raw).await?;
+            Ok(Verdict::Play)
+        }
+    }
+}
 
+/// `handshake` as BungeeCord forwards it: its address followed by the player's address and
+/// vanilla's offline UUID for `name`, split by NULs.
+fn with_offline_uuid(handshake: &Frame, peer: SocketAddr, name: &str) -> anyhow::Result<Vec<u8>> {
+    let original = handshake.decode::<HandshakeC2s>()?;
+    // A client may append its own fields after a NUL (Forge does); Valence would read them
+    // as ours.
+    let host = original
+        .server_address
+        .split('\0')
+        .next()
+        .unwrap_or_default();
+    let address = format!(
+        "{host}\0{}\0{}",
+        peer.ip(),
+        super::offline::offline_uuid(name).simple()
+    );
+    let mut encoder = PacketEncoder::new();
+    encoder.append_packet(&HandshakeC2s {
+        server_address: &address,
+        ..original
+    })?;
+    Ok(encoder.take().to_vec())
+}
+
+/// Reads Velocity's forwarding query and the client's answer, and judges the answer.
+async fn check_velocity(
+    client: &mut (impl AsyncRead + AsyncWrite + Unpin),
+    server: &mut (impl AsyncRead + AsyncWrite + Unpin),
+    from_client: &mut Vec<u8>,
+    from_server: &mut Vec<u8>,
+    peer: SocketAddr,
+    secret: &str,
+) -> anyhow::Result<Verdict> {
     let query = next_frame(server, from_server).await?;
     client.write_all(&query.raw).await?;
     if query.id != LoginQueryRequestS2c::ID {
@@ -343,43 +411,53 @@ fn split_frame(buffer: &mut Vec<u8>) -> anyhow::Result<Option<Frame>> {
 }
 
 /// The door's side of one login, for the fuzz target: `from_client` is everything a client
-/// sends, then it closes; the game answers the login with Velocity's forwarding query.
+/// sends, then it closes; behind Velocity the game answers the login with the forwarding
+/// query. Both kinds of door are fed the same bytes.
 pub fn fuzz_login(from_client: &[u8]) {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .expect("a runtime without I/O drivers starts");
-    runtime.block_on(async {
-        // Room for whatever the door writes back, so no write waits on a reader.
-        let room = 1 << 20;
-        let (mut client, mut client_end) = tokio::io::duplex(room);
-        let (mut server, mut game) = tokio::io::duplex(room);
-        let mut query = PacketEncoder::new();
-        let asked = query.append_packet(&LoginQueryRequestS2c {
-            message_id: VarInt(0),
-            channel: valence::ident!("velocity:player_info").into(),
-            data: valence::protocol::RawBytes(&[4]),
-        });
-        // Each side sends all it has and stops sending (reads then end), but stays to listen.
-        if asked.is_err()
-            || client_end.write_all(from_client).await.is_err()
-            || client_end.shutdown().await.is_err()
-            || game.write_all(&query.take()).await.is_err()
-            || game.shutdown().await.is_err()
-        {
-            return;
-        }
-        let peer = SocketAddr::from(([127, 0, 0, 1], 1));
-        let (mut from_client, mut from_server) = (Vec::new(), Vec::new());
-        let _ = login(
-            &mut client,
-            &mut server,
-            &mut from_client,
-            &mut from_server,
-            peer,
-            "secret",
-        )
-        .await;
+    for forwarding in [
+        Forwarding::Velocity {
+            secret: "secret".into(),
+        },
+        Forwarding::Offline,
+    ] {
+        runtime.block_on(fuzz_one(from_client, forwarding));
+    }
+}
+
+async fn fuzz_one(from_client: &[u8], forwarding: Forwarding) {
+    // Room for whatever the door writes back, so no write waits on a reader.
+    let room = 1 << 20;
+    let (mut client, mut client_end) = tokio::io::duplex(room);
+    let (mut server, mut game) = tokio::io::duplex(room);
+    let mut query = PacketEncoder::new();
+    let asked = query.append_packet(&LoginQueryRequestS2c {
+        message_id: VarInt(0),
+        channel: valence::ident!("velocity:player_info").into(),
+        data: valence::protocol::RawBytes(&[4]),
     });
+    // Each side sends all it has and stops sending (reads then end), but stays to listen.
+    if asked.is_err()
+        || client_end.write_all(from_client).await.is_err()
+        || client_end.shutdown().await.is_err()
+        || game.write_all(&query.take()).await.is_err()
+        || game.shutdown().await.is_err()
+    {
+        return;
+    }
+    let peer = SocketAddr::from(([127, 0, 0, 1], 1));
+    let (mut from_client, mut from_server) = (Vec::new(), Vec::new());
+    let _ = login(
+        &mut client,
+        &mut server,
+        &mut from_client,
+        &mut from_server,
+        peer,
+        &forwarding,
+    )
+    .await;
 }
 
 #[cfg(test)]
@@ -423,6 +501,44 @@ mod tests {
             split_frame(&mut vec![0x80, 0x80, 0x04]).is_err(),
             "too long to log in"
         );
+    }
+
+    #[test]
+    fn an_offline_login_reaches_valence_with_the_address_and_vanillas_uuid() {
+        let mut encoder = PacketEncoder::new();
+        encoder
+            .append_packet(&HandshakeC2s {
+                protocol_version: VarInt(763),
+                server_address: "play.example.org\0FML\0",
+                server_port: 25565,
+                next_state: HandshakeNextState::Login,
+            })
+            .unwrap();
+        let mut buffer = encoder.take().to_vec();
+        let frame = split_frame(&mut buffer).unwrap().unwrap();
+        let peer = SocketAddr::from(([192, 0, 2, 7], 50000));
+        let mut forwarded = with_offline_uuid(&frame, peer, "Notch").unwrap();
+        let frame = split_frame(&mut forwarded).unwrap().unwrap();
+        let handshake = frame.decode::<HandshakeC2s>().unwrap();
+        // As Valence's BungeeCord login reads it: host, address, UUID.
+        let fields: Vec<&str> = handshake.server_address.split('\0').collect();
+        assert_eq!(
+            fields,
+            [
+                "play.example.org",
+                "192.0.2.7",
+                "b50ad385829d3141a2167e7d7539ba7f"
+            ]
+        );
+        assert_eq!(
+            fields[2].parse::<uuid::Uuid>().unwrap(),
+            super::super::offline::offline_uuid("Notch")
+        );
+        assert_eq!(
+            (handshake.protocol_version, handshake.server_port),
+            (VarInt(763), 25565)
+        );
+        assert_eq!(handshake.next_state, HandshakeNextState::Login);
     }
 
     #[test]

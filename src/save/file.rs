@@ -66,6 +66,15 @@ impl SaveFile {
         self.sibling("_old")
     }
 
+    /// Moves the file, and its previous copy if there is one, to `to`'s name.
+    pub fn move_to(&self, to: &SaveFile) -> std::io::Result<()> {
+        std::fs::rename(&self.path, &to.path)?;
+        match std::fs::rename(self.old_path(), to.old_path()) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        }
+    }
+
     /// Writes `data` (plus `DataVersion` and our format version) as [`crate::files`] writes
     /// every file, the current one kept as `.dat_old`: a leaving player's file and the
     /// autosave's copy of it are written one after the other, never over one temp file.

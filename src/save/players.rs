@@ -4,12 +4,13 @@
 
 use std::path::Path;
 
-use valence::log::{error, warn};
+use valence::log::{error, info, warn};
 use valence::nbt::Compound;
 use valence::prelude::*;
 
 use super::part::{PlayerPart, SaveParts, SnapshotPlayer};
 use super::SaveFile;
+use crate::access::offline::{legacy_offline_uuid, offline_uuid};
 use crate::world::WorldDir;
 
 /// Format of `playerdata/*.dat`.
@@ -80,6 +81,7 @@ pub(super) fn restore_players(
         return;
     };
     for (entity, id, name) in &joined {
+        adopt_legacy_file(&dir.0, *id, &name.0);
         let read = player_file(&dir.0, *id).load_as(|root| {
             parts
                 .players
@@ -105,6 +107,29 @@ pub(super) fn restore_players(
                 }
             }
         });
+    }
+}
+
+/// A player without an account whose file an older horde kept under another UUID (see
+/// [`crate::access::offline`]) finds it under vanilla's: moved on their first join, once.
+fn adopt_legacy_file(world_dir: &Path, id: UniqueId, name: &str) {
+    if id.0 != offline_uuid(name) {
+        return;
+    }
+    let file = player_file(world_dir, id);
+    let legacy = player_file(world_dir, UniqueId(legacy_offline_uuid(name)));
+    if file.path().exists() || !legacy.path().exists() {
+        return;
+    }
+    match legacy.move_to(&file) {
+        Ok(()) => info!(
+            "{name}'s playerdata moved to vanilla's offline UUID {}",
+            id.0.hyphenated()
+        ),
+        Err(e) => warn!(
+            "{name}'s playerdata under horde's old UUID cannot be moved to {}: {e}",
+            file.path().display()
+        ),
     }
 }
 
