@@ -1,5 +1,6 @@
-//! The world clock: it advances one tick per tick, is sent to every client on join and once a
-//! second, and is saved with the world.
+//! The world clock: it advances one tick per tick (the time of day only while
+//! `time.daylight_cycle`, vanilla's `doDaylightCycle`, is on), is sent to every client on join,
+//! once a second and when the rule changes, and is saved with the world.
 
 use valence::nbt::{Compound, Value};
 use valence::prelude::*;
@@ -7,6 +8,7 @@ use valence::protocol::packets::play::WorldTimeUpdateS2c;
 use valence::protocol::WritePacket;
 
 use crate::common::events::SkipNight;
+use crate::config::{Config, ConfigChanged};
 use crate::world::Overworld;
 
 /// Ticks in a vanilla day: the scale the client's sky is drawn in.
@@ -56,8 +58,12 @@ impl WorldClock {
         }
     }
 
-    pub fn tick(&mut self) {
+    /// One tick: the world ages; the time of day moves if `daylight` (`doDaylightCycle`).
+    pub fn tick(&mut self, daylight: bool) {
         self.age += 1;
+        if !daylight {
+            return;
+        }
         self.day_time += 1;
         if self.day_time >= self.day_length {
             self.day_time = 0;
@@ -88,13 +94,14 @@ impl WorldClock {
         self.vanilla_time() < 12_000
     }
 
-    /// The packet that shows this time. With a non-vanilla day length the client's own sun is
-    /// frozen (negative time) so that it does not run at vanilla speed between updates.
-    pub fn packet(&self) -> WorldTimeUpdateS2c {
+    /// The packet that shows this time. Without the `daylight` cycle the client's own sun is
+    /// frozen (a negative time, as vanilla sends it); with a non-vanilla day length too, so
+    /// that it does not run at vanilla speed between updates.
+    pub fn packet(&self, daylight: bool) -> WorldTimeUpdateS2c {
         let time = self.vanilla_day_time();
         WorldTimeUpdateS2c {
             world_age: self.age,
-            time_of_day: if self.day_length == VANILLA_DAY {
+            time_of_day: if daylight && self.day_length == VANILLA_DAY {
                 time
             } else {
                 -time.max(1)
@@ -156,18 +163,21 @@ pub fn parse_time(arg: &str) -> Option<i64> {
         })
 }
 
-fn advance_clock(mut clock: ResMut<WorldClock>) {
-    clock.tick();
+fn advance_clock(mut clock: ResMut<WorldClock>, config: Res<Config>) {
+    clock.tick(config.time.daylight_cycle);
 }
 
 fn send_clock(
     clock: Res<WorldClock>,
     server: Res<Server>,
+    config: Res<Config>,
+    mut changed: EventReader<ConfigChanged>,
     mut layers: Query<&mut ChunkLayer, With<Overworld>>,
     mut joined: Query<&mut Client, Added<Client>>,
 ) {
-    let packet = clock.packet();
-    if clock.age % server.tick_rate().get() as i64 == 0 {
+    let packet = clock.packet(config.time.daylight_cycle);
+    let rule_changed = changed.iter().any(|c| c.touches("time.daylight_cycle"));
+    if rule_changed || clock.age % server.tick_rate().get() as i64 == 0 {
         if let Ok(mut layer) = layers.get_single_mut() {
             layer.write_packet(&packet);
         }
@@ -178,27 +188,30 @@ fn send_clock(
 }
 
 /// A night slept through ends at the next sunrise (vanilla's `dayTime + 24000 - dayTime %
-/// 24000`: the night is the second half of a vanilla day); the world's age, and whatever
-/// counts by it, does not move.
+/// 24000`: the night is the second half of a vanilla day), unless the daylight cycle is off
+/// (vanilla's `ServerLevel.tick` then leaves the time); the world's age, and whatever counts
+/// by it, does not move.
 fn skip_nights(
     mut skips: EventReader<SkipNight>,
     mut clock: ResMut<WorldClock>,
+    config: Res<Config>,
     mut layers: Query<&mut ChunkLayer, With<Overworld>>,
 ) {
-    if skips.iter().count() == 0 {
+    if skips.iter().count() == 0 || !config.time.daylight_cycle {
         return;
     }
     clock.set_vanilla(VANILLA_DAY);
     if let Ok(mut layer) = layers.get_single_mut() {
-        layer.write_packet(&clock.packet());
+        layer.write_packet(&clock.packet(true));
     }
 }
 
 /// `time set`: moves the clock and tells every client at once.
 pub fn set_time(world: &mut World, vanilla_ticks: i64) -> String {
+    let daylight = world.resource::<Config>().time.daylight_cycle;
     let mut clock = world.resource_mut::<WorldClock>();
     clock.set_vanilla(vanilla_ticks);
-    let packet = clock.packet();
+    let packet = clock.packet(daylight);
     let report = clock.report();
     let mut layers = world.query_filtered::<&mut ChunkLayer, With<Overworld>>();
     if let Ok(mut layer) = layers.get_single_mut(world) {
@@ -214,8 +227,15 @@ mod tests {
     #[test]
     fn wraps_days() {
         let mut c = WorldClock::new(24_000, 23_999);
-        c.tick();
+        c.tick(true);
         assert_eq!((c.age, c.day_time, c.day), (1, 0, 1));
+    }
+
+    #[test]
+    fn without_the_daylight_cycle_only_the_age_moves() {
+        let mut c = WorldClock::new(24_000, 6_000);
+        c.tick(false);
+        assert_eq!((c.age, c.day_time, c.day), (1, 6_000, 0));
     }
 
     #[test]
@@ -236,11 +256,12 @@ mod tests {
     }
 
     #[test]
-    fn packet_freezes_the_client_sun_only_for_custom_days() {
+    fn packet_freezes_the_client_sun_for_custom_days_and_without_the_cycle() {
         let mut c = WorldClock::new(24_000, 100);
-        assert_eq!(c.packet().time_of_day, 100);
+        assert_eq!(c.packet(true).time_of_day, 100);
+        assert_eq!(c.packet(false).time_of_day, -100, "vanilla's frozen sun");
         c = WorldClock::new(12_000, 100);
-        assert_eq!(c.packet().time_of_day, -200);
+        assert_eq!(c.packet(true).time_of_day, -200);
     }
 
     #[test]

@@ -402,3 +402,55 @@ fn a_worn_helmet_comes_back_worn_and_one_the_sun_wore_out_stays_gone() {
         "out of a ghost pack"
     );
 }
+
+fn clock_field(h: &mut Harness, key: &str) -> i64 {
+    let line = h.run("time query");
+    line.split(' ')
+        .find_map(|kv| kv.strip_prefix(&format!("{key}=")))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no {key} in {line}"))
+}
+
+#[test]
+fn without_their_cycles_the_sun_and_the_weather_stand_still() {
+    let mut h = harness();
+    h.run("time set noon");
+    let rule = h.run("gamerule doDaylightCycle false");
+    assert!(
+        rule.starts_with("rule=doDaylightCycle value=false"),
+        "{rule}"
+    );
+    let (daytime, age) = (
+        clock_field(&mut h, "daytime"),
+        clock_field(&mut h, "gametime"),
+    );
+    for _ in 0..100 {
+        h.app.update();
+    }
+    assert_eq!(clock_field(&mut h, "daytime"), daytime, "the sun stands");
+    assert!(
+        clock_field(&mut h, "gametime") >= age + 100,
+        "the world ages"
+    );
+
+    // A rain of one second, without the weather's cycle, does not end.
+    assert!(h
+        .run("gamerule doWeatherCycle false")
+        .starts_with("rule=doWeatherCycle"));
+    assert!(h.run("weather rain 1").starts_with("weather="));
+    assert!(within(&mut h, 100, |h| sky(h).is_raining()), "it rains");
+    for _ in 0..100 {
+        h.app.update();
+        assert!(sky(&h).is_raining(), "the rain stays");
+    }
+    h.run("gamerule doWeatherCycle true");
+    h.run("gamerule doDaylightCycle true");
+    assert!(
+        within(&mut h, 100, |h| !sky(h).is_raining()),
+        "with the cycle back the rain ends"
+    );
+    assert!(
+        clock_field(&mut h, "daytime") > daytime,
+        "and the sun moves"
+    );
+}

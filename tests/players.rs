@@ -336,9 +336,32 @@ fn operators_clear_inventories_and_give_and_set_experience_as_vanillas_do() {
         .run("gamerule playersSleepingPercentage 1000")
         .contains("out of range"));
     assert!(h.run("gamerule fallDamage 3").starts_with("error="));
-    assert!(h
-        .run("gamerule keepInventory true")
-        .contains("no game rule"));
+    assert!(h.run("gamerule randomTickSpeed 3").contains("no game rule"));
+
+    // keepInventory: a player who dies keeps what they carried and their levels.
+    h.run("gamerule keepInventory true");
+    h.run("give tester dirt 4");
+    h.run("xp set tester 3 levels");
+    h.run("kill tester");
+    h.app.update();
+    h.app.update();
+    assert!(h.app.world.get::<Dead>(h.client).is_some(), "killed");
+    assert_eq!(h.count(ItemKind::Dirt), 4, "the dirt is kept");
+    assert_eq!(
+        h.run("xp query tester levels"),
+        "has=3 unit=levels player=tester"
+    );
+    h.app
+        .world
+        .send_event(RequestRespawnEvent { client: h.client });
+    h.app.update();
+    h.app.update();
+    assert_eq!(
+        h.count(ItemKind::Dirt),
+        4,
+        "and still there after respawning"
+    );
+    h.run("gamerule keepInventory false");
 
     // The difficulty, told to clients when it changes.
     assert_eq!(h.run("difficulty"), "difficulty=normal");

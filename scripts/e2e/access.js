@@ -160,6 +160,22 @@ scenario(async () => {
   await until(() => answers.includes('the gate is shut'), '/tellraw @a')
   bot.chat('/gamerule naturalRegeneration false')
   await until(() => answers.includes('Gamerule naturalRegeneration is now set to: false'), '/gamerule naturalRegeneration false')
+  // keepInventory: a vanilla client respawns empty-handed, so the server sends what was kept
+  // again (mineflayer keeps its own copy: the packets are watched).
+  bot.chat('/gamerule keepInventory true')
+  await until(() => answers.includes('Gamerule keepInventory is now set to: true'), '/gamerule keepInventory true')
+  const resent = { revived: false, diamonds: false, level: false }
+  bot.once('respawn', () => { resent.revived = true })
+  const slot = (p) => { if (resent.revived && p.windowId === 0 && p.item && p.item.itemCount === 3) resent.diamonds = true }
+  const bar = (p) => { if (resent.revived && p.level === 5) resent.level = true }
+  bot._client.on('set_slot', slot)
+  bot._client.on('experience', bar)
+  bot.chat('/kill @s')
+  await until(() => resent.diamonds && resent.level, 'after dying the kept diamonds and levels are sent again')
+  bot._client.removeListener('set_slot', slot)
+  bot._client.removeListener('experience', bar)
+  bot.chat('/gamerule keepInventory false')
+  await until(() => answers.includes('Gamerule keepInventory is now set to: false'), '/gamerule keepInventory false')
   await say('deop outsider')
   await until(() => !trees[trees.length - 1].includes('give'), 'deopped: the tree has no game commands')
   bot.chat('/give @s diamond 1')

@@ -12,7 +12,7 @@ use super::entity::{entity_header, pos_and_motion};
 pub const LIFETIME: u32 = 6000;
 
 /// Player inventory slots: the hotbar, then the rest, as vanilla fills them.
-const HOTBAR: std::ops::Range<u16> = 36..45;
+pub const HOTBAR: std::ops::Range<u16> = 36..45;
 const MAIN: std::ops::Range<u16> = 9..36;
 
 /// An item on the ground.

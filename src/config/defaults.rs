@@ -40,6 +40,7 @@ impl Default for TimeConfig {
         Self {
             day_length_ticks: 24_000,
             start_time: 0,
+            daylight_cycle: true,
         }
     }
 }
@@ -332,6 +333,7 @@ impl Default for SurvivalConfig {
             drowning_damage: true,
             fire_damage: true,
             natural_regeneration: true,
+            keep_inventory: false,
             players_sleeping_percentage: 100,
         }
     }

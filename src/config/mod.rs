@@ -193,6 +193,8 @@ pub struct SurvivalConfig {
     pub fire_damage: bool,
     /// A fed player heals (`naturalRegeneration`).
     pub natural_regeneration: bool,
+    /// A player who dies keeps their inventory and experience (`keepInventory`).
+    pub keep_inventory: bool,
     /// Share of the players (not spectators) who must sleep to skip the night, in percent
     /// (`playersSleepingPercentage`; 0 still needs one sleeper).
     pub players_sleeping_percentage: u32,
@@ -206,6 +208,8 @@ pub struct TimeConfig {
     pub day_length_ticks: i64,
     /// Time of day of a fresh world, in ticks of `day_length_ticks`.
     pub start_time: i64,
+    /// Whether the time of day moves (`doDaylightCycle`); the world's age always does.
+    pub daylight_cycle: bool,
 }
 
 /// `[rcon]`: remote console, the vanilla protocol.
@@ -395,8 +399,8 @@ pub struct DaylightConfig {
 #[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct WeatherConfig {
-    /// Whether the weather changes by itself; when off the sky starts clear and stays as the
-    /// `weather` command leaves it.
+    /// Whether the weather changes by itself (`doWeatherCycle`); when off it stays as it is,
+    /// or as the `weather` command leaves it.
     pub enabled: bool,
     /// Ticks of clear sky between rains.
     pub clear_min_ticks: u32,

@@ -10,10 +10,13 @@ use super::{Config, ConfigChanged, ConfigPath};
 
 /// Each rule by its vanilla name, and the key that holds it.
 pub const GAME_RULES: &[(&str, &str)] = &[
+    ("doDaylightCycle", "time.daylight_cycle"),
     ("doMobSpawning", "spawning.enabled"),
+    ("doWeatherCycle", "weather.enabled"),
     ("drowningDamage", "survival.drowning_damage"),
     ("fallDamage", "survival.fall_damage"),
     ("fireDamage", "survival.fire_damage"),
+    ("keepInventory", "survival.keep_inventory"),
     ("naturalRegeneration", "survival.natural_regeneration"),
     (
         "playersSleepingPercentage",

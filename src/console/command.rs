@@ -268,7 +268,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "where players come back after dying, bed or not (where they stand unless told)",
     ),
     (
-        "gamerule (doMobSpawning|drowningDamage|fallDamage|fireDamage|naturalRegeneration|playersSleepingPercentage) [<value>]",
+        "gamerule (doDaylightCycle|doMobSpawning|doWeatherCycle|drowningDamage|fallDamage|fireDamage|keepInventory|naturalRegeneration|playersSleepingPercentage) [<value>]",
         "a game rule, or set it (kept in config.toml)",
     ),
     ("tellraw <targets> <json>", "a JSON text in players' chat"),

@@ -37,7 +37,7 @@ impl Plugin for ExperiencePlugin {
             .add_event::<PlaceOrb>()
             .add_systems(
                 Update,
-                bar_for_joining_players.in_set(crate::schedule::TickSet::Players),
+                (bar_for_joining_players, show_kept_bar).in_set(crate::schedule::TickSet::Players),
             )
             .add_systems(
                 Update,
@@ -114,11 +114,16 @@ fn reward_zombie_kills(
     }
 }
 
-/// A player who dies drops seven points a level, up to 100, and loses the rest.
+/// A player who dies drops seven points a level, up to 100, and loses the rest, unless
+/// `survival.keep_inventory` (vanilla's `keepInventory` keeps both).
 fn drop_the_dead_players_experience(
     mut dead: Query<(&Position, &mut Experience), Added<Dead>>,
     mut drops: EventWriter<DropExperience>,
+    config: Res<Config>,
 ) {
+    if config.survival.keep_inventory {
+        return;
+    }
     for (pos, mut experience) in &mut dead {
         let amount = experience.0.death_drop();
         if amount > 0 {
@@ -287,6 +292,16 @@ fn collect_orbs(
             }
             commands.entity(orb).insert(Despawned);
             break;
+        }
+    }
+}
+
+/// A client that respawns starts with an empty bar: what the player kept (`keepInventory`)
+/// is shown again.
+fn show_kept_bar(mut revived: RemovedComponents<Dead>, mut players: Query<&mut Experience>) {
+    for entity in revived.iter() {
+        if let Ok(mut experience) = players.get_mut(entity) {
+            experience.set_changed();
         }
     }
 }

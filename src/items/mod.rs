@@ -87,13 +87,17 @@ fn throw_from_inventory(
     }
 }
 
-/// A player who dies drops everything they carried, flung around them (vanilla without
-/// `keepInventory`).
+/// A player who dies drops everything they carried, flung around them, unless
+/// `survival.keep_inventory` (vanilla's `keepInventory`).
 fn drop_the_dead_players_things(
     mut dead: Query<(&Position, &mut Inventory), Added<Dead>>,
     mut drops: EventWriter<DropItem>,
     mut rng: ResMut<ItemRng>,
+    config: Res<Config>,
 ) {
+    if config.survival.keep_inventory {
+        return;
+    }
     for (pos, mut inventory) in &mut dead {
         let eyes = pos.0 + DVec3::new(0.0, EYE_HEIGHT, 0.0);
         for slot in 0..inventory.slot_count() {

@@ -14,12 +14,15 @@ use valence::entity::entity::Air;
 use valence::log::info;
 use valence::prelude::*;
 use valence::protocol::packets::play::game_state_change_s2c::GameEventKind;
-use valence::protocol::packets::play::{DifficultyS2c, GameStateChangeS2c, HealthUpdateS2c};
+use valence::protocol::packets::play::{
+    DifficultyS2c, GameStateChangeS2c, HealthUpdateS2c, UpdateSelectedSlotS2c,
+};
 use valence::protocol::{VarInt, WritePacket};
 use valence::status::RequestRespawnEvent;
 
 use crate::common::body::{Dead, RespawnPoint};
 use crate::common::events::{DamageCause, DamagePlayer, PlayerKill};
+use crate::common::stacks::HOTBAR;
 use crate::config::{Config, GameModeSetting};
 use crate::world::{Overworld, WorldSpawn, MIN_Y};
 
@@ -67,6 +70,7 @@ impl Plugin for PlayerPlugin {
                     charge::recharge_on_switch,
                     count_kills,
                     respawn_players,
+                    resend_kept_belongings,
                     despawn_disconnected_clients,
                     show_difficulty,
                 )
@@ -351,6 +355,29 @@ fn respawn_players(
             .entity(event.client)
             .remove::<Dead>()
             .insert(SpawnProtection::from(now, &config));
+    }
+}
+
+/// A client that respawns starts with an empty inventory on its first hotbar slot (vanilla's
+/// `PlayerList.respawn` sends them again): what the player kept (`keepInventory`) is sent
+/// again, and the slot they hold.
+fn resend_kept_belongings(
+    mut revived: RemovedComponents<Dead>,
+    mut players: Query<(&mut Client, &mut Inventory, &valence::inventory::HeldItem)>,
+) {
+    for entity in revived.iter() {
+        let Ok((mut client, mut inventory, held)) = players.get_mut(entity) else {
+            continue;
+        };
+        for slot in 0..inventory.slot_count() {
+            // Taken out and put back: the slot is sent again as it is.
+            if let Some(stack) = inventory.replace_slot(slot, None) {
+                inventory.set_slot(slot, stack);
+            }
+        }
+        client.write_packet(&UpdateSelectedSlotS2c {
+            slot: held.slot().saturating_sub(HOTBAR.start) as u8,
+        });
     }
 }
 

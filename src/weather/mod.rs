@@ -14,7 +14,7 @@ use valence::protocol::WritePacket;
 use valence::registry::biome::Biome;
 
 use crate::common::events::SkipNight;
-use crate::config::{Config, ConfigChanged};
+use crate::config::Config;
 use crate::random::Stream;
 use crate::time::WorldClock;
 use crate::world::Overworld;
@@ -138,25 +138,17 @@ fn event(kind: GameEventKind, value: f32) -> GameStateChangeS2c {
     GameStateChangeS2c { kind, value }
 }
 
-/// One tick of the cycle (when enabled) and of the fading levels; clients hear every change
-/// as vanilla tells them. With `weather.enabled` off the sky is cleared, at start and when a
-/// reload turns it off. A night slept through ends the rain (`resetWeatherCycle`: a clear spell
-/// is drawn anew).
+/// One tick of the cycle (when enabled: vanilla's `doWeatherCycle`; off, the sky stays as it
+/// is) and of the fading levels; clients hear every change as vanilla tells them. A night
+/// slept through ends the rain (`resetWeatherCycle`: a clear spell is drawn anew).
 fn advance_weather(
     mut weather: ResMut<Weather>,
     mut layers: Query<&mut ChunkLayer, With<Overworld>>,
-    mut changed: EventReader<ConfigChanged>,
     mut skips: EventReader<SkipNight>,
-    mut started: Local<bool>,
     config: Res<Config>,
 ) {
     let before = weather.sky;
     let w = &mut *weather;
-    let turned_off = changed.iter().any(|c| c.touches("weather.enabled"));
-    if !config.weather.enabled && (turned_off || !*started) {
-        w.sky = Sky::default();
-    }
-    *started = true;
     let slept = skips.iter().count() > 0;
     if slept && config.weather.enabled && w.sky.raining {
         w.set(Kind::Clear, None, &config.weather);
