@@ -180,6 +180,7 @@ struct SavedWorld {
     clock: time::WorldClock,
     phase: daylight::Phase,
     weather: weather::Weather,
+    spawn: world::WorldSpawn,
 }
 
 impl SavedWorld {
@@ -192,11 +193,16 @@ impl SavedWorld {
             d.phase_jitter_ticks,
         );
         let mut weather = weather::Weather::new(config.server.seed);
-        save::load_world(world_dir, &mut [&mut clock, &mut phase, &mut weather])?;
+        let mut spawn = world::WorldSpawn::default();
+        save::load_world(
+            world_dir,
+            &mut [&mut clock, &mut phase, &mut weather, &mut spawn],
+        )?;
         Ok(Self {
             clock,
             phase,
             weather,
+            spawn,
         })
     }
 }
@@ -372,6 +378,7 @@ fn add_server(
         ))
         .insert_resource(saved.clock)
         .insert_resource(saved.weather)
+        .insert_resource(saved.spawn)
         .insert_resource(daylight::WorldPhase(saved.phase));
 }
 

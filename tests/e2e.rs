@@ -104,14 +104,23 @@ fn chunks_load_and_unload_around_a_roaming_player_and_latency_is_measured() {
 }
 
 #[test]
-fn the_clock_and_phase_are_saved_on_stop_and_restored_on_start() {
+fn the_clock_phase_and_spawn_are_saved_on_stop_and_restored_on_start() {
     let mut server = TestServer::start("clock", "");
     let set = server.command("time set 5000");
     assert!(set.starts_with("daytime=5000 "), "{set}");
     assert!(server.command("phase set 3").starts_with("phase=3 "));
+    let spawn = server.command("setworldspawn 12 90 -7");
+    assert!(spawn.starts_with("spawn=true x=12 y=90 z=-7 "), "{spawn}");
     let before = server.command("time query");
     let dir = server.stop();
     let mut server = TestServer::start_in(dir, "");
+    assert!(
+        server
+            .transcript()
+            .contains("spawn point x=12.5 y=90 z=-6.5 (set)"),
+        "the world spawn is saved too:\n{}",
+        server.transcript()
+    );
     let after = server.command("time query");
     let age = |line: &str| field(line, "gametime").unwrap().parse::<i64>().unwrap();
     let daytime = |line: &str| field(line, "daytime").unwrap().parse::<i64>().unwrap();

@@ -250,3 +250,40 @@ fn die_and_respawn(h: &mut Harness) {
         .send_event(RequestRespawnEvent { client: h.client });
     h.app.update();
 }
+
+#[test]
+fn an_operators_world_spawn_is_where_players_come_back_and_outlasts_a_restart() {
+    let mut h = harness();
+    h.app.update();
+    let floor = h.stone_field();
+    let point = BlockPos::new(floor.x + 4, floor.y + 1, floor.z - 3);
+    let answer = h.run(&format!(
+        "setworldspawn {} {} {} 90",
+        point.x, point.y, point.z
+    ));
+    assert_eq!(
+        answer,
+        format!(
+            "spawn=true x={} y={} z={} angle=90.0",
+            point.x, point.y, point.z
+        )
+    );
+    h.app.update();
+    let centre = DVec3::new(point.x as f64 + 0.5, point.y as f64, point.z as f64 + 0.5);
+    assert_eq!(h.spawn_point(), centre);
+    let compass = valence::spawn::RespawnPosition {
+        pos: point,
+        yaw: 90.0,
+    };
+    assert_eq!(
+        h.app.world.get::<valence::spawn::RespawnPosition>(h.client),
+        Some(&compass),
+        "the client's compass points there"
+    );
+    let mut h = h.restarted();
+    assert_eq!(h.spawn_point(), centre, "kept in the save");
+    die_and_respawn(&mut h);
+    let at = h.app.world.get::<Position>(h.client).unwrap().0;
+    assert!(at.distance(centre) < 0.05, "back at the set spawn: {at}");
+    assert!(h.run("setworldspawn 0 400 0").starts_with("error="));
+}

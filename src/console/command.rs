@@ -83,6 +83,12 @@ pub enum Command {
     Seed,
     /// `difficulty [easy|normal|hard]`.
     Difficulty(Option<String>),
+    /// `setworldspawn <pos> [<angle>]`: the world's spawn, facing `angle` (vanilla's 0 unless
+    /// told).
+    SetWorldSpawn {
+        at: [Coord; 3],
+        angle: f32,
+    },
     /// `spawnpoint`: where the player stands unless `at` is told.
     SpawnPoint {
         player: String,
@@ -262,6 +268,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
     (
         "difficulty [easy|normal|hard]",
         "the difficulty, or set it (kept in config.toml)",
+    ),
+    (
+        "setworldspawn <pos> [<angle>]",
+        "where players join and come back without a bed (where you stand, in the game)",
     ),
     (
         "spawnpoint [<targets>] [<pos>]",
@@ -571,6 +581,21 @@ fn player_command(name: &str, args: &[&str]) -> Parsed {
         ("seed", []) => Command::Seed,
         ("difficulty", []) => Command::Difficulty(None),
         ("difficulty", [to]) => Command::Difficulty(Some(to.to_string())),
+        ("setworldspawn", [x, y, z, rest @ ..]) if rest.len() <= 1 => {
+            let coord = |s: &str| Coord::parse(s).ok_or_else(|| usage("setworldspawn"));
+            let angle = match rest {
+                [angle] => angle
+                    .parse::<f32>()
+                    .ok()
+                    .filter(|a| a.is_finite())
+                    .ok_or_else(|| usage("setworldspawn"))?,
+                _ => 0.0,
+            };
+            Command::SetWorldSpawn {
+                at: [coord(x)?, coord(y)?, coord(z)?],
+                angle,
+            }
+        }
         ("spawnpoint", [player, at @ ..]) if matches!(at.len(), 0 | 3) => {
             let coord = |s: &str| Coord::parse(s).ok_or_else(|| usage("spawnpoint"));
             Command::SpawnPoint {

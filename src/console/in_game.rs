@@ -189,6 +189,12 @@ pub fn reply(command: &Command, answer: &str, me: &str) -> Option<Text> {
                 None => translate("commands.difficulty.query", vec![name]),
             }
         }
+        Command::SetWorldSpawn { .. } => translate(
+            "commands.setworldspawn.success",
+            ["x", "y", "z", "angle"]
+                .map(|key| text(&field(key)))
+                .to_vec(),
+        ),
         Command::SpawnPoint { player, .. } => {
             let mut with: Vec<Text> = ["x", "y", "z"].map(|key| text(&field(key))).to_vec();
             with.extend([text("0.0"), text("minecraft:overworld"), text(player)]);
@@ -256,6 +262,7 @@ pub fn expand(
         ["kill"] | ["clear"] | ["spawnpoint"] | ["gamemode", _] | ["effect", "clear"] => {
             words.push("@s")
         }
+        ["setworldspawn"] => words.extend(["~", "~", "~"]),
         _ => {}
     }
     let keeps_selectors = words.first() == Some(&"kill");

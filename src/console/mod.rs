@@ -427,6 +427,9 @@ fn run(world: &mut World, command: Command, (sender, origin): (&str, DVec3)) -> 
         Command::Msg { player, message } => crate::chat::whisper(world, sender, &player, &message),
         Command::Seed => format!("seed={}", world.resource::<Config>().server.seed),
         Command::Difficulty(to) => config::difficulty(world, to.as_deref()),
+        Command::SetWorldSpawn { at, angle } => {
+            crate::world::set_world_spawn(world, BlockPos::from_pos(resolve(at, origin)), angle)
+        }
         Command::SpawnPoint { player, at } => {
             let at = at.map(|at| BlockPos::from_pos(resolve(at, origin)));
             player::commands::set_spawn_point(world, &player, at)

@@ -65,6 +65,8 @@ pub enum Arg {
     Number {
         max: Option<f32>,
     },
+    /// A yaw in degrees.
+    Angle,
     /// The rest of the line.
     Message,
     /// A JSON text component, the rest of the line.
@@ -114,6 +116,7 @@ impl Arg {
             },
             "time" | "phase" => Arg::Whole { min: 0, max: None },
             "amount" => Arg::Number { max: None },
+            "angle" => Arg::Angle,
             "radius" => Arg::Number { max: Some(128.0) },
             "loudness" => Arg::Number { max: Some(1000.0) },
             "message" | "action" | "reason" => Arg::Message,
@@ -161,6 +164,7 @@ impl Arg {
                 min: Some(0.0),
                 max,
             },
+            Arg::Angle => Parser::Angle,
             Arg::Message => Parser::Message,
             Arg::Json => Parser::Component,
             Arg::Asked(_) | Arg::Word => Parser::String(StringArg::SingleWord),
@@ -187,7 +191,7 @@ impl Arg {
         match self {
             Arg::Location | Arg::Block3 => coordinate(word),
             Arg::Whole { .. } => word.parse::<i64>().is_ok(),
-            Arg::Number { .. } => word.parse::<f64>().is_ok(),
+            Arg::Number { .. } | Arg::Angle => word.parse::<f64>().is_ok(),
             Arg::Targets | Arg::Entities | Arg::Target | Arg::Profile => !coordinate(word),
             _ => true,
         }
@@ -221,9 +225,12 @@ impl Arg {
             Arg::Asked(Asked::ZombieKind) => known.kinds.clone(),
             Arg::Asked(Asked::HuntPreset) => known.presets.clone(),
             Arg::Asked(Asked::ConfigKey) => known.keys.clone(),
-            Arg::Whole { .. } | Arg::Number { .. } | Arg::Message | Arg::Json | Arg::Word => {
-                Vec::new()
-            }
+            Arg::Whole { .. }
+            | Arg::Number { .. }
+            | Arg::Angle
+            | Arg::Message
+            | Arg::Json
+            | Arg::Word => Vec::new(),
         }
     }
 }

@@ -29,7 +29,7 @@ use crate::schedule::TickSet;
 use crate::time::WorldClock;
 use crate::weather::Weather;
 use crate::world::anvil::EntityRegions;
-use crate::world::{snapshot_terrain, TerrainSave, WorldDir};
+use crate::world::{snapshot_terrain, TerrainSave, WorldDir, WorldSpawn};
 pub use file::SaveFile;
 use part::SaveParts;
 pub use part::{
@@ -66,12 +66,14 @@ impl Plugin for SavePlugin {
             "Bytes of region files rewritten with changed chunks",
             exported.region_bytes.clone(),
         );
-        // The clock and the weather stand below the save: it keeps their keys itself.
+        // The clock, the weather and the spawn stand below the save: it keeps their keys
+        // itself.
         app.insert_resource(Autosave::default())
             .insert_resource(exported)
             .init_resource::<EntityChunks>()
             .add_save_part(|world| world_keys(world.resource::<WorldClock>()))
             .add_save_part(|world| world_keys(world.resource::<Weather>()))
+            .add_save_part(|world| world_keys(world.resource::<WorldSpawn>()))
             .add_systems(
                 Update,
                 (players::restore_players, players::save_leaving_players).in_set(TickSet::Zombies),
@@ -191,6 +193,16 @@ impl WorldKeys for WorldClock {
 
     fn load(&mut self, root: &Compound) {
         WorldClock::load(self, root);
+    }
+}
+
+impl WorldKeys for WorldSpawn {
+    fn save(&self, root: &mut Compound) {
+        WorldSpawn::save(self, root);
+    }
+
+    fn load(&mut self, root: &Compound) {
+        WorldSpawn::load(self, root);
     }
 }
 

@@ -19,7 +19,9 @@ pub mod voxels;
 use std::path::PathBuf;
 
 use valence::log::{info, warn};
+use valence::nbt::{Compound, Value};
 use valence::prelude::*;
+use valence::spawn::RespawnPosition;
 
 use crate::config::{Config, GeneratorSetting};
 pub use chunks::ChunkLifecycle;
@@ -49,7 +51,7 @@ impl Plugin for WorldPlugin {
         app.insert_resource(WorldDir(self.dir.clone()))
             .insert_resource(anvil::Regions::new(&self.dir))
             .insert_resource(anvil::EntityRegions::new(&self.dir))
-            .insert_resource(WorldSpawn::default())
+            .init_resource::<WorldSpawn>()
             .init_resource::<Edits>()
             .init_resource::<block_entities::BlockEntities>()
             .init_resource::<Nav>()
@@ -77,7 +79,7 @@ impl Plugin for WorldPlugin {
             .add_systems(
                 Update,
                 (
-                    resolve_spawn,
+                    (resolve_spawn, show_spawn).chain(),
                     block_entities::follow_blocks.before(edit::track_edits),
                     edit::track_edits.before(chunks::drop_unviewed_chunks),
                 )
@@ -94,10 +96,86 @@ pub struct WorldDir(pub PathBuf);
 #[derive(Component, Debug)]
 pub struct Overworld;
 
-/// Where players spawn: found on the ground of the spawn chunk once it has loaded.
-#[derive(Resource, Debug, Default)]
+/// Where players spawn: found on the ground of the spawn chunk once it has loaded, or where
+/// an operator set it (`setworldspawn`), which the save keeps as vanilla's `level.dat` does.
+#[derive(Resource, Debug, Default, Clone, PartialEq)]
 pub struct WorldSpawn {
     pub pos: Option<DVec3>,
+    /// The yaw players spawn facing, in degrees.
+    pub angle: f32,
+    /// Set by an operator rather than found.
+    pub set: bool,
+}
+
+impl WorldSpawn {
+    /// Writes a set spawn into the world save's root, under vanilla's `level.dat` names.
+    pub fn save(&self, root: &mut Compound) {
+        let (Some(pos), true) = (self.pos, self.set) else {
+            return;
+        };
+        let block = BlockPos::from_pos(pos);
+        root.insert("SpawnX", block.x);
+        root.insert("SpawnY", block.y);
+        root.insert("SpawnZ", block.z);
+        root.insert("SpawnAngle", self.angle);
+    }
+
+    /// Reads what [`WorldSpawn::save`] wrote; without it the spawn is found as on a new world.
+    pub fn load(&mut self, root: &Compound) {
+        let int = |key: &str| match root.get(key) {
+            Some(Value::Int(v)) => Some(*v),
+            _ => None,
+        };
+        let (Some(x), Some(y), Some(z)) = (int("SpawnX"), int("SpawnY"), int("SpawnZ")) else {
+            return;
+        };
+        self.pos = Some(block_centre(BlockPos::new(x, y, z)));
+        self.angle = match root.get("SpawnAngle") {
+            Some(Value::Float(a)) if a.is_finite() => *a,
+            _ => 0.0,
+        };
+        self.set = true;
+    }
+}
+
+/// Where a body stands on block `at`: the middle of its floor.
+fn block_centre(at: BlockPos) -> DVec3 {
+    DVec3::new(at.x as f64 + 0.5, at.y as f64, at.z as f64 + 0.5)
+}
+
+/// `setworldspawn`: the world's spawn at block `at`, facing `angle`; every client's compass
+/// points there.
+pub fn set_world_spawn(world: &mut World, at: BlockPos, angle: f32) -> String {
+    if !in_world(block_centre(at)) {
+        return "error=\"Cannot place blocks outside of the world\"".into();
+    }
+    *world.resource_mut::<WorldSpawn>() = WorldSpawn {
+        pos: Some(block_centre(at)),
+        angle,
+        set: true,
+    };
+    info!("spawn point set to x={} y={} z={}", at.x, at.y, at.z);
+    format!(
+        "spawn=true x={} y={} z={} angle={angle:.1}",
+        at.x, at.y, at.z
+    )
+}
+
+/// Clients are told the world's spawn (where their compasses point) as they join and when it
+/// moves.
+fn show_spawn(spawn: Res<WorldSpawn>, mut clients: Query<(Ref<Client>, &mut RespawnPosition)>) {
+    let Some(pos) = spawn.pos else {
+        return;
+    };
+    let shown = RespawnPosition {
+        pos: BlockPos::from_pos(pos),
+        yaw: spawn.angle,
+    };
+    for (client, mut respawn) in &mut clients {
+        if (client.is_added() || spawn.is_changed()) && *respawn != shown {
+            *respawn = shown;
+        }
+    }
 }
 
 /// Spawn protection as the settings give it (`server.spawn_protection`), for the systems that
@@ -164,9 +242,18 @@ fn show_flat_sky(mut joined: Query<&mut valence::spawn::IsFlat, Added<Client>>) 
     }
 }
 
-/// Finds dry standable ground near the spawn column once its chunk is in the layer.
-fn resolve_spawn(mut spawn: ResMut<WorldSpawn>, layers: Query<&ChunkLayer, With<Overworld>>) {
-    if spawn.pos.is_some() {
+/// Finds dry standable ground near the spawn column once its chunk is in the layer, unless
+/// the save holds a spawn an operator set.
+fn resolve_spawn(
+    mut spawn: ResMut<WorldSpawn>,
+    layers: Query<&ChunkLayer, With<Overworld>>,
+    mut told: Local<bool>,
+) {
+    if let Some(pos) = spawn.pos {
+        if !*told {
+            info!("spawn point x={} y={} z={} (set)", pos.x, pos.y, pos.z);
+            *told = true;
+        }
         return;
     }
     let Ok(layer) = layers.get_single() else {
@@ -196,6 +283,7 @@ fn resolve_spawn(mut spawn: ResMut<WorldSpawn>, layers: Query<&ChunkLayer, With<
                     let pos = DVec3::new(x as f64 + 0.5, y as f64, z as f64 + 0.5);
                     info!("spawn point x={} y={} z={}", pos.x, pos.y, pos.z);
                     spawn.pos = Some(pos);
+                    *told = true;
                     return;
                 }
             }
@@ -204,6 +292,7 @@ fn resolve_spawn(mut spawn: ResMut<WorldSpawn>, layers: Query<&ChunkLayer, With<
     let y = (MIN_Y + HEIGHT as i32) as f64;
     warn!("no dry ground near the spawn column; players spawn at y={y}");
     spawn.pos = Some(DVec3::new(0.5, y, 0.5));
+    *told = true;
 }
 
 /// Vanilla's world border: 30,000,000 blocks from the centre on x and z.
