@@ -6,6 +6,7 @@ mod support;
 use horde::common::body::Dead;
 use horde::common::events::{DamageCause, DamagePlayer};
 use horde::config::Config;
+use horde::player::effects::{Effect, Effects};
 use horde::player::hunger::Food;
 use horde::player::Health;
 use support::headless::{harness_with, Harness};
@@ -13,7 +14,8 @@ use valence::entity::entity::{Air, Flags};
 use valence::movement::MovementEvent;
 use valence::prelude::*;
 use valence::protocol::packets::play::{
-    EntityEquipmentUpdateS2c, EntityStatusEffectS2c, RemoveEntityStatusEffectS2c,
+    EntityAttributesS2c, EntityEquipmentUpdateS2c, EntityStatusEffectS2c,
+    RemoveEntityStatusEffectS2c,
 };
 use valence::protocol::{Packet, Sound};
 
@@ -98,8 +100,27 @@ fn a_fall_hurts_its_height_less_three_and_water_and_slow_falling_break_it() {
         .first::<RemoveEntityStatusEffectS2c>();
     assert_eq!(gone.effect_id.0, 28, "the effect ran out");
     assert!(h
-        .run("effect give tester speed")
-        .contains("no effect named speed"));
+        .run("effect give tester levitation")
+        .contains("no effect named levitation"));
+
+    // Speed II: the client is told its movement speed with vanilla's modifier, +40 %.
+    h.helper.clear_received();
+    let given = h.run("effect give tester speed 5 1");
+    assert!(given.starts_with("effect=speed "), "{given}");
+    h.app.update();
+    let received = h.helper.collect_received();
+    let sent = received.first::<EntityAttributesS2c>();
+    let speed = &sent.properties[0];
+    assert_eq!(speed.key.as_str(), "minecraft:generic.movement_speed");
+    assert!((speed.value - 0.1).abs() < 1e-9);
+    assert!((speed.modifiers[0].amount - 0.4).abs() < 1e-9);
+    // Regeneration II heals one point every 25 ticks.
+    h.run("effect give tester regeneration 5 1");
+    for _ in 0..100 {
+        h.app.update();
+    }
+    assert_eq!(health(&h), 17.0, "four points in 100 ticks");
+    h.run("effect clear tester");
 
     fall(&mut h, 40.0);
     assert!(
@@ -439,4 +460,48 @@ fn other_players_see_and_hear_the_armour_a_player_puts_on_and_are_not_flooded_wi
         .filter(|f| f.id == EntityEquipmentUpdateS2c::ID)
         .count();
     assert!((1..=3).contains(&again), "{again} updates in 80 ticks");
+}
+
+#[test]
+fn rotten_flesh_gives_hunger_shown_to_the_client_and_it_tires_as_vanillas() {
+    let mut h = body();
+    *h.app.world.get_mut::<Food>(h.client).unwrap() = Food {
+        level: 4,
+        saturation: 0.0,
+        ..Food::default()
+    };
+    h.run("give tester rotten_flesh 5");
+    h.helper.clear_received();
+    // Four times in five: eaten one by one until it takes.
+    let mut shown = None;
+    for _ in 0..5 {
+        use_held(&mut h);
+        for _ in 0..35 {
+            h.app.update();
+        }
+        let received = h.helper.collect_received();
+        if let Some(effect) = received
+            .0
+            .iter()
+            .filter(|f| f.id == EntityStatusEffectS2c::ID)
+            .map(|f| f.decode::<EntityStatusEffectS2c>().unwrap())
+            .find(|e| e.effect_id.0 == 17)
+        {
+            shown = Some((effect.amplifier, effect.duration.0));
+            break;
+        }
+    }
+    assert_eq!(shown, Some((0, 600)), "Hunger I for 30 s, on the client");
+    let before = h.app.world.get::<Food>(h.client).unwrap().exhaustion;
+    for _ in 0..100 {
+        h.app.update();
+    }
+    let after = h.app.world.get::<Food>(h.client).unwrap().exhaustion;
+    // HungerMobEffect: 0.005 a tick at level I.
+    assert!((after - before - 0.5).abs() < 1e-3, "{before} -> {after}");
+
+    // Kept in playerdata as vanilla's ActiveEffects, with what is left of it.
+    let h = h.restarted();
+    let effects = h.app.world.get::<Effects>(h.client).unwrap();
+    assert_eq!(effects.amplifier(Effect::Hunger), Some(0), "{effects:?}");
 }

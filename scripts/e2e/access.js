@@ -184,6 +184,12 @@ scenario(async () => {
   await until(() => bot.spawnPoint.equals(feet), '/setworldspawn: the compass points there')
   bot.chat(`/setworldspawn ${oldSpawn.x} ${oldSpawn.y} ${oldSpawn.z}`)
   await until(() => bot.spawnPoint.equals(oldSpawn), 'the spawn set back')
+  // An effect the client shows and moves by, and off again.
+  bot.chat('/effect give @s minecraft:speed 30 1')
+  await until(() => bot.entity.effects[1] && bot.entity.effects[1].amplifier === 1, '/effect give: the client shows Speed II')
+  await until(() => answers.some((a) => a.startsWith('Applied effect Speed to outsider')), `/effect answers as vanilla: ${JSON.stringify(answers.slice(-2))}`)
+  bot.chat('/effect clear @s')
+  await until(() => !bot.entity.effects[1], '/effect clear: the client shows none')
   await say('deop outsider')
   await until(() => !trees[trees.length - 1].includes('give'), 'deopped: the tree has no game commands')
   bot.chat('/give @s diamond 1')

@@ -3,7 +3,7 @@
 
 use valence::prelude::*;
 
-use super::effects::{self, Active, Effect, Effects};
+use super::effects::{self, Active, Effect};
 use super::{Health, Kills};
 use crate::common::body::RespawnPoint;
 use crate::common::events::DropItem;
@@ -204,20 +204,13 @@ pub fn give_effect(
     let Some(entity) = find(world, player) else {
         return no_such_player(player);
     };
-    let now = world.resource::<Server>().current_tick() as u64;
     let active = Active {
         effect: kind,
         amplifier,
-        until: now + seconds as u64 * 20,
+        duration: seconds.saturating_mul(20),
     };
-    let Some(mut effects) = world.get_mut::<Effects>(entity) else {
-        return no_such_player(player);
-    };
-    if !effects.give(active) {
+    if !effects::apply(&mut world.entity_mut(entity), active) {
         return "error=\"Unable to apply this effect (target is either immune to effects, or has something stronger)\"".into();
-    }
-    if let Some(mut client) = world.get_mut::<Client>(entity) {
-        effects::show(&mut client, active, now);
     }
     format!(
         "effect={} player={player} seconds={seconds} amplifier={amplifier}",
@@ -230,16 +223,8 @@ pub fn clear_effects(world: &mut World, player: &str) -> String {
     let Some(entity) = find(world, player) else {
         return no_such_player(player);
     };
-    let Some(mut effects) = world.get_mut::<Effects>(entity) else {
-        return no_such_player(player);
-    };
-    let gone = effects.clear();
-    if let Some(mut client) = world.get_mut::<Client>(entity) {
-        for effect in &gone {
-            effects::hide(&mut client, *effect);
-        }
-    }
-    format!("cleared={} player={player}", gone.len())
+    let gone = effects::remove_all(&mut world.entity_mut(entity));
+    format!("cleared={gone} player={player}")
 }
 
 use crate::common::body::player_named as find;

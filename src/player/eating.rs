@@ -14,6 +14,7 @@ use valence::protocol::packets::play::{EntityStatusS2c, PlayerActionC2s};
 use valence::protocol::sound::SoundCategory;
 use valence::protocol::{Hand, Sound, WritePacket};
 
+use super::effects::{self, Active, Effect, Effects};
 use super::hunger::{food_of, rotten_flesh_hungers, Food, MAX_FOOD, ROTTEN_FLESH_HUNGER};
 use super::OFF_HAND;
 use crate::common::body::{Dead, EYE_HEIGHT};
@@ -90,6 +91,7 @@ pub(super) fn eat(
         &HeldItem,
         &mut Inventory,
         &mut Food,
+        &mut Effects,
         &GameMode,
     )>,
     mut layers: Query<&mut ChunkLayer, With<Overworld>>,
@@ -99,7 +101,9 @@ pub(super) fn eat(
         return;
     };
     let now = server.current_tick() as u64;
-    for (player, mut client, pos, eating, held, mut inventory, mut food, mode) in &mut eaters {
+    for (player, mut client, pos, eating, held, mut inventory, mut food, mut effects, mode) in
+        &mut eaters
+    {
         let still_held = (eating.slot == held.slot() || eating.slot == OFF_HAND)
             && inventory
                 .slot(eating.slot)
@@ -136,7 +140,14 @@ pub(super) fn eat(
         };
         food.eat(points, modifier);
         if eating.item == ItemKind::RottenFlesh && rotten_flesh_hungers(&mut rng) {
-            food.hunger_ticks = ROTTEN_FLESH_HUNGER.1;
+            let hunger = Active {
+                effect: Effect::Hunger,
+                amplifier: 0,
+                duration: ROTTEN_FLESH_HUNGER.1,
+            };
+            if effects.give(hunger) {
+                effects::show(&mut client, hunger);
+            }
         }
         if *mode != GameMode::Creative {
             let count = inventory.slot(eating.slot).map_or(0, |s| s.count());

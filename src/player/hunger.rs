@@ -11,6 +11,7 @@ use valence::entity::entity::Flags;
 use valence::movement::MovementEvent;
 use valence::prelude::*;
 
+use super::effects::{Effect, Effects};
 use super::{Health, MAX_HEALTH};
 use crate::common::body::Dead;
 use crate::common::events::{DamageCause, DamagePlayer};
@@ -32,8 +33,6 @@ pub struct Food {
     pub exhaustion: f32,
     /// Ticks towards the next heal or starvation blow.
     pub timer: u32,
-    /// Ticks of the Hunger effect left (rotten flesh).
-    pub hunger_ticks: u32,
 }
 
 impl Default for Food {
@@ -43,7 +42,6 @@ impl Default for Food {
             saturation: START_SATURATION,
             exhaustion: 0.0,
             timer: 0,
-            hunger_ticks: 0,
         }
     }
 }
@@ -68,13 +66,19 @@ impl Food {
         self.saturation = (self.saturation + food as f32 * modifier * 2.0).min(self.level as f32);
     }
 
-    /// One tick of `FoodData.tick` for a player at `health`: exhaustion drains saturation,
-    /// then food; a fed player heals, a starving one is hurt.
-    pub fn tick(&mut self, health: f32, difficulty: Difficulty, regenerate: bool) -> Tick {
-        if self.hunger_ticks > 0 {
-            // The Hunger effect, level I: 0.005 a tick.
-            self.hunger_ticks -= 1;
-            self.exhaust(0.005);
+    /// One tick of `FoodData.tick` for a player at `health` (with the Hunger effect at
+    /// `hunger`'s level, if any): exhaustion drains saturation, then food; a fed player
+    /// heals, a starving one is hurt.
+    pub fn tick(
+        &mut self,
+        health: f32,
+        difficulty: Difficulty,
+        regenerate: bool,
+        hunger: Option<u8>,
+    ) -> Tick {
+        if let Some(amplifier) = hunger {
+            // `HungerMobEffect.applyEffectTick`: 0.005 a tick a level.
+            self.exhaust(0.005 * (amplifier as f32 + 1.0));
         }
         if self.exhaustion > 4.0 {
             self.exhaustion -= 4.0;
@@ -253,13 +257,16 @@ pub const ROTTEN_FLESH_HUNGER: (f64, u32) = (0.8, 600);
 
 /// Every tick: each living player's food and what it does to their health.
 pub(super) fn tick_food(
-    mut players: Query<(Entity, &mut Food, &mut Health, &GameMode), Without<Dead>>,
+    mut players: Query<
+        (Entity, &mut Food, &mut Health, &GameMode, Option<&Effects>),
+        Without<Dead>,
+    >,
     mut exhausted: EventReader<Exhaust>,
     mut damage: EventWriter<DamagePlayer>,
     config: Res<Config>,
 ) {
     for tired in exhausted.iter() {
-        if let Ok((_, mut food, _, mode)) = players.get_mut(tired.player) {
+        if let Ok((_, mut food, _, mode, _)) = players.get_mut(tired.player) {
             if !matches!(mode, GameMode::Creative | GameMode::Spectator) && tired.amount > 0.0 {
                 food.exhaust(tired.amount);
             }
@@ -267,13 +274,14 @@ pub(super) fn tick_food(
     }
     let difficulty = config.server.difficulty;
     let regenerate = config.survival.natural_regeneration;
-    for (player, mut food, mut health, mode) in &mut players {
+    for (player, mut food, mut health, mode, effects) in &mut players {
         if matches!(mode, GameMode::Creative | GameMode::Spectator) {
             continue;
         }
         let before = *food;
         let mut next = before;
-        let tick = next.tick(health.0, difficulty, regenerate);
+        let hunger = effects.and_then(|e| e.amplifier(Effect::Hunger));
+        let tick = next.tick(health.0, difficulty, regenerate, hunger);
         if next != before {
             *food = next;
         }
@@ -302,11 +310,11 @@ mod tests {
     fn exhaustion_takes_saturation_before_food() {
         let mut food = Food::default();
         food.exhaust(4.5);
-        food.tick(20.0, Difficulty::Normal, true);
+        food.tick(20.0, Difficulty::Normal, true, None);
         assert_eq!((food.level, food.saturation), (20, 4.0));
         food.saturation = 0.0;
         food.exhaust(4.5);
-        food.tick(20.0, Difficulty::Normal, true);
+        food.tick(20.0, Difficulty::Normal, true, None);
         assert_eq!(food.level, 19);
         food.exhaust(100.0);
         assert_eq!(food.exhaustion, 40.0, "capped at 40");
@@ -316,7 +324,7 @@ mod tests {
     fn a_saturated_player_heals_every_ten_ticks_a_fed_one_every_eighty() {
         let mut food = Food::default();
         let heals: Vec<Tick> = (0..10)
-            .map(|_| food.tick(10.0, Difficulty::Normal, true))
+            .map(|_| food.tick(10.0, Difficulty::Normal, true, None))
             .collect();
         assert_eq!(heals[9], Tick::Heal(5.0 / 6.0), "min(saturation, 6) / 6");
         assert_eq!(food.exhaustion, 5.0, "the saturation spent, as exhaustion");
@@ -325,14 +333,15 @@ mod tests {
             saturation: 0.0,
             ..Food::default()
         };
-        let ticks = (1..=80).find(|_| fed.tick(10.0, Difficulty::Normal, true) == Tick::Heal(1.0));
+        let ticks =
+            (1..=80).find(|_| fed.tick(10.0, Difficulty::Normal, true, None) == Tick::Heal(1.0));
         assert_eq!(ticks, Some(80));
         assert_eq!(fed.exhaustion, 6.0);
         let mut hungry = Food {
             level: 17,
             ..Food::default()
         };
-        assert!((0..200).all(|_| hungry.tick(10.0, Difficulty::Normal, true) == Tick::None));
+        assert!((0..200).all(|_| hungry.tick(10.0, Difficulty::Normal, true, None) == Tick::None));
     }
 
     #[test]
@@ -344,7 +353,7 @@ mod tests {
         };
         let blows = |health: f32, difficulty| {
             let mut food = starving;
-            (0..80).any(|_| food.tick(health, difficulty, true) == Tick::Starve)
+            (0..80).any(|_| food.tick(health, difficulty, true, None) == Tick::Starve)
         };
         assert!(blows(11.0, Difficulty::Easy) && !blows(10.0, Difficulty::Easy));
         assert!(blows(2.0, Difficulty::Normal) && !blows(1.0, Difficulty::Normal));

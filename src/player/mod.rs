@@ -66,7 +66,7 @@ impl Plugin for PlayerPlugin {
                     hunger::tick_food,
                     armour::show_equipment,
                     armour::equip_sounds,
-                    effects::expire_effects,
+                    effects::tick_effects,
                     charge::recharge_on_switch,
                     count_kills,
                     respawn_players,
@@ -84,6 +84,7 @@ impl Plugin for PlayerPlugin {
                 send_health.after(UpdateClientsSet).before(FlushPacketsSet),
             );
         save::register(app);
+        effects::register(app);
     }
 }
 

@@ -85,7 +85,6 @@ impl SavedBody {
                 exhaustion: float("foodExhaustionLevel")
                     .map_or(0.0, |v| v.clamp(0.0, MAX_EXHAUSTION)),
                 timer: int("foodTickTimer").map_or(0, |v| v.clamp(0, 80) as u32),
-                hunger_ticks: 0,
             },
             air: int("Air").map_or(fresh.air, |v| v.clamp(0, MAX_AIR)),
             exposure: Exposure {
@@ -322,7 +321,6 @@ mod tests {
                     saturation: 2.5,
                     exhaustion: 1.25,
                     timer: 30,
-                    hunger_ticks: 0,
                 },
                 air: 120,
                 exposure: Exposure {
