@@ -32,6 +32,7 @@ pub mod schedule;
 #[cfg(test)]
 mod scratch;
 pub mod service;
+pub mod show;
 pub mod sign;
 pub mod sleep;
 pub mod spawning;

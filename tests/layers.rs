@@ -35,7 +35,7 @@ const FLOORS: &[(&str, &[&str])] = &[
         "the save: its files, the autosave, the interface each plugin saves through",
         &["save"],
     ),
-    ("the game: players", &["player", "chat"]),
+    ("the game: players", &["player", "chat", "show"]),
     ("the game: zombies", &["zombie"]),
     (
         "the game: what zombies and players set off",

@@ -567,3 +567,43 @@ fn a_flat_world_is_vanillas_superflat_and_a_player_stands_on_its_grass() {
     let flat = h.app.world.get::<valence::spawn::IsFlat>(h.client).unwrap();
     assert!(flat.0, "the client draws a flat world's horizon");
 }
+
+#[test]
+fn operators_play_sounds_and_show_particles_as_vanillas_commands_do() {
+    use valence::protocol::packets::play::{ParticleS2c, PlaySoundS2c};
+    let mut h = harness();
+    h.app.update();
+    h.helper.clear_received();
+    let played = h.run("playsound minecraft:entity.zombie.ambient hostile tester ~ ~ ~ 1 0.5");
+    assert_eq!(
+        played,
+        "sound=minecraft:entity.zombie.ambient player=tester"
+    );
+    h.app.update();
+    let received = h.helper.collect_received();
+    let sound = received.first::<PlaySoundS2c>();
+    assert_eq!(sound.pitch, 0.5);
+    assert!(h
+        .run("playsound entity.zombie.ambient hostile tester ~100 ~ ~")
+        .contains("too far away"));
+    assert!(h
+        .run("playsound x loud tester")
+        .starts_with("usage: playsound"));
+
+    h.helper.clear_received();
+    let shown = h.run("particle dust 1 0 0 2 ~ ~1 ~ 0.5 0.5 0.5 0 20");
+    assert_eq!(shown, "particle=minecraft:dust seen=1");
+    h.app.update();
+    let received = h.helper.collect_received();
+    let particles = received.first::<ParticleS2c>();
+    assert_eq!((particles.particle.id(), particles.count), (14, 20));
+    assert!(h
+        .run("particle flame ~40 ~ ~")
+        .contains("not visible for anybody"));
+    assert_eq!(
+        h.run("particle flame ~40 ~ ~ 0 0 0 0 1 force tester"),
+        "particle=minecraft:flame seen=1"
+    );
+    let unknown = h.run("particle sparkles");
+    assert!(unknown.contains("Unknown particle"), "{unknown}");
+}

@@ -190,6 +190,17 @@ scenario(async () => {
   await until(() => answers.some((a) => a.startsWith('Applied effect Speed to outsider')), `/effect answers as vanilla: ${JSON.stringify(answers.slice(-2))}`)
   bot.chat('/effect clear @s')
   await until(() => !bot.entity.effects[1], '/effect clear: the client shows none')
+  // A sound and particles where the operator stands.
+  const sounds = []
+  bot.on('soundEffectHeard', (name) => sounds.push(name))
+  bot.chat('/playsound minecraft:entity.zombie.ambient hostile @s')
+  await until(() => sounds.some((n) => n.includes('entity.zombie.ambient')), `/playsound: the client hears it: ${JSON.stringify(sounds)}`)
+  await until(() => answers.includes('Played sound minecraft:entity.zombie.ambient to outsider'), '/playsound answers as vanilla')
+  const seen = []
+  bot.on('particle', (p) => seen.push(p))
+  bot.chat('/particle minecraft:flame ~ ~1 ~ 0.2 0.2 0.2 0 7')
+  await until(() => seen.some((p) => p.count === 7), '/particle: the client is shown seven')
+  await until(() => answers.includes('Displaying particle minecraft:flame'), `/particle answers as vanilla: ${JSON.stringify(answers.slice(-3))}`)
   await say('deop outsider')
   await until(() => !trees[trees.length - 1].includes('give'), 'deopped: the tree has no game commands')
   bot.chat('/give @s diamond 1')

@@ -1,6 +1,7 @@
 //! Operator commands as typed values: parsing is pure, so a malformed line always becomes a
 //! usage message and never reaches the world.
 
+use valence::math::DVec3;
 use valence::{BlockState, GameMode};
 
 use crate::experience::commands::Unit;
@@ -83,6 +84,19 @@ pub enum Command {
     Seed,
     /// `difficulty [easy|normal|hard]`.
     Difficulty(Option<String>),
+    /// `playsound`: `sound` to `player`, from `at` (where the command is run unless told).
+    PlaySound {
+        player: String,
+        at: Option<[Coord; 3]>,
+        sound: crate::show::PlayedSound,
+    },
+    /// `particle`: at `at` (where the command is run unless told), to `viewer` or everyone
+    /// near.
+    Particle {
+        at: Option<[Coord; 3]>,
+        shown: crate::show::ShownParticles,
+        viewer: Option<String>,
+    },
     /// `setworldspawn <pos> [<angle>]`: the world's spawn, facing `angle` (vanilla's 0 unless
     /// told).
     SetWorldSpawn {
@@ -268,6 +282,14 @@ pub const COMMANDS: &[(&str, &str)] = &[
     (
         "difficulty [easy|normal|hard]",
         "the difficulty, or set it (kept in config.toml)",
+    ),
+    (
+        "playsound <sound> (master|music|record|weather|block|hostile|neutral|player|ambient|voice) <targets> [<location>] [<volume>] [<pitch>] [<min_volume>]",
+        "play a sound to players (from where you stand, in the game)",
+    ),
+    (
+        "particle <particle> [<location>] [<delta>] [<speed>] [<count>] [(force|normal)] [<viewers>]",
+        "show particles to the players near (from where you stand, in the game)",
     ),
     (
         "setworldspawn <pos> [<angle>]",
@@ -581,6 +603,96 @@ fn player_command(name: &str, args: &[&str]) -> Parsed {
         ("seed", []) => Command::Seed,
         ("difficulty", []) => Command::Difficulty(None),
         ("difficulty", [to]) => Command::Difficulty(Some(to.to_string())),
+        ("playsound", [sound, source, player, rest @ ..]) if matches!(rest.len(), 0 | 3..=6) => {
+            let coord = |s: &str| Coord::parse(s).ok_or_else(|| usage("playsound"));
+            let source = crate::show::SOURCES
+                .iter()
+                .find(|(name, _)| name == source)
+                .map(|(_, category)| *category)
+                .ok_or_else(|| usage("playsound"))?;
+            let number = |i: usize, default: f32, max: f32| -> Result<f32, String> {
+                match rest.get(i) {
+                    None => Ok(default),
+                    Some(word) => word
+                        .parse::<f32>()
+                        .ok()
+                        .filter(|v| (0.0..=max).contains(v))
+                        .ok_or_else(|| usage("playsound")),
+                }
+            };
+            let sound = sound.strip_prefix("minecraft:").unwrap_or(sound);
+            let sound = if sound.contains(':') {
+                sound.to_owned()
+            } else {
+                format!("minecraft:{sound}")
+            };
+            Command::PlaySound {
+                player: player.to_string(),
+                at: match rest {
+                    [x, y, z, ..] => Some([coord(x)?, coord(y)?, coord(z)?]),
+                    _ => None,
+                },
+                sound: crate::show::PlayedSound {
+                    sound,
+                    source,
+                    at: DVec3::ZERO,
+                    volume: number(3, 1.0, f32::MAX)?,
+                    pitch: number(4, 1.0, 2.0)?,
+                    min_volume: number(5, 0.0, 1.0)?,
+                },
+            }
+        }
+        ("particle", words @ [_, ..]) => {
+            let (particle, used) = crate::show::parse_particle(words)?;
+            let rest = &words[used..];
+            if !matches!(rest.len(), 0 | 3 | 6..=10) {
+                return Err(usage("particle"));
+            }
+            let coord = |s: &str| Coord::parse(s).ok_or_else(|| usage("particle"));
+            let number = |i: usize| -> Result<f32, String> {
+                rest[i]
+                    .parse::<f32>()
+                    .ok()
+                    .filter(|v| v.is_finite() && *v >= 0.0)
+                    .ok_or_else(|| usage("particle"))
+            };
+            let delta = match rest {
+                [_, _, _, dx, dy, dz, ..] => valence::math::Vec3::new(
+                    dx.parse().map_err(|_| usage("particle"))?,
+                    dy.parse().map_err(|_| usage("particle"))?,
+                    dz.parse().map_err(|_| usage("particle"))?,
+                ),
+                _ => valence::math::Vec3::ZERO,
+            };
+            let force = match rest.get(8) {
+                None | Some(&"normal") => false,
+                Some(&"force") => true,
+                Some(_) => return Err(usage("particle")),
+            };
+            Command::Particle {
+                at: match rest {
+                    [x, y, z, ..] => Some([coord(x)?, coord(y)?, coord(z)?]),
+                    _ => None,
+                },
+                shown: crate::show::ShownParticles {
+                    particle,
+                    at: DVec3::ZERO,
+                    delta,
+                    speed: if rest.len() > 6 { number(6)? } else { 0.0 },
+                    count: if rest.len() > 7 {
+                        rest[7]
+                            .parse::<i32>()
+                            .ok()
+                            .filter(|c| *c >= 0)
+                            .ok_or_else(|| usage("particle"))?
+                    } else {
+                        0
+                    },
+                    force,
+                },
+                viewer: rest.get(9).map(|v| v.to_string()),
+            }
+        }
         ("setworldspawn", [x, y, z, rest @ ..]) if rest.len() <= 1 => {
             let coord = |s: &str| Coord::parse(s).ok_or_else(|| usage("setworldspawn"));
             let angle = match rest {

@@ -189,6 +189,13 @@ pub fn reply(command: &Command, answer: &str, me: &str) -> Option<Text> {
                 None => translate("commands.difficulty.query", vec![name]),
             }
         }
+        Command::PlaySound { player, .. } => translate(
+            "commands.playsound.success.single",
+            vec![text(&field("sound")), text(player)],
+        ),
+        Command::Particle { .. } => {
+            translate("commands.particle.success", vec![text(&field("particle"))])
+        }
         Command::SetWorldSpawn { .. } => translate(
             "commands.setworldspawn.success",
             ["x", "y", "z", "angle"]

@@ -427,6 +427,22 @@ fn run(world: &mut World, command: Command, (sender, origin): (&str, DVec3)) -> 
         Command::Msg { player, message } => crate::chat::whisper(world, sender, &player, &message),
         Command::Seed => format!("seed={}", world.resource::<Config>().server.seed),
         Command::Difficulty(to) => config::difficulty(world, to.as_deref()),
+        Command::PlaySound {
+            player,
+            at,
+            mut sound,
+        } => {
+            sound.at = at.map_or(origin, |at| resolve(at, origin));
+            crate::show::play_sound(world, &player, &sound)
+        }
+        Command::Particle {
+            at,
+            mut shown,
+            viewer,
+        } => {
+            shown.at = at.map_or(origin, |at| resolve(at, origin));
+            crate::show::show_particles(world, &shown, viewer.as_deref())
+        }
         Command::SetWorldSpawn { at, angle } => {
             crate::world::set_world_spawn(world, BlockPos::from_pos(resolve(at, origin)), angle)
         }

@@ -67,6 +67,10 @@ pub enum Arg {
     },
     /// A yaw in degrees.
     Angle,
+    /// A sound event's name; the client knows them.
+    Sound,
+    /// A particle and its options; the client reads them.
+    Particle,
     /// The rest of the line.
     Message,
     /// A JSON text component, the rest of the line.
@@ -117,6 +121,13 @@ impl Arg {
             "time" | "phase" => Arg::Whole { min: 0, max: None },
             "amount" => Arg::Number { max: None },
             "angle" => Arg::Angle,
+            "sound" => Arg::Sound,
+            "particle" => Arg::Particle,
+            "delta" => Arg::Location,
+            "volume" | "speed" => Arg::Number { max: None },
+            "pitch" => Arg::Number { max: Some(2.0) },
+            "min_volume" => Arg::Number { max: Some(1.0) },
+            "viewers" => Arg::Targets,
             "radius" => Arg::Number { max: Some(128.0) },
             "loudness" => Arg::Number { max: Some(1000.0) },
             "message" | "action" | "reason" => Arg::Message,
@@ -165,6 +176,8 @@ impl Arg {
                 max,
             },
             Arg::Angle => Parser::Angle,
+            Arg::Sound => Parser::ResourceLocation,
+            Arg::Particle => Parser::Particle,
             Arg::Message => Parser::Message,
             Arg::Json => Parser::Component,
             Arg::Asked(_) | Arg::Word => Parser::String(StringArg::SingleWord),
@@ -173,7 +186,11 @@ impl Arg {
 
     fn suggestion(self) -> Option<Suggestion> {
         // The client knows every vanilla entity; the server says which it can summon.
-        matches!(self, Arg::Asked(_) | Arg::EntityType).then_some(Suggestion::AskServer)
+        match self {
+            Arg::Asked(_) | Arg::EntityType => Some(Suggestion::AskServer),
+            Arg::Sound => Some(Suggestion::AvailableSounds),
+            _ => None,
+        }
     }
 
     /// How many words the argument takes: `None` for the rest of the line.
@@ -218,6 +235,10 @@ impl Arg {
                 .map(|i| namespaced(i.to_str()))
                 .collect(),
             Arg::EntityType => known.entities.iter().map(|e| namespaced(e)).collect(),
+            Arg::Particle => crate::show::PARTICLES
+                .iter()
+                .map(|p| namespaced(p))
+                .collect(),
             Arg::Effect => known.effects.iter().map(|e| namespaced(e)).collect(),
             Arg::GameMode => ["adventure", "creative", "spectator", "survival"]
                 .map(String::from)
@@ -228,6 +249,7 @@ impl Arg {
             Arg::Whole { .. }
             | Arg::Number { .. }
             | Arg::Angle
+            | Arg::Sound
             | Arg::Message
             | Arg::Json
             | Arg::Word => Vec::new(),
