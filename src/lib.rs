@@ -79,6 +79,7 @@ pub fn build_app(launch: Launch) -> anyhow::Result<App> {
         save::SavePlugin,
         building::BuildingPlugin,
         chat::ChatPlugin,
+        show::ShowPlugin,
         items::ItemsPlugin,
         menu::MenuPlugin,
         sleep::SleepPlugin,

@@ -607,3 +607,57 @@ fn operators_play_sounds_and_show_particles_as_vanillas_commands_do() {
     let unknown = h.run("particle sparkles");
     assert!(unknown.contains("Unknown particle"), "{unknown}");
 }
+
+#[test]
+fn an_operators_boss_bar_is_shown_to_its_players_and_outlasts_a_restart() {
+    use valence::protocol::packets::play::boss_bar_s2c::BossBarAction;
+    use valence::protocol::packets::play::BossBarS2c;
+    use valence::protocol::Packet;
+    let mut h = harness();
+    h.app.update();
+    let added = h.run(r#"bossbar add siege {"text":"The siege","color":"red"}"#);
+    assert_eq!(added, "bossbar=minecraft:siege created=true");
+    h.run("bossbar set siege max 40");
+    h.run("bossbar set siege value 10");
+    h.helper.clear_received();
+    assert_eq!(
+        h.run("bossbar set siege players tester"),
+        "bossbar=minecraft:siege set=players count=1 names=tester"
+    );
+    let received = (0..5)
+        .find_map(|_| {
+            h.app.update();
+            let received = h.helper.collect_received();
+            (received.0.iter().any(|f| f.id == BossBarS2c::ID)).then_some(received)
+        })
+        .expect("the bar is sent");
+    let bar = received.first::<BossBarS2c>();
+    let BossBarAction::Add { health, .. } = bar.action else {
+        panic!("not added: {:?}", bar.action);
+    };
+    assert_eq!(health, 0.25, "10 of 40");
+    assert_eq!(
+        h.run("bossbar get siege max"),
+        "bossbar=minecraft:siege max=40"
+    );
+
+    // Kept in the save, and shown again to its player.
+    let mut h = h.restarted();
+    assert_eq!(h.run("bossbar list"), "bossbars=1 ids=minecraft:siege");
+    h.helper.clear_received();
+    h.run("bossbar set siege visible false");
+    h.app.update();
+    h.app.update();
+    let received = h.helper.collect_received();
+    let bar = received.first::<BossBarS2c>();
+    assert!(
+        matches!(bar.action, BossBarAction::Remove),
+        "{:?}",
+        bar.action
+    );
+    assert!(h.run("bossbar remove siege").contains("removed=true"));
+    assert!(h.run("bossbar set siege value 3").contains("No bossbar"));
+    assert!(h
+        .run("bossbar set siege color mauve")
+        .starts_with("usage: bossbar"));
+}

@@ -200,6 +200,18 @@ scenario(async () => {
   bot.on('particle', (p) => seen.push(p))
   bot.chat('/particle minecraft:flame ~ ~1 ~ 0.2 0.2 0.2 0 7')
   await until(() => seen.some((p) => p.count === 7), '/particle: the client is shown seven')
+  // A boss bar, shown to the operator (its selector taken whole), then removed.
+  const siegeBar = { created: null, deleted: false }
+  bot.on('bossBarCreated', (b) => { siegeBar.created = b })
+  bot.on('bossBarDeleted', () => { siegeBar.deleted = true })
+  bot.chat('/bossbar add siege {"text":"The siege"}')
+  bot.chat('/bossbar set siege value 50')
+  bot.chat('/bossbar set siege players @a')
+  await until(() => siegeBar.created && siegeBar.created.title.toString().includes('The siege') && Math.abs(siegeBar.created.health - 0.5) < 1e-6,
+    '/bossbar: the bar appears half full')
+  await until(() => answers.includes('Custom bossbar [minecraft:siege] now has 1 player(s): outsider'), `/bossbar answers as vanilla: ${JSON.stringify(answers.slice(-3))}`)
+  bot.chat('/bossbar remove siege')
+  await until(() => siegeBar.deleted, '/bossbar remove: the bar goes')
   await until(() => answers.includes('Displaying particle minecraft:flame'), `/particle answers as vanilla: ${JSON.stringify(answers.slice(-3))}`)
   await say('deop outsider')
   await until(() => !trees[trees.length - 1].includes('give'), 'deopped: the tree has no game commands')

@@ -97,6 +97,8 @@ pub enum Command {
         shown: crate::show::ShownParticles,
         viewer: Option<String>,
     },
+    /// `bossbar ...`.
+    BossBar(BarCommand),
     /// `setworldspawn <pos> [<angle>]`: the world's spawn, facing `angle` (vanilla's 0 unless
     /// told).
     SetWorldSpawn {
@@ -177,6 +179,30 @@ pub enum XpChange {
     Add(i32, Unit),
     Set(i32, Unit),
     Query(Unit),
+}
+
+/// `bossbar`'s forms.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BarCommand {
+    Add {
+        id: String,
+        name: valence::text::Text,
+    },
+    Remove(String),
+    List,
+    Set {
+        id: String,
+        change: crate::show::bossbar::Change,
+    },
+    /// Who sees the bar: players' names or selectors (none: nobody).
+    SetPlayers {
+        id: String,
+        targets: Vec<String>,
+    },
+    Get {
+        id: String,
+        what: String,
+    },
 }
 
 /// A coordinate as vanilla writes them: `12.5`, or `~` / `~-3` relative to the player.
@@ -291,6 +317,31 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "particle <particle> [<location>] [<delta>] [<speed>] [<count>] [(force|normal)] [<viewers>]",
         "show particles to the players near (from where you stand, in the game)",
     ),
+    ("bossbar add <id> <json>", "a boss bar, white, 0 of 100, shown to nobody yet"),
+    ("bossbar remove <id>", "take a boss bar off every screen"),
+    ("bossbar list", "the boss bars"),
+    ("bossbar set <id> name <json>", "a boss bar's title"),
+    (
+        "bossbar set <id> color (pink|blue|red|green|yellow|purple|white)",
+        "a boss bar's colour",
+    ),
+    (
+        "bossbar set <id> style (progress|notched_6|notched_10|notched_12|notched_20)",
+        "a boss bar's notches",
+    ),
+    (
+        "bossbar set <id> (value|max) <number>",
+        "how full a boss bar is: value of max",
+    ),
+    ("bossbar set <id> visible (true|false)", "show or hide a boss bar"),
+    (
+        "bossbar set <id> players [<targets>]",
+        "who sees a boss bar (kept by UUID while they are away)",
+    ),
+    (
+        "bossbar get <id> (value|max|visible|players)",
+        "a boss bar's value, maximum, visibility or viewers",
+    ),
     (
         "setworldspawn <pos> [<angle>]",
         "where players join and come back without a bed (where you stand, in the game)",
@@ -372,6 +423,45 @@ fn usage(name: &str) -> String {
         .filter(|usage| usage.split(' ').next() == Some(name))
         .collect();
     format!("usage: {}", forms.join(" | "))
+}
+
+/// `bossbar`'s arguments.
+fn parse_bossbar(words: &[&str]) -> Option<BarCommand> {
+    use crate::show::bossbar::{Change, COLORS, STYLES};
+    let position = |names: &[&str], word: &str| names.iter().position(|n| *n == word);
+    Some(match words {
+        ["add", id, json @ ..] if !json.is_empty() => BarCommand::Add {
+            id: id.to_string(),
+            name: json_text(&json.join(" ")).ok()?,
+        },
+        ["remove", id] => BarCommand::Remove(id.to_string()),
+        ["list"] => BarCommand::List,
+        ["set", id, "players", targets @ ..] => BarCommand::SetPlayers {
+            id: id.to_string(),
+            targets: targets.iter().map(|t| t.to_string()).collect(),
+        },
+        ["set", id, what, rest @ ..] if !rest.is_empty() => {
+            let one = || (rest.len() == 1).then(|| rest[0]);
+            let change = match *what {
+                "name" => Change::Name(json_text(&rest.join(" ")).ok()?),
+                "color" => Change::Color(position(&COLORS.map(|c| c.0), one()?)?),
+                "style" => Change::Style(position(&STYLES.map(|s| s.0), one()?)?),
+                "value" => Change::Value(one()?.parse().ok()?),
+                "max" => Change::Max(one()?.parse().ok().filter(|m| *m > 0)?),
+                "visible" => Change::Visible(one()?.parse().ok()?),
+                _ => return None,
+            };
+            BarCommand::Set {
+                id: id.to_string(),
+                change,
+            }
+        }
+        ["get", id, what @ ("value" | "max" | "visible" | "players")] => BarCommand::Get {
+            id: id.to_string(),
+            what: what.to_string(),
+        },
+        _ => return None,
+    })
 }
 
 /// A reason typed after a command's arguments, if any.
@@ -692,6 +782,9 @@ fn player_command(name: &str, args: &[&str]) -> Parsed {
                 },
                 viewer: rest.get(9).map(|v| v.to_string()),
             }
+        }
+        ("bossbar", words) => {
+            Command::BossBar(parse_bossbar(words).ok_or_else(|| usage("bossbar"))?)
         }
         ("setworldspawn", [x, y, z, rest @ ..]) if rest.len() <= 1 => {
             let coord = |s: &str| Coord::parse(s).ok_or_else(|| usage("setworldspawn"));

@@ -196,6 +196,64 @@ pub fn reply(command: &Command, answer: &str, me: &str) -> Option<Text> {
         Command::Particle { .. } => {
             translate("commands.particle.success", vec![text(&field("particle"))])
         }
+        Command::BossBar(bar) => {
+            use super::command::BarCommand;
+            use crate::show::bossbar::Change;
+            let id = text(&format!("[{}]", field("bossbar")));
+            let some = |key: &str, n: String, names: String| {
+                translate(
+                    key,
+                    vec![id.clone(), text(&n), text(&names.replace(',', ", "))],
+                )
+            };
+            match bar {
+                BarCommand::Add { .. } => translate("commands.bossbar.create.success", vec![id]),
+                BarCommand::Remove(_) => translate("commands.bossbar.remove.success", vec![id]),
+                BarCommand::List => match field("bossbars").as_str() {
+                    "0" => translate("commands.bossbar.list.bars.none", vec![]),
+                    n => translate(
+                        "commands.bossbar.list.bars.some",
+                        vec![text(n), text(&field("ids").replace(',', ", "))],
+                    ),
+                },
+                BarCommand::Set { change, .. } => {
+                    let key = match change {
+                        Change::Name(_) => "commands.bossbar.set.name.success",
+                        Change::Color(_) => "commands.bossbar.set.color.success",
+                        Change::Style(_) => "commands.bossbar.set.style.success",
+                        Change::Value(_) => "commands.bossbar.set.value.success",
+                        Change::Max(_) => "commands.bossbar.set.max.success",
+                        Change::Visible(true) => "commands.bossbar.set.visible.success.visible",
+                        Change::Visible(false) => "commands.bossbar.set.visible.success.hidden",
+                        Change::Players(_) => "commands.bossbar.set.players.success.some",
+                    };
+                    translate(key, vec![id, text(&field("value"))])
+                }
+                BarCommand::SetPlayers { .. } => match field("count").as_str() {
+                    "0" => translate("commands.bossbar.set.players.success.none", vec![id]),
+                    n => some(
+                        "commands.bossbar.set.players.success.some",
+                        n.to_owned(),
+                        field("names"),
+                    ),
+                },
+                BarCommand::Get { what, .. } => match (what.as_str(), field(what).as_str()) {
+                    ("visible", "true") => {
+                        translate("commands.bossbar.get.visible.visible", vec![id])
+                    }
+                    ("visible", _) => translate("commands.bossbar.get.visible.hidden", vec![id]),
+                    ("players", "0") => translate("commands.bossbar.get.players.none", vec![id]),
+                    ("players", n) => some(
+                        "commands.bossbar.get.players.some",
+                        n.to_owned(),
+                        String::new(),
+                    ),
+                    (what, n) => {
+                        translate(&format!("commands.bossbar.get.{what}"), vec![id, text(n)])
+                    }
+                },
+            }
+        }
         Command::SetWorldSpawn { .. } => translate(
             "commands.setworldspawn.success",
             ["x", "y", "z", "angle"]
@@ -272,7 +330,8 @@ pub fn expand(
         ["setworldspawn"] => words.extend(["~", "~", "~"]),
         _ => {}
     }
-    let keeps_selectors = words.first() == Some(&"kill");
+    // Each of these takes its selectors whole, as one set of players or entities.
+    let keeps_selectors = matches!(words.first(), Some(&"kill" | &"bossbar"));
     let mut lines: Vec<Vec<&str>> = vec![Vec::new()];
     for word in words {
         let named: Vec<&str> = match Selector::parse(word) {

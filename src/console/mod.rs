@@ -443,6 +443,7 @@ fn run(world: &mut World, command: Command, (sender, origin): (&str, DVec3)) -> 
             shown.at = at.map_or(origin, |at| resolve(at, origin));
             crate::show::show_particles(world, &shown, viewer.as_deref())
         }
+        Command::BossBar(bar) => bossbar(world, bar, (sender, origin)),
         Command::SetWorldSpawn { at, angle } => {
             crate::world::set_world_spawn(world, BlockPos::from_pos(resolve(at, origin)), angle)
         }
@@ -509,6 +510,49 @@ fn players_to_select<T>(
             what: what(entity),
         })
         .collect()
+}
+
+/// `bossbar`: the operators' bars, which the `show` plugin keeps.
+fn bossbar(world: &mut World, bar: command::BarCommand, (sender, origin): (&str, DVec3)) -> String {
+    use crate::show::bossbar::{Change, CustomBars};
+    use command::BarCommand;
+    let (id, change) = match bar {
+        BarCommand::Add { id, name } => return world.resource_mut::<CustomBars>().add(&id, name),
+        BarCommand::Remove(id) => return world.resource_mut::<CustomBars>().remove(&id),
+        BarCommand::List => return world.resource::<CustomBars>().list(),
+        BarCommand::Get { id, what } => return world.resource::<CustomBars>().get(&id, &what),
+        BarCommand::Set { id, change } => (id, change),
+        BarCommand::SetPlayers { id, targets } => {
+            let candidates = players_to_select(world, Some);
+            let draw = world.resource::<Server>().current_tick() as u64;
+            let mut players = Vec::new();
+            for target in &targets {
+                let picked: Vec<Entity> = match selector::Selector::parse(target) {
+                    Some(Ok(s)) if s.players_only() => s
+                        .pick(&candidates, origin, Some(sender), draw)
+                        .iter()
+                        .filter_map(|c| c.what)
+                        .collect(),
+                    Some(Ok(_)) => return "error=\"Only players may be affected by this command, but the provided selector includes entities\"".into(),
+                    Some(Err(e)) => return format!("error={e:?}"),
+                    None => match crate::common::body::player_named(world, target) {
+                        Some(entity) => vec![entity],
+                        None => return format!("error=\"no player named {target}\""),
+                    },
+                };
+                for entity in picked {
+                    let (Some(name), Some(uuid)) =
+                        (world.get::<Username>(entity), world.get::<UniqueId>(entity))
+                    else {
+                        continue;
+                    };
+                    players.push((name.0.clone(), uuid.0));
+                }
+            }
+            (id, Change::Players(players))
+        }
+    };
+    world.resource_mut::<CustomBars>().set(&id, change)
 }
 
 /// `kill` of a selector's players and zombies, measured from `origin`; `sender` is `@s`.

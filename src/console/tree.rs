@@ -69,6 +69,8 @@ pub enum Arg {
     Angle,
     /// A sound event's name; the client knows them.
     Sound,
+    /// A namespaced id (a boss bar's).
+    Id,
     /// A particle and its options; the client reads them.
     Particle,
     /// The rest of the line.
@@ -122,6 +124,8 @@ impl Arg {
             "amount" => Arg::Number { max: None },
             "angle" => Arg::Angle,
             "sound" => Arg::Sound,
+            "id" => Arg::Id,
+            "number" => Arg::Whole { min: 0, max: None },
             "particle" => Arg::Particle,
             "delta" => Arg::Location,
             "volume" | "speed" => Arg::Number { max: None },
@@ -176,7 +180,7 @@ impl Arg {
                 max,
             },
             Arg::Angle => Parser::Angle,
-            Arg::Sound => Parser::ResourceLocation,
+            Arg::Sound | Arg::Id => Parser::ResourceLocation,
             Arg::Particle => Parser::Particle,
             Arg::Message => Parser::Message,
             Arg::Json => Parser::Component,
@@ -250,6 +254,7 @@ impl Arg {
             | Arg::Number { .. }
             | Arg::Angle
             | Arg::Sound
+            | Arg::Id
             | Arg::Message
             | Arg::Json
             | Arg::Word => Vec::new(),

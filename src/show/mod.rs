@@ -1,6 +1,8 @@
 //! What an operator or a map maker shows players as vanilla's commands do: a sound
-//! (`playsound`) and particles (`particle`). Nothing here lasts beyond the packets sent.
+//! (`playsound`), particles (`particle`), and boss bars (`bossbar`), which last and are
+//! saved.
 
+pub mod bossbar;
 mod particles;
 
 use std::borrow::Cow;
@@ -16,6 +18,14 @@ use valence::protocol::WritePacket;
 use crate::common::body::player_named;
 
 pub use particles::PARTICLES;
+
+pub struct ShowPlugin;
+
+impl Plugin for ShowPlugin {
+    fn build(&self, app: &mut App) {
+        bossbar::register(app);
+    }
+}
 
 /// Vanilla's sound sources, by the names `playsound` takes.
 pub const SOURCES: [(&str, SoundCategory); 10] = [
