@@ -308,11 +308,20 @@ impl AccessLists {
             .any(|o| o.profile.matches(name, uuid) && o.bypasses_player_limit))
     }
 
+    /// Every player entry of the lists, with the file it is in.
+    fn profiles_mut(&mut self) -> impl Iterator<Item = (&mut Profile, ListFile)> {
+        let whitelist = self.whitelist.iter_mut().map(|p| (p, ListFile::Whitelist));
+        let ops = self.ops.iter_mut().map(|o| (&mut o.profile, ListFile::Ops));
+        let banned =
+            (self.banned_players.iter_mut()).map(|b| (&mut b.profile, ListFile::BannedPlayers));
+        whitelist.chain(ops).chain(banned)
+    }
+
     /// Gives entries added by name the UUID of the player who just joined under it; returns
     /// the files that changed.
     pub fn learn_uuid(&mut self, name: &str, uuid: Uuid) -> Vec<ListFile> {
         let mut changed = Vec::new();
-        let mut fill = |profile: &mut Profile, file: ListFile| {
+        for (profile, file) in self.profiles_mut() {
             if profile.uuid.is_none() && profile.named(name) {
                 profile.uuid = Some(uuid);
                 profile.name = name.into();
@@ -320,15 +329,6 @@ impl AccessLists {
                     changed.push(file);
                 }
             }
-        };
-        for p in &mut self.whitelist {
-            fill(p, ListFile::Whitelist);
-        }
-        for o in &mut self.ops {
-            fill(&mut o.profile, ListFile::Ops);
-        }
-        for b in &mut self.banned_players {
-            fill(&mut b.profile, ListFile::BannedPlayers);
         }
         changed
     }
@@ -337,7 +337,7 @@ impl AccessLists {
     /// (see [`super::offline`]) take vanilla's; returns the files changed and the entries.
     pub fn adopt_vanilla_offline_uuids(&mut self) -> (Vec<ListFile>, usize) {
         let (mut changed, mut entries) = (Vec::new(), 0);
-        let mut adopt = |profile: &mut Profile, file: ListFile| {
+        for (profile, file) in self.profiles_mut() {
             if profile.uuid == Some(super::offline::legacy_offline_uuid(&profile.name)) {
                 profile.uuid = Some(super::offline::offline_uuid(&profile.name));
                 entries += 1;
@@ -345,15 +345,6 @@ impl AccessLists {
                     changed.push(file);
                 }
             }
-        };
-        for p in &mut self.whitelist {
-            adopt(p, ListFile::Whitelist);
-        }
-        for o in &mut self.ops {
-            adopt(&mut o.profile, ListFile::Ops);
-        }
-        for b in &mut self.banned_players {
-            adopt(&mut b.profile, ListFile::BannedPlayers);
         }
         (changed, entries)
     }
