@@ -36,6 +36,7 @@ pub mod hazards;
 mod hotbar;
 pub mod hunger;
 pub mod save;
+pub mod stand_up;
 pub mod wear;
 
 use damage::LastBlow;
@@ -226,22 +227,15 @@ fn count_kills(mut kills: EventReader<PlayerKill>, mut players: Query<&mut Kills
     }
 }
 
-/// Where a player with this respawn point comes back, standing on the bed (vanilla finds a
-/// spot beside it); `None` when the bed is gone or something solid lies on it.
+/// Where a player with this respawn point comes back: where they get up from the bed
+/// ([`stand_up::spot`]; horde keeps vanilla's respawn angle at 0); `None` when the bed is gone
+/// or walled in.
 fn bed_spot(layer: &ChunkLayer, point: BlockPos) -> Option<DVec3> {
     let bed = layer.block(point)?.state;
-    let above = layer
-        .block(BlockPos::new(point.x, point.y + 1, point.z))?
-        .state;
-    let free = above.collision_shapes().len() == 0;
-    // The top of a bed, 9/16 of a block up.
-    (bed.to_kind().to_str().ends_with("_bed") && free).then(|| {
-        DVec3::new(
-            point.x as f64 + 0.5,
-            point.y as f64 + 0.5625,
-            point.z as f64 + 0.5,
-        )
-    })
+    if !bed.to_kind().to_str().ends_with("_bed") {
+        return None;
+    }
+    stand_up::spot(layer, point, 0.0)
 }
 
 /// Where a player whose point was set without a bed stands up: on it, if it and the block

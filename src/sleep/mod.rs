@@ -205,7 +205,7 @@ type Sleeper<'a> = (
     &'a Sleeping,
 );
 
-/// Wakes a sleeper: up on the bed, standing, the bed free; their client and everyone near see
+/// Wakes a sleeper: up beside the bed, standing, the bed free; their client and everyone near see
 /// them get up (the animation vanilla's `stopSleepInBed` sends).
 fn wake(
     commands: &mut Commands,
@@ -223,11 +223,12 @@ fn wake(
     layer
         .view_except_writer(ChunkPos::from_block_pos(bed), sleeper)
         .write_packet(&getting_up(id.get()));
-    pos.0 = DVec3::new(
+    // Beside the bed as vanilla's `stopSleepInBed` sets them, or on it when walled in.
+    pos.0 = crate::player::stand_up::spot(layer, bed, 0.0).unwrap_or(DVec3::new(
         bed.x as f64 + 0.5,
-        bed.y as f64 + rules::BED_TOP,
+        bed.y as f64 + 1.1,
         bed.z as f64 + 0.5,
-    );
+    ));
     commands.entity(sleeper).remove::<Sleeping>().insert((
         Pose(valence::entity::Pose::Standing),
         SleepingPosition(None),
