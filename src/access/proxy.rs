@@ -208,13 +208,13 @@ async fn login(
         return Ok(Verdict::Ping);
     }
     let handshake = next_frame(client, from_client).await?;
-    let is_login = handshake
-        .decode::<HandshakeC2s>()
-        .is_ok_and(|h| h.next_state == HandshakeNextState::Login);
-    if !is_login {
-        server.write_all(&handshake.raw).await?;
-        return Ok(Verdict::Ping);
-    }
+    let login = match handshake.decode::<HandshakeC2s>() {
+        Ok(h) if h.next_state == HandshakeNextState::Login => h,
+        _ => {
+            server.write_all(&handshake.raw).await?;
+            return Ok(Verdict::Ping);
+        }
+    };
     let login_start = next_frame(client, from_client).await?;
     match forwarding {
         Forwarding::Velocity { secret } => {
@@ -225,11 +225,11 @@ async fn login(
         Forwarding::Offline => {
             let name = login_start.decode::<LoginHelloC2s>().map(|h| h.username);
             // A login Valence cannot read either it refuses itself.
-            let handshake = match name {
-                Ok(name) => with_offline_uuid(&handshake, peer, name)?,
+            let forwarded = match name {
+                Ok(name) => with_offline_uuid(login, peer, name)?,
                 Err(_) => handshake.raw.clone(),
             };
-            server.write_all(&handshake).await?;
+            server.write_all(&forwarded).await?;
             server.write_all(&login_start.raw).await?;
             Ok(Verdict::Play)
         }
@@ -238,8 +238,11 @@ async fn login(
 
 /// `handshake` as BungeeCord forwards it: its address followed by the player's address and
 /// vanilla's offline UUID for `name`, split by NULs.
-fn with_offline_uuid(handshake: &Frame, peer: SocketAddr, name: &str) -> anyhow::Result<Vec<u8>> {
-    let original = handshake.decode::<HandshakeC2s>()?;
+fn with_offline_uuid(
+    original: HandshakeC2s,
+    peer: SocketAddr,
+    name: &str,
+) -> anyhow::Result<Vec<u8>> {
     // A client may append its own fields after a NUL (Forge does); Valence would read them
     // as ours.
     let host = original
@@ -517,7 +520,8 @@ mod tests {
         let mut buffer = encoder.take().to_vec();
         let frame = split_frame(&mut buffer).unwrap().unwrap();
         let peer = SocketAddr::from(([192, 0, 2, 7], 50000));
-        let mut forwarded = with_offline_uuid(&frame, peer, "Notch").unwrap();
+        let original = frame.decode::<HandshakeC2s>().unwrap();
+        let mut forwarded = with_offline_uuid(original, peer, "Notch").unwrap();
         let frame = split_frame(&mut forwarded).unwrap().unwrap();
         let handshake = frame.decode::<HandshakeC2s>().unwrap();
         // As Valence's BungeeCord login reads it: host, address, UUID.

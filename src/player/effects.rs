@@ -229,7 +229,6 @@ pub(super) fn tick_effects(
         if effects.0.is_empty() {
             continue;
         }
-        let speed_before = effects.speed_modifiers();
         if !dead {
             for active in &effects.0 {
                 let healing = active.effect == Effect::Regeneration
@@ -245,10 +244,12 @@ pub(super) fn tick_effects(
         } else {
             effects.tick()
         };
+        // Movement changes only when Speed or Slowness ends.
+        let moved = gone.iter().any(|e| e.speed_modifier(0).is_some());
         for effect in gone {
             hide(&mut client, effect);
         }
-        if effects.speed_modifiers() != speed_before {
+        if moved {
             show_speed(&mut client, &effects, flags.sprinting());
         }
     }
